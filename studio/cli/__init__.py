@@ -1,0 +1,1 @@
+"""The `dbstudio` command line: thin shells over the core."""

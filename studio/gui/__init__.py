@@ -1,0 +1,1 @@
+"""The Qt desktop app: the only package that imports PySide6."""

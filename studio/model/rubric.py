@@ -1,0 +1,83 @@
+"""Rubric criteria: checkpoint rubrics (one per subtask) and the final rubric."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Self
+
+from pydantic import Field, model_validator
+
+from studio.model.base import Identifier, StrictModel
+
+
+class Target(str, Enum):
+    CHECKPOINT = "checkpoint"
+    ARTIFACT = "artifact"
+    CROSS_FILE = "cross-file"
+    PACKAGE = "package"
+
+
+class Dimension(str, Enum):
+    CORRECTNESS = "correctness"
+    COMPLETENESS = "completeness"
+    CONSISTENCY = "consistency"
+    PROFESSIONALISM = "professionalism"
+    USABILITY = "usability"
+
+
+class ReviewStatus(str, Enum):
+    DRAFT = "draft"
+    REVIEWED = "reviewed"
+    APPROVED = "approved"
+
+
+class ReviewRecord(StrictModel):
+    """An expert's review of one criterion."""
+
+    status: ReviewStatus = ReviewStatus.DRAFT
+    reviewer: str | None = None
+    note: str | None = None
+
+
+class Criterion(StrictModel):
+    """One rubric line. A final criterion with `reuse_of` re-judges a checkpoint criterion
+    on the final version of a file: it keeps that criterion's id, text, weight and dimension."""
+
+    id: Identifier | None = Field(default=None, description="Stable id; defaults to reuse_of for a reused criterion.")
+    reuse_of: Identifier | None = Field(default=None, description="Id of a checkpoint criterion judged again on the final file.")
+    text: str | None = Field(default=None, min_length=1, description="The requirement, or for a negative weight the failure condition.")
+    covers: list[str] = Field(default_factory=list, description="Artifacts covered: SUBTASK:PATH outputs, final deliverable ids, or 'package'.")
+    target: Target | None = None
+    dimension: Dimension | None = None
+    weight: int | None = Field(default=None, ge=-10, le=10)
+    gate: bool = Field(default=False, description="A fatal gate: weight 0, a triggered gate scores the rubric 0.")
+    requires: list[Identifier] = Field(default_factory=list, description="Criteria that must hold for this one to be credited.")
+    review: ReviewRecord = Field(default_factory=ReviewRecord)
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> Self:
+        if self.id is None and self.reuse_of is None:
+            raise ValueError("a criterion needs an 'id' (or 'reuse_of' for a reused checkpoint criterion)")
+        if self.reuse_of is not None:
+            if self.id is not None and self.id != self.reuse_of:
+                raise ValueError(f"a reused criterion keeps its id: set id to '{self.reuse_of}' or leave it out")
+            return self
+        missing = [name for name in ("text", "target", "dimension", "weight") if getattr(self, name) is None]
+        if missing:
+            raise ValueError("missing " + ", ".join(f"'{m}'" for m in missing))
+        if self.gate and self.weight != 0:
+            raise ValueError("a fatal gate has weight 0")
+        if not self.gate and self.weight == 0:
+            raise ValueError("weight must be between -10 and -1 or 1 and 10 (0 is only for gates: add 'gate: true')")
+        return self
+
+    @property
+    def key(self) -> str:
+        """The criterion's effective id."""
+        return self.id or self.reuse_of or ""
+
+
+class Rubric(StrictModel):
+    """Contents of a rubric file: a subtask's checkpoint rubric or the final rubric."""
+
+    criteria: list[Criterion] = Field(default_factory=list)

@@ -1,0 +1,65 @@
+"""Where each part of a project lives inside its folder. The one place that knows file names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROJECT_FILE = "project.yaml"
+STAGES_FILE = "stages.yaml"
+MATERIALS_FILE = "materials.yaml"
+DEPENDENCIES_FILE = "dependencies.yaml"
+SUBTASKS_DIR = "subtasks"
+SUBTASK_FILE = "subtask.yaml"
+CHECKPOINT_RUBRIC_FILE = "rubric.yaml"
+FINAL_RUBRIC_FILE = "final/rubric.yaml"
+MATERIALS_DIR = "materials"
+EVALUATOR_DIR = "evaluator"
+REFERENCES_FILE = "evaluator/references.yaml"
+SCRIPTS_DIR = "scripts"
+RUNS_DIR = "runs"
+GITIGNORE = """\
+# Run outputs, judge caches and editor leftovers never enter the project's history.
+runs/
+.cache/
+.dbstudio/
+__pycache__/
+*.pyc
+.*.tmp
+~$*
+.DS_Store
+"""
+
+
+def is_project_folder(folder: Path) -> bool:
+    return (Path(folder) / PROJECT_FILE).is_file()
+
+
+def subtask_dir(root: Path, subtask_id: str) -> Path:
+    return Path(root) / SUBTASKS_DIR / subtask_id
+
+
+def subtask_file(root: Path, subtask_id: str) -> Path:
+    return subtask_dir(root, subtask_id) / SUBTASK_FILE
+
+
+def checkpoint_rubric_file(root: Path, subtask_id: str) -> Path:
+    return subtask_dir(root, subtask_id) / CHECKPOINT_RUBRIC_FILE
+
+
+def subtask_folders(root: Path) -> list[Path]:
+    """Folders under subtasks/ that hold a subtask.yaml, sorted by name."""
+    base = Path(root) / SUBTASKS_DIR
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if (p / SUBTASK_FILE).is_file())
+
+
+def yaml_files(root: Path) -> list[Path]:
+    """Every YAML file that is part of the project definition, in a stable order."""
+    root = Path(root)
+    files = [root / PROJECT_FILE, root / STAGES_FILE, root / MATERIALS_FILE, root / DEPENDENCIES_FILE]
+    for folder in subtask_folders(root):
+        files.append(folder / SUBTASK_FILE)
+        files.append(folder / CHECKPOINT_RUBRIC_FILE)
+    files += [root / FINAL_RUBRIC_FILE, root / REFERENCES_FILE]
+    return [f for f in files if f.is_file()]

@@ -1,0 +1,31 @@
+"""A located problem in a project folder, printable as file:line:column: message."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    file: str
+    line: int
+    column: int
+    message: str
+    code: str = "invalid"
+    severity: Severity = Severity.ERROR
+    object_id: str | None = None
+
+    def render(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        return data

@@ -1,0 +1,35 @@
+"""`validate`: load a project folder and report every schema and reference problem, located."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from studio.store import layout
+from studio.store.loader import LoadedProject, load_project
+from studio.validation.findings import Finding
+from studio.validation.references import check_references
+
+
+class NotAProjectError(Exception):
+    """The path is not a project folder at all (exit code 2 territory)."""
+
+
+def validate_loaded(loaded: LoadedProject) -> list[Finding]:
+    problems = list(loaded.problems) + check_references(loaded)
+    findings = []
+    for problem in problems:
+        line, column = loaded.locate(problem)
+        findings.append(Finding(problem.file, line, column, problem.message, problem.code, object_id=problem.object_id))
+    return sorted(set(findings))
+
+
+def validate_project(path: Path) -> list[Finding]:
+    """All findings for the project folder at `path`; raises NotAProjectError if there is none."""
+    folder = Path(path)
+    if not folder.exists():
+        raise NotAProjectError(f"{folder}: no such folder")
+    if not folder.is_dir():
+        raise NotAProjectError(f"{folder}: not a folder (give the project folder, which holds {layout.PROJECT_FILE})")
+    if not layout.is_project_folder(folder):
+        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE})")
+    return validate_loaded(load_project(folder))
