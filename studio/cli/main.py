@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from studio.cli import gui_cmd, validate_cmd
+from studio.cli import gui_cmd, history_cmd, schemas_cmd, validate_cmd
 
-COMMANDS = [validate_cmd, gui_cmd]
+COMMANDS = [validate_cmd, history_cmd, schemas_cmd, gui_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

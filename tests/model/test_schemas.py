@@ -1,0 +1,56 @@
+"""The checked-in JSON Schemas match the models, and they accept the files they describe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from studio.cli.main import main
+from studio.model.schemas import SCHEMA_FILES, schema_texts
+from studio.store import layout
+from studio.store.workspace import TEMPLATES_DIR
+from studio.store.yamlfile import YamlDocument, plain
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+
+
+def test_checked_in_schemas_match_the_models():
+    generated = schema_texts()
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in SCHEMAS.glob("*.schema.json")}
+    assert set(on_disk) == set(generated), "schemas/ holds other files than the models produce: run `dbstudio schemas`"
+    stale = [name for name, text in generated.items() if on_disk[name] != text]
+    assert stale == [], f"out of date with the models: {stale}; run `dbstudio schemas`"
+
+
+def test_schemas_check_command_detects_drift(tmp_path: Path, capsys):
+    assert main(["schemas", "--out", str(tmp_path)]) == 0
+    assert main(["schemas", "--out", str(tmp_path), "--check"]) == 0
+    path = tmp_path / "rubric.schema.json"
+    path.write_text(path.read_text().replace('"maximum": 10', '"maximum": 11'))
+    assert main(["schemas", "--out", str(tmp_path), "--check"]) == 1
+    assert "rubric.schema.json: out of date" in capsys.readouterr().err
+
+
+def _schema_for(rel: str) -> dict:
+    name = {
+        layout.PROJECT_FILE: "project.schema.json", layout.STAGES_FILE: "stages.schema.json",
+        layout.MATERIALS_FILE: "materials.schema.json", layout.DEPENDENCIES_FILE: "dependencies.schema.json",
+        layout.REFERENCES_FILE: "references.schema.json",
+    }.get(rel) or ("subtask.schema.json" if rel.endswith(layout.SUBTASK_FILE) else "rubric.schema.json")
+    return json.loads((SCHEMAS / name).read_text())
+
+
+def test_schemas_accept_template_files_and_reject_a_bad_weight():
+    root = TEMPLATES_DIR / "blank"
+    used = set()
+    for path in layout.yaml_files(root):
+        rel = path.relative_to(root).as_posix()
+        schema = _schema_for(rel)
+        jsonschema.validate(plain(YamlDocument.load(path).data), schema)
+        used.add(schema["$id"].rsplit("/", 1)[-1])
+    assert used == set(SCHEMA_FILES)  # every schema met a real file
+    bad = {"criteria": [{"id": "C1", "text": "t", "target": "checkpoint", "dimension": "correctness", "weight": 11}]}
+    errors = list(jsonschema.Draft202012Validator(_schema_for("final/rubric.yaml")).iter_errors(bad))
+    assert errors and "11" in errors[0].message
