@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from studio.cli import gui_cmd, history_cmd, schemas_cmd, validate_cmd
+from studio.cli import gui_cmd, history_cmd, schemas_cmd, score_cmd, validate_cmd
 
-COMMANDS = [validate_cmd, history_cmd, schemas_cmd, gui_cmd]
+COMMANDS = [validate_cmd, history_cmd, schemas_cmd, score_cmd, gui_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dbstudio: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); point stdout at devnull so exit stays quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
