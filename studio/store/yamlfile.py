@@ -56,8 +56,17 @@ class YamlDocument:
             mark = exc.problem_mark or exc.context_mark
             line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
             problem = exc.problem or exc.context or "invalid YAML"
-            if "found duplicate key" in str(exc) or "duplicate key" in problem:
-                problem = problem.strip()
+            last_line = max(1, len(text.splitlines()))
+            if line > last_line:
+                # Found at the end of the text, past its last line: an unclosed bracket or
+                # quote is reported where it opens, anything else on the last line.
+                if exc.context_mark is not None and exc.context_mark.line + 1 <= last_line:
+                    line, column = exc.context_mark.line + 1, exc.context_mark.column + 1
+                    if exc.context and exc.problem:
+                        problem = f"{exc.problem} ({exc.context} that starts here)"
+                else:
+                    lines = text.splitlines() or [""]
+                    line, column = last_line, len(lines[-1]) + 1
             raise YamlSyntaxError(f"YAML syntax: {problem}", line, column) from None
         except YAMLError as exc:
             raise YamlSyntaxError(f"YAML syntax: {exc}", 1, 1) from None
@@ -104,7 +113,10 @@ class YamlDocument:
                 child = node[step]
                 if not isinstance(child, (CommentedMap, CommentedSeq)):
                     value_pos = node.lc.value(step)
-                    if value_pos is not None and value_pos[0] is not None:
+                    # An empty value (`key:` alone) is recorded at the next token, often the
+                    # next key or past the end of the file: point at its key instead.
+                    empty = child is None and value_pos is not None and value_pos[0] != key_line
+                    if value_pos is not None and value_pos[0] is not None and not empty:
                         line, column = value_pos[0] + 1, value_pos[1] + 1
                 node = child
             elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):

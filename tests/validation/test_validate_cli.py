@@ -1,0 +1,326 @@
+"""`dbstudio validate`: exit codes and located `file:line:column: message` output.
+
+Most cases call `studio.cli.main.main` in-process; a few run the real entry point as a
+subprocess (`python -m studio.cli.main`) to prove it behaves the same from the shell.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from studio.cli.main import main
+from tests.helpers import REPO_ROOT, line_of, make_rich_project, replace_in, write
+
+LOCATED = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$")
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    def located(self) -> list[tuple[str, int, int, str]]:
+        rows = []
+        for raw in self.stdout.splitlines():
+            match = LOCATED.match(raw)
+            assert match, f"stdout line is not file:line:column: message: {raw!r}"
+            rows.append((match["file"], int(match["line"]), int(match["column"]), match["message"]))
+        return rows
+
+    def assert_no_traceback(self) -> None:
+        assert "Traceback" not in self.stdout
+        assert "Traceback" not in self.stderr
+
+
+def run_inprocess(capsys: pytest.CaptureFixture[str], *args: str) -> Run:
+    code = main(["validate", *args])
+    out, err = capsys.readouterr()
+    return Run(code, out, err)
+
+
+def run_subprocess(*args: str) -> Run:
+    proc = subprocess.run(
+        [sys.executable, "-m", "studio.cli.main", "validate", *args],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def assert_problem(run: Run, file: str, line: int, *fragments: str) -> tuple[str, int, int, str]:
+    """Exit 1, no traceback, and a located finding in `file` at `line` whose message holds every fragment."""
+    run.assert_no_traceback()
+    assert run.code == 1, run
+    rows = run.located()
+    matches = [r for r in rows if r[0] == file and r[1] == line and all(f in r[3] for f in fragments)]
+    assert matches, f"no finding {file}:{line} with {fragments!r}; got:\n{run.stdout}"
+    assert matches[0][2] >= 1
+    assert re.search(r"\d+ problems? found", run.stderr)
+    return matches[0]
+
+
+# -- clean project and unusable input -------------------------------------------------------
+
+
+def test_clean_template_exits_0_without_output(blank_project: Path, capsys) -> None:
+    run = run_inprocess(capsys, str(blank_project))
+    assert run.code == 0
+    assert run.stdout == ""
+    assert run.stderr == ""
+
+
+def test_rich_variant_is_clean(tmp_path: Path, capsys) -> None:
+    # The richer project the other tests build on must itself be valid.
+    run = run_inprocess(capsys, str(make_rich_project(tmp_path / "rich")))
+    assert (run.code, run.stdout) == (0, "")
+
+
+def test_missing_folder_exits_2_with_clear_message(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "nowhere"
+    run = run_inprocess(capsys, str(missing))
+    assert run.code == 2
+    assert run.stdout == ""
+    assert "no such folder" in run.stderr
+    assert str(missing) in run.stderr
+    run.assert_no_traceback()
+
+
+def test_folder_without_project_yaml_exits_2(blank_project: Path, capsys) -> None:
+    (blank_project / "project.yaml").unlink()
+    run = run_inprocess(capsys, str(blank_project))
+    assert run.code == 2
+    assert "not a project folder" in run.stderr
+    assert "project.yaml" in run.stderr
+    run.assert_no_traceback()
+
+
+def test_file_instead_of_folder_exits_2(blank_project: Path, capsys) -> None:
+    run = run_inprocess(capsys, str(blank_project / "project.yaml"))
+    assert run.code == 2
+    assert "not a folder" in run.stderr
+
+
+# -- malformed YAML --------------------------------------------------------------------------
+
+
+def test_malformed_yaml_unclosed_bracket_is_located(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n")
+    run = run_inprocess(capsys, str(blank_project))
+    # The bracket is never closed: the finding points at the sequence it opens.
+    assert_problem(run, "stages.yaml", line_of(text, "subtasks: [T01"), "YAML syntax")
+
+
+def test_malformed_yaml_mapping_value_on_one_line(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "materials.yaml", "title: Source notes", "title: Source: notes: here")
+    run = run_inprocess(capsys, str(blank_project))
+    _, _, column, message = assert_problem(run, "materials.yaml", line_of(text, "title: Source: notes"), "YAML syntax")
+    assert "mapping values are not allowed" in message
+    assert column > 1
+
+
+def test_duplicate_yaml_key_is_located(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "project.yaml", line_of(text, "domain: Law"), "duplicate key", "domain")
+
+
+# -- schema violations -----------------------------------------------------------------------
+
+
+def test_weight_out_of_range(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: 42")
+    run = run_inprocess(capsys, str(blank_project))
+    _, _, column, message = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "weight: 42"), "weight")
+    assert "10" in message
+    assert column == text.splitlines()[line_of(text, "weight: 42") - 1].index("42") + 1
+
+
+def test_unknown_key(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "materials.yaml", line_of(text, "colour: blue"), "unknown key 'colour'")
+
+
+def test_unknown_dimension(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "final/rubric.yaml", "dimension: completeness", "dimension: beauty")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "final/rubric.yaml", line_of(text, "dimension: beauty"), "dimension", "correctness")
+
+
+def test_gate_with_non_zero_weight(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "    weight: 5\n", "    weight: 5\n    gate: true\n")
+    run = run_inprocess(capsys, str(blank_project))
+    # The rule spans two keys, so it lands on the criterion itself.
+    assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01"), "gate", "weight 0")
+
+
+def test_weight_zero_without_gate(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: 0")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01"), "0 is only for gates")
+
+
+# -- duplicate ids ---------------------------------------------------------------------------
+
+SECOND_CRITERION = """\
+  - id: T01-C01
+    text: The report names the lender.
+    covers:
+      - T01:outputs/report.md
+    target: checkpoint
+    dimension: correctness
+    weight: 3
+"""
+
+
+def test_duplicate_criterion_id_in_one_rubric(blank_project: Path, capsys) -> None:
+    path = blank_project / "subtasks/T01/rubric.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + SECOND_CRITERION, encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    run = run_inprocess(capsys, str(blank_project))
+    # Reported once, on the second occurrence.
+    finding = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01", occurrence=2), "duplicate", "T01-C01")
+    # A scalar's location is its value.
+    assert finding[2] == text.splitlines()[finding[1] - 1].index("T01-C01") + 1
+    assert not [r for r in run.located() if r[1] == line_of(text, "- id: T01-C01") and "duplicate" in r[3]]
+
+
+def test_duplicate_material_id(blank_project: Path, capsys) -> None:
+    path = blank_project / "materials.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + "  - id: M01\n    file: other.md\n    title: Other notes\n    kind: template\n    provenance: scenario_assumption\n",
+        encoding="utf-8",
+    )
+    write(blank_project, "materials/other.md", "# Other\n")
+    text = path.read_text(encoding="utf-8")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "materials.yaml", line_of(text, "- id: M01", occurrence=2), "duplicate material id 'M01'")
+
+
+# -- dangling references ---------------------------------------------------------------------
+
+
+def test_subtask_input_naming_unknown_material(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "subtasks/T01/subtask.yaml", "  - M01\n", "  - M01\n  - M09\n")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "subtasks/T01/subtask.yaml", line_of(text, "- M09"), "unknown material 'M09'")
+
+
+def test_final_reuse_of_unknown_criterion(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "final/rubric.yaml", "reuse_of: T01-C01", "reuse_of: T01-C99")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "final/rubric.yaml", line_of(text, "reuse_of: T01-C99"), "'T01-C99' is not a checkpoint criterion")
+
+
+def test_stage_lists_subtask_without_folder(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "stages.yaml", "      - T01\n", "      - T01\n      - T07\n")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "stages.yaml", line_of(text, "- T07"), "unknown subtask 'T07'", "subtasks/T07/subtask.yaml")
+
+
+def test_release_before_unknown_subtask(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "materials.yaml", "      at: start\n", "      at: before\n      subtask: T09\n")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "materials.yaml", line_of(text, "subtask: T09"), "released before 'T09'", "not a scheduled subtask")
+
+
+def test_handoff_backwards_in_time(tmp_path: Path, capsys) -> None:
+    project = make_rich_project(tmp_path / "rich")
+    text = write(project, "dependencies.yaml", """\
+        # T02 runs after T01, so T01 cannot receive T02's model.
+        handoffs:
+          - from: T01:outputs/report.md
+            to: T02
+          - from: T02:outputs/model.xlsx
+            to: T01
+        """).read_text(encoding="utf-8")
+    run = run_inprocess(capsys, str(project))
+    assert_problem(run, "dependencies.yaml", line_of(text, "to: T01"), "backwards in time")
+    # The forward handoff is fine.
+    assert not [r for r in run.located() if r[1] == line_of(text, "to: T02")]
+
+
+def test_handoff_to_itself_is_backwards(blank_project: Path, capsys) -> None:
+    text = write(blank_project, "dependencies.yaml", "handoffs:\n  - from: T01:outputs/report.md\n    to: T01\n").read_text()
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "dependencies.yaml", line_of(text, "to: T01"), "backwards in time")
+
+
+def test_several_problems_in_several_files_all_reported(blank_project: Path, capsys) -> None:
+    rubric = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: 42")
+    stages = replace_in(blank_project, "stages.yaml", "      - T01\n", "      - T01\n      - T07\n")
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, "subtasks/T01/rubric.yaml", line_of(rubric, "weight: 42"), "weight")
+    assert_problem(run, "stages.yaml", line_of(stages, "- T07"), "T07")
+    assert re.search(r"^2 problems found$", run.stderr, re.MULTILINE)
+
+
+# -- JSON output -----------------------------------------------------------------------------
+
+
+def test_json_format_in_process(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "subtasks/T01/subtask.yaml", "  - M01\n", "  - M01\n  - M09\n")
+    run = run_inprocess(capsys, str(blank_project), "--format", "json")
+    assert run.code == 1
+    data = json.loads(run.stdout)
+    assert data["project"] == str(blank_project)
+    [finding] = data["findings"]
+    assert finding["file"] == "subtasks/T01/subtask.yaml"
+    assert finding["line"] == line_of(text, "- M09")
+    assert isinstance(finding["column"], int) and finding["column"] >= 1
+    assert "M09" in finding["message"]
+    assert finding["severity"] == "error"
+
+
+def test_json_format_clean_project(blank_project: Path, capsys) -> None:
+    run = run_inprocess(capsys, str(blank_project), "--format", "json")
+    assert run.code == 0
+    assert json.loads(run.stdout)["findings"] == []
+
+
+# -- the real entry point, as a subprocess ---------------------------------------------------
+
+
+def test_subprocess_clean_template_exits_0_silently(blank_project: Path) -> None:
+    run = run_subprocess(str(blank_project))
+    assert (run.code, run.stdout, run.stderr) == (0, "", "")
+
+
+def test_subprocess_malformed_yaml_exits_1_located(blank_project: Path) -> None:
+    text = replace_in(blank_project, "materials.yaml", "title: Source notes", "title: Source: notes: here")
+    run = run_subprocess(str(blank_project))
+    assert_problem(run, "materials.yaml", line_of(text, "title: Source: notes"), "YAML syntax")
+
+
+def test_subprocess_unusable_input_exits_2(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = run_subprocess(str(empty))
+    assert run.code == 2
+    assert run.stdout == ""
+    assert "not a project folder" in run.stderr and "project.yaml" in run.stderr
+    run.assert_no_traceback()
+
+
+def test_subprocess_json_format(blank_project: Path) -> None:
+    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "dimension: completeness", "dimension: beauty")
+    run = run_subprocess(str(blank_project), "--format", "json")
+    run.assert_no_traceback()
+    assert run.code == 1
+    findings = json.loads(run.stdout)["findings"]
+    assert findings, run.stdout
+    for finding in findings:
+        assert {"file", "line", "column", "message"} <= finding.keys()
+        assert finding["line"] >= 1 and finding["column"] >= 1 and finding["message"]
+    assert any(
+        f["file"] == "subtasks/T01/rubric.yaml" and f["line"] == line_of(text, "dimension: beauty") and "dimension" in f["message"]
+        for f in findings
+    )
