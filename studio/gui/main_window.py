@@ -46,9 +46,9 @@ class MainWindow(QMainWindow):
         findings = validate_loaded(loaded)
         self.tree_model.set_project(loaded.project)
         self.tree.expandToDepth(1)
-        for column in range(1, self.tree_model.columnCount()):
+        self.tree.setColumnWidth(0, 300)
+        for column in range(1, self.tree_model.columnCount() - 1):
             self.tree.resizeColumnToContents(column)
-        self.tree.setColumnWidth(0, 520)
         self.findings_model.set_findings(findings)
         info = loaded.project.info
         title = info.title if info else Path(folder).name

@@ -8,7 +8,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 
 from studio.model import Criterion, Project
 
-COLUMNS = ("Item", "Target", "Dimension", "Weight", "Review")
+COLUMNS = ("Item", "Target", "Dimension", "Weight", "Review", "Requirement")
 
 
 @dataclass(eq=False)
@@ -97,7 +97,7 @@ class ProjectTreeModel(QAbstractItemModel):
             if c is None:
                 return None
             values = (None, c.target.value if c.target else None, c.dimension.value if c.dimension else None,
-                      ("gate" if c.gate else str(c.weight)), c.review.status.value)
+                      ("gate" if c.gate else str(c.weight)), c.review.status.value, c.text)
             return values[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole and node.criterion is not None:
             return node.criterion.text
