@@ -17,8 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from studio.scoring.engine import score_benchmark  # noqa: E402
-from studio.scoring.table import read_verdict_table  # noqa: E402
+from studio.scoring import score_table  # noqa: E402
 
 SYSTEMS = 7
 PROJECTS = 11
@@ -87,7 +86,7 @@ def floor(path: Path) -> float:
 
 
 def ours(path: Path):
-    return score_benchmark(read_verdict_table(path))
+    return score_table(path)
 
 
 def best_of(fn, path: Path, repeat: int) -> float:

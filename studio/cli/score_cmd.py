@@ -6,9 +6,10 @@ import argparse
 import json
 import sys
 
-from studio.scoring.engine import ScoringError, score_benchmark
+from studio.scoring import score_table
+from studio.scoring.engine import ScoringError
 from studio.scoring.report import to_json, to_text
-from studio.scoring.table import VerdictTableError, read_verdict_table
+from studio.scoring.table import VerdictTableError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -20,8 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        rubrics = read_verdict_table(args.table)
-        scores = score_benchmark(rubrics)
+        scores = score_table(args.table)
     except VerdictTableError as exc:
         print(str(exc), file=sys.stderr)
         print(f"{len(exc.problems)} bad row(s); nothing was scored", file=sys.stderr)

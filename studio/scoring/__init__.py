@@ -8,9 +8,15 @@ from studio.scoring.engine import (
     score_benchmark,
     score_rubric,
 )
-from studio.scoring.table import VerdictTableError, read_verdict_table
+from studio.scoring.table import VerdictTableError, gc_paused, read_verdict_table
+
+
+def score_table(path) -> BenchmarkScores:
+    """Read a verdict table and score it (VerdictTableError or ScoringError if it cannot be)."""
+    with gc_paused():
+        return score_benchmark(read_verdict_table(path))
 
 __all__ = [
     "BenchmarkScores", "RubricResult", "ScoredCriterion", "SystemProjectScores",
-    "score_benchmark", "score_rubric", "VerdictTableError", "read_verdict_table",
+    "score_benchmark", "score_rubric", "score_table", "VerdictTableError", "read_verdict_table",
 ]
