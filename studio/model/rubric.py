@@ -52,6 +52,10 @@ class Criterion(StrictModel):
     weight: int | None = Field(default=None, ge=-10, le=10)
     gate: bool = Field(default=False, description="A fatal gate: weight 0, a triggered gate scores the rubric 0.")
     requires: list[Identifier] = Field(default_factory=list, description="Criteria that must hold for this one to be credited.")
+    propagates: list[Identifier] = Field(
+        default_factory=list,
+        description="Materials whose change (a correction, new evidence) this criterion checks has reached the covered artifacts.",
+    )
     review: ReviewRecord = Field(default_factory=ReviewRecord)
 
     @model_validator(mode="after")

@@ -277,12 +277,36 @@ class _Checker:
         if criteria and not any((c.weight or 0) > 0 for c in criteria):
             self.add(file, ("criteria",), f"the {what} has no positive weight, so it cannot be scored: add a positive criterion", "no-positive-weight")
 
+    def check_propagates(self) -> None:
+        """A propagation check names real materials, released no later than its rubric."""
+        if self.project.materials is None:
+            return
+        for scope, criterion in self.project.all_criteria():
+            if not criterion.propagates:
+                continue
+            file, index = self._criterion_location(scope, criterion)
+            here = None if scope == "final" else self.positions.get(scope)
+            for p_index, material_id in enumerate(criterion.propagates):
+                loc = ("criteria", index, "propagates", p_index)
+                material = self.project.material(material_id)
+                if material is None:
+                    self.add(file, loc, f"criterion {criterion.key}: '{material_id}' is not a material id", "unknown-ref", criterion.key)
+                    continue
+                released = self.project.release_position(material)
+                if here is not None and released is not None and released > here:
+                    self.add(file, loc, f"criterion {criterion.key} checks the change from '{material_id}', "
+                             f"which is released after {scope}", "not-yet-released", criterion.key)
+
+    def _criterion_location(self, scope: str, criterion: Criterion) -> tuple[str, int]:
+        if scope == "final":
+            return layout.FINAL_RUBRIC_FILE, self.project.final_rubric.criteria.index(criterion)
+        file = f"{layout.SUBTASKS_DIR}/{scope}/{layout.CHECKPOINT_RUBRIC_FILE}"
+        return file, self.project.checkpoint_rubrics[scope].criteria.index(criterion)
+
     def check_review_records(self) -> None:
         for scope, criterion in self.project.all_criteria():
             if criterion.review.status.value != "draft" and not criterion.review.reviewer:
-                file = layout.FINAL_RUBRIC_FILE if scope == "final" else f"{layout.SUBTASKS_DIR}/{scope}/{layout.CHECKPOINT_RUBRIC_FILE}"
-                rubric = self.project.final_rubric if scope == "final" else self.project.checkpoint_rubrics[scope]
-                index = rubric.criteria.index(criterion)
+                file, index = self._criterion_location(scope, criterion)
                 self.add(file, ("criteria", index, "review", "status"),
                          f"criterion {criterion.key} is '{criterion.review.status.value}' but names no reviewer", "review-without-reviewer", criterion.key)
 
@@ -322,5 +346,6 @@ def check_references(loaded: LoadedProject) -> list[Problem]:
     checker.check_references()
     checker.check_dependencies()
     checker.check_rubrics()
+    checker.check_propagates()
     checker.check_review_records()
     return checker.problems

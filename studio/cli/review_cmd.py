@@ -1,0 +1,62 @@
+"""`dbstudio review PATH` and `dbstudio impact PATH --changed ITEM`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from studio.review import impact_of, review_project
+from studio.review.impact import UnknownItemError
+from studio.store import layout
+from studio.store.loader import load_project
+from studio.validation import NotAProjectError, Severity
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    review = subparsers.add_parser("review", help="alignment, availability, leak, propagation, weight and dependency rules")
+    review.add_argument("path", help="the project folder")
+    review.add_argument("--format", choices=["text", "json"], default="text")
+    review.add_argument("--min-severity", choices=[s.value for s in Severity], default="info",
+                        help="hide findings below this severity (text output)")
+    review.set_defaults(run=run_review)
+
+    impact = subparsers.add_parser("impact", help="everything downstream of a material, output or subtask")
+    impact.add_argument("path", help="the project folder")
+    impact.add_argument("--changed", required=True, help="material id, subtask id, or subtask output SUBTASK:PATH")
+    impact.add_argument("--format", choices=["text", "json"], default="text")
+    impact.set_defaults(run=run_impact)
+
+
+ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def run_review(args: argparse.Namespace) -> int:
+    try:
+        report = review_project(args.path)
+    except NotAProjectError as exc:
+        print(f"dbstudio review: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        floor = ORDER[Severity(args.min_severity)]
+        for f in report.findings:
+            if ORDER[f.severity] <= floor:
+                print(f"{f.render().split(': ', 1)[0]}: {f.severity.value} [{f.code}] {f.message}")
+        counts = ", ".join(f"{report.count(s)} {s.value}{'s' if report.count(s) != 1 else ''}" for s in Severity)
+        print(counts, file=sys.stderr)
+    return 1 if report.has_errors else 0
+
+
+def run_impact(args: argparse.Namespace) -> int:
+    if not layout.is_project_folder(args.path):
+        print(f"dbstudio impact: {args.path}: not a project folder (it has no project.yaml)", file=sys.stderr)
+        return 2
+    try:
+        report = impact_of(load_project(args.path), args.changed)
+    except UnknownItemError as exc:
+        print(f"dbstudio impact: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_json(), indent=2) if args.format == "json" else report.render())
+    return 0

@@ -1,0 +1,64 @@
+"""`review`: validation first, then every rule family, as one list of located findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from studio.review import alignment, availability, dependencies, leaks, propagation, weights
+from studio.review.context import ReviewContext
+from studio.store.loader import load_project
+from studio.validation.findings import Finding, Severity
+from studio.validation.validate import NotAProjectError, validate_loaded
+
+FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies]
+RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()}
+
+
+@dataclass
+class ReviewReport:
+    findings: list[Finding] = field(default_factory=list)
+    weight_shares: dict = field(default_factory=dict)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+    @property
+    def has_errors(self) -> bool:
+        return self.count(Severity.ERROR) > 0
+
+    def to_json(self) -> dict:
+        return {
+            "findings": [f.to_json() | {"rule": f.code} for f in self.findings],
+            "counts": {s.value: self.count(s) for s in Severity},
+            "weight_shares": self.weight_shares,
+        }
+
+
+def review_loaded(loaded) -> ReviewReport:
+    validation = validate_loaded(loaded)
+    ctx = ReviewContext(loaded)
+    ctx.findings.extend(Finding(f.file, f.line, f.column, f.message, f"validate.{f.code}", Severity.ERROR, f.object_id)
+                        for f in validation)
+    for family in FAMILIES:
+        try:
+            family.check(ctx)
+        except (KeyError, AttributeError, TypeError, ValueError) as exc:
+            if not validation:
+                raise  # on a valid project a failing rule is a bug, not a finding
+            ctx.report(f"{family.__name__.rsplit('.', 1)[-1]}.skipped", Severity.ERROR,
+                       f"these rules could not run on a project with validation errors ({type(exc).__name__}): "
+                       "fix the errors above first", "project.yaml")
+    report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code)))
+    try:
+        report.weight_shares = weights.weight_shares(ctx)
+    except (KeyError, AttributeError):
+        report.weight_shares = {}
+    return report
+
+
+def review_project(path: Path) -> ReviewReport:
+    folder = Path(path)
+    if not folder.is_dir() or not (folder / "project.yaml").is_file():
+        raise NotAProjectError(f"{folder}: not a project folder (it has no project.yaml)")
+    return review_loaded(load_project(folder))
