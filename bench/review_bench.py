@@ -1,0 +1,206 @@
+"""Load and review a synthetic corpus at the paper's scale, against parsing its YAML alone.
+
+11 projects, 150 subtasks, 661 small materials, about 4,300 criteria (3,828 checkpoint,
+313 cross-file, 172 package) plus reused final criteria. The baseline is ruamel.yaml
+round-trip parsing of the same YAML files, with nothing else: the floor any review that reads
+these files must pay. Prints the ratio (target <= 2x).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from studio.review import review_project  # noqa: E402
+from studio.review.texts import _file_text_cached  # noqa: E402
+from studio.store.layout import GITIGNORE, yaml_files  # noqa: E402
+from studio.store.yamlfile import make_yaml  # noqa: E402
+from studio.validation import Severity  # noqa: E402
+
+PROJECTS, SUBTASKS, MATERIALS = 11, 150, 661
+CHECKPOINT_CRITERIA, CROSS_FILE, PACKAGE, REUSED = 3828, 313, 172, 1150
+DIMENSIONS = ["correctness", "completeness", "consistency", "professionalism", "usability"]
+WORDS = ("facility margin covenant leverage ebitda lender approval permit condition schedule memo model "
+         "assumption tenor amortisation borrower security valuation headroom downside update package").split()
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def _prose(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def _q(text: str) -> str:
+    return text  # plain scalars: the generated prose has no YAML-special characters
+
+
+def make_project(root: Path, index: int, n_sub: int, n_mat: int, n_crit: int, n_cross: int, n_pkg: int,
+                 n_reuse: int, rng: random.Random) -> None:
+    pid = f"p{index:02d}"
+    subtasks = [f"T{i + 1:02d}" for i in range(n_sub)]
+    stage_of = {sid: f"S{1 + i * 3 // n_sub}" for i, sid in enumerate(subtasks)}
+    (root / "materials").mkdir(parents=True)
+    (root / "evaluator").mkdir()
+    (root / "final").mkdir()
+    (root / ".gitignore").write_text(GITIGNORE)
+    (root / "brief.md").write_text(f"# Brief of {pid}\n\n{_prose(rng, 80)}\n")
+    deliverables = [(f"F{i + 1}", subtasks[-1 - (i % n_sub)]) for i in range(min(6, n_sub))]
+    lines = ["# Synthetic project for the review benchmark.", "schema_version: 1", f"id: {pid}", f"title: Project {pid}",
+             "domain: Finance", "role: Associate", "client: Client", "objective: Deliver the package.", "brief: brief.md",
+             "delivery:", "  scope: The package.", "  acceptance:", "    - Everything agrees.", "  final_deliverables:"]
+    for did, sid in deliverables:
+        lines += [f"    - id: {did}", f"      path: final/{did}.md", f"      title: Deliverable {did}",
+                  f"      produced_by: {sid}:outputs/{sid}-main.md"]
+    (root / "project.yaml").write_text("\n".join(lines) + "\n")
+    stages: dict[str, list[str]] = {}
+    for sid in subtasks:
+        stages.setdefault(stage_of[sid], []).append(sid)
+    lines = ["stages:"]
+    for stage, members in stages.items():
+        lines += [f"  - id: {stage}", f"    title: Stage {stage}", "    subtasks:"] + [f"      - {s}" for s in members]
+    (root / "stages.yaml").write_text("\n".join(lines) + "\n")
+    releases = ["start"] * (n_mat // 3) + [rng.choice(subtasks[1:] or subtasks) for _ in range(n_mat - n_mat // 3)]
+    lines = ["materials:"]
+    material_release = {}
+    for m, release in enumerate(releases):
+        mid = f"M{m + 1:03d}"
+        suffix = ".csv" if m % 4 == 0 else ".md"
+        (root / "materials" / f"{mid}{suffix}").write_text(
+            "a,b,c\n" + "\n".join(f"{rng.randint(1, 999)},{rng.random():.3f},{rng.choice(WORDS)}" for _ in range(20)) + "\n"
+            if suffix == ".csv" else f"# {mid}\n\n{_prose(rng, 120)}\n")
+        lines += [f"  - id: {mid}", f"    file: {mid}{suffix}", f"    title: Material number {mid}",
+                  f"    kind: {'source_record' if release == 'start' else 'new_evidence'}", "    provenance: reconstructed_material"]
+        lines += ["    release:", "      at: start"] if release == "start" else ["    release:", "      at: before", f"      subtask: {release}"]
+        material_release[mid] = 0 if release == "start" else subtasks.index(release) + 1
+    (root / "materials.yaml").write_text("\n".join(lines) + "\n")
+    lines = ["references:"]
+    for r in range(3):
+        (root / "evaluator" / f"ref{r}.md").write_text(f"# Reference {r}\n\n{_prose(rng, 200)}\n")
+        lines += [f"  - id: R{r}", f"    file: ref{r}.md", f"    title: Reference {r}", "    for:", "      - final"]
+    (root / "evaluator" / "references.yaml").write_text("\n".join(lines) + "\n")
+    handoffs = []
+    per_sub = _split(n_crit, n_sub)
+    checkpoint_ids = []
+    for i, sid in enumerate(subtasks):
+        folder = root / "subtasks" / sid
+        folder.mkdir(parents=True)
+        available = [mid for mid, at in material_release.items() if at <= i + 1]
+        inputs = rng.sample(available, min(len(available), 4))
+        outputs = [f"outputs/{sid}-main.md", f"outputs/{sid}-annex.xlsx"]
+        (folder / "instruction.md").write_text(
+            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}\n")
+        (folder / "subtask.yaml").write_text("\n".join(
+            [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"] + [f"  - {m}" for m in inputs]
+            + ["outputs:"] + [f"  - path: {o}" for o in outputs] + ["time_limit_minutes: 240"]) + "\n")
+        lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
+        for c in range(per_sub[i]):
+            cid = f"{sid}-C{c + 1:02d}"
+            weight = rng.choice([2, 3, 5, 8, -3]) if c else 6
+            lines += [f"  - id: {cid}", f"    text: {_q(_prose(rng, 25))}", "    covers:", f"      - {sid}:{outputs[c % 2]}",
+                      "    target: checkpoint", f"    dimension: {rng.choice(DIMENSIONS)}", f"    weight: {weight}",
+                      "    review:", "      status: approved", "      reviewer: Bench Expert"]
+            if weight > 0:
+                checkpoint_ids.append((cid, sid))
+        (folder / "rubric.yaml").write_text("\n".join(lines) + "\n")
+        if i:
+            handoffs.append((f"{subtasks[i - 1]}:outputs/{subtasks[i - 1]}-main.md", sid))
+    (root / "dependencies.yaml").write_text("\n".join(
+        ["handoffs:"] + [f"  - from: {a}\n    to: {b}\n    carries: The figures." for a, b in handoffs]) + "\n")
+    lines = ["# Final rubric.", "criteria:"]
+    deliverable_of = dict((sid, did) for did, sid in deliverables)
+    reused = [c for c in checkpoint_ids if c[1] in deliverable_of][:n_reuse]
+    for cid, sid in reused:
+        lines += [f"  - reuse_of: {cid}", "    covers:", f"      - {deliverable_of[sid]}"]
+    for did, _ in deliverables:
+        lines += [f"  - id: A-{did}", f"    text: {_prose(rng, 20)}", "    covers:", f"      - {did}", "    target: artifact",
+                  "    dimension: professionalism", "    weight: 4", "    review:", "      status: approved", "      reviewer: Bench Expert"]
+    for x in range(n_cross):
+        pair = rng.sample([d for d, _ in deliverables], 2)
+        lines += [f"  - id: X-{x + 1:03d}", f"    text: {_prose(rng, 20)}", "    covers:"] + [f"      - {d}" for d in pair] + [
+            "    target: cross-file", "    dimension: consistency", "    weight: 5", "    review:", "      status: approved",
+            "      reviewer: Bench Expert"]
+    for p in range(n_pkg):
+        lines += [f"  - id: P-{p + 1:03d}", f"    text: {_prose(rng, 20)}", "    covers:", "      - package", "    target: package",
+                  "    dimension: completeness", "    weight: 3", "    review:", "      status: approved", "      reviewer: Bench Expert"]
+    (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
+
+
+def make_corpus(base: Path, seed: int = 11) -> list[Path]:
+    rng = random.Random(seed)
+    roots = []
+    for i, (n_sub, n_mat, n_crit, n_cross, n_pkg, n_reuse) in enumerate(zip(
+            _split(SUBTASKS, PROJECTS), _split(MATERIALS, PROJECTS), _split(CHECKPOINT_CRITERIA, PROJECTS),
+            _split(CROSS_FILE, PROJECTS), _split(PACKAGE, PROJECTS), _split(REUSED, PROJECTS))):
+        root = base / f"p{i:02d}"
+        make_project(root, i, n_sub, n_mat, n_crit, n_cross, n_pkg, n_reuse, rng)
+        roots.append(root)
+    return roots
+
+
+def parse_only(roots: list[Path]) -> int:
+    yaml = make_yaml()
+    count = 0
+    for root in roots:
+        for path in yaml_files(root):
+            yaml.load(path.read_text(encoding="utf-8"))
+            count += 1
+    return count
+
+
+def review_all(roots: list[Path]) -> int:
+    return sum(review_project(root).count(Severity.ERROR) for root in roots)
+
+
+def corpus_counts(roots: list[Path]) -> dict[str, int]:
+    """What the generated corpus really holds, counted from the loaded projects."""
+    from studio.store.loader import load_project
+
+    counts = {"subtasks": 0, "materials": 0, "unique": 0, "reused": 0}
+    for root in roots:
+        project = load_project(root).project
+        counts["subtasks"] += len(project.subtasks)
+        counts["materials"] += len(project.materials.materials)
+        for _, criterion in project.all_criteria():
+            counts["reused" if criterion.reuse_of else "unique"] += 1
+    return counts
+
+
+def timed(fn, *args) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def main() -> int:
+    base = Path(tempfile.mkdtemp(prefix="review-bench-"))
+    try:
+        roots = make_corpus(base)
+        files = parse_only(roots)  # warm the file cache for both
+        counts = corpus_counts(roots)
+        runs = []
+        for _ in range(3):
+            _file_text_cached.cache_clear()  # each review reads material texts afresh
+            t_parse, _ = timed(parse_only, roots)
+            t_review, errors = timed(review_all, roots)
+            runs.append((t_review / t_parse, t_parse, t_review, errors))
+        ratio, t_parse, t_review, errors = min(runs)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"corpus: {len(roots)} projects, {counts['subtasks']} subtasks, {counts['materials']} materials, "
+          f"{counts['unique']} unique criteria + {counts['reused']} reused; {files} YAML files")
+    print(f"ruamel.yaml round-trip parse only: {t_parse * 1000:8.0f} ms")
+    print(f"dbstudio load + validate + review: {t_review * 1000:8.0f} ms  ({errors} errors found)")
+    print(f"ratio: {ratio:.2f}x the parse floor (target <= 2x), best of {len(runs)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
