@@ -8,13 +8,14 @@ from studio.scoring.engine import (
     score_benchmark,
     score_rubric,
 )
-from studio.scoring.table import VerdictTableError, gc_paused, read_verdict_table
+from studio.scoring.batch import score_columns
+from studio.scoring.table import VerdictTableError, gc_paused, read_verdict_columns, read_verdict_table
 
 
 def score_table(path) -> BenchmarkScores:
     """Read a verdict table and score it (VerdictTableError or ScoringError if it cannot be)."""
     with gc_paused():
-        return score_benchmark(read_verdict_table(path))
+        return score_columns(read_verdict_columns(path))
 
 __all__ = [
     "BenchmarkScores", "RubricResult", "ScoredCriterion", "SystemProjectScores",

@@ -10,8 +10,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import fmean
 from itertools import compress
-from operator import and_
-from typing import NamedTuple, Sequence
+from operator import and_, truth
+from typing import Iterable, NamedTuple, Sequence
 
 FINAL_SCOPE = "final"
 FINAL_TARGETS = ("artifact", "cross-file", "package")
@@ -149,7 +149,7 @@ def group_profile(rubric: RubricColumns, h: Sequence[bool | None], groups_of: Se
         if positive <= 0 or None in compress(h, member):
             profile[group] = None
             continue
-        credit = sum(compress(weights, map(and_, member, h)))
+        credit = sum(compress(weights, map(and_, member, map(truth, h))))
         profile[group] = _clip(100.0 * credit / positive)
     return profile
 
@@ -192,24 +192,25 @@ class BenchmarkScores:
 
 def score_system_project(rubrics: dict[str, "Sequence[ScoredCriterion] | RubricColumns"]) -> SystemProjectScores:
     """Scores from rubrics keyed by scope: subtask ids for checkpoints, 'final' for the final rubric."""
-    checkpoints: dict[str, float | None] = {}
-    missing = 0
-    gate = False
-    for scope in sorted(s for s in rubrics if s != FINAL_SCOPE):
-        result = score_rubric(rubrics[scope])
-        checkpoints[scope] = result.score
-        missing += result.missing
-    final_criteria = rubrics.get(FINAL_SCOPE)
+    columns = {scope: RubricColumns.of(criteria) for scope, criteria in rubrics.items() if len(criteria)}
+    results = {scope: score_rubric(rubric) for scope, rubric in columns.items()}
+    return system_project_scores(results, columns.get(FINAL_SCOPE))
+
+
+def system_project_scores(results: dict[str, RubricResult], final: RubricColumns | None) -> SystemProjectScores:
+    """Assemble one system's project scores from its rubric results (final: the final rubric,
+    whose result must carry its effective verdicts for the profiles)."""
+    checkpoints = {scope: results[scope].score for scope in sorted(s for s in results if s != FINAL_SCOPE)}
+    missing = sum(r.missing for r in results.values())
     final_score: float | None = None
-    targets = {t: None for t in FINAL_TARGETS}
+    gate = False
+    targets: dict[str, float | None] = {t: None for t in FINAL_TARGETS}
     dimensions: dict[str, float | None] = {d: None for d in DIMENSIONS}
-    if final_criteria:
-        result = score_rubric(final_criteria)
+    if final is not None:
+        result = results[FINAL_SCOPE]
         final_score, gate = result.score, result.gate_triggered
-        missing += result.missing
-        final_columns = RubricColumns.of(final_criteria)
-        targets = group_profile(final_columns, result.effective, final_columns.targets, FINAL_TARGETS)
-        dimensions = group_profile(final_columns, result.effective, final_columns.dimensions, DIMENSIONS)
+        targets = group_profile(final, result.effective, final.targets, FINAL_TARGETS)
+        dimensions = group_profile(final, result.effective, final.dimensions, DIMENSIONS)
     process = _mean_or_none(list(checkpoints.values()))
     return SystemProjectScores(final_score, process, checkpoints, gate, targets, dimensions, missing)
 
@@ -251,13 +252,20 @@ def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
 
 def score_benchmark(rubrics: dict[str, dict[str, dict[str, "Sequence[ScoredCriterion] | RubricColumns"]]]) -> BenchmarkScores:
     """rubrics[project][system][scope] -> criteria. Returns per-project scores and system means."""
+    return assemble_benchmark(
+        ((project, system, score_system_project(rubrics[project][system]))
+         for project in rubrics for system in rubrics[project]))
+
+
+def assemble_benchmark(entries: "Iterable[tuple[str, str, SystemProjectScores]]") -> BenchmarkScores:
+    """Per-project scores and system means from (project, system, scores) in any order."""
     projects: dict[str, dict[str, SystemProjectScores]] = {}
+    for project, system, scores in entries:
+        projects.setdefault(project, {})[system] = scores
+    projects = {p: dict(sorted(by_system.items())) for p, by_system in sorted(projects.items())}
     by_system: dict[str, list[SystemProjectScores]] = defaultdict(list)
-    for project in sorted(rubrics):
-        projects[project] = {}
-        for system in sorted(rubrics[project]):
-            scores = score_system_project(rubrics[project][system])
-            projects[project][system] = scores
+    for by_system_scores in projects.values():
+        for system, scores in by_system_scores.items():
             by_system[system].append(scores)
     systems = {system: summarise_system(items) for system, items in sorted(by_system.items())}
     return BenchmarkScores(projects, systems)

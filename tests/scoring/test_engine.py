@@ -192,3 +192,11 @@ def test_a_triggered_gate_always_gives_zero(rubric):
     gated = [c for c in rubric if not c.gate] + [crit("g", 0, True, gate=True)]
     result = score_rubric(gated)
     assert result.score == 0.0 and result.gate_triggered
+
+
+def test_profiles_ignore_a_gate_whose_verdict_is_missing():
+    # Found by the batch/rubric equivalence property: a missing gate verdict once crashed the profile.
+    final = [crit("g", 0, None, "artifact", gate=True), crit("a", 4, True, "artifact")]
+    scores = score_system_project({"final": final})
+    assert scores.final is None  # the gate decides, and its verdict is missing
+    assert scores.targets["artifact"] == 100.0  # profiles are computed before gates

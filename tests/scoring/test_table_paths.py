@@ -9,7 +9,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studio.scoring.table import _read_checked, _read_clean, _rows_csv
+from studio.scoring.table import _read_checked
+from studio.scoring.tablefast import clean_columns
+from studio.scoring.tablefile import read_columns, read_rows
 
 HEADER = ["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate", "requires"]
 COL = {name: i for i, name in enumerate(HEADER)}
@@ -44,11 +46,11 @@ def tables(draw):
 @given(tables())
 def test_fast_reader_agrees_with_row_checks(rows):
     checked, problems = _read_checked(rows, COL, is_xlsx=False)
-    fast = _read_clean(rows, COL)
+    fast = clean_columns(list(zip(*rows)), COL)
     if problems:
         assert fast is None  # a table with problems never takes the fast path
     elif fast is not None:
-        assert fast == checked
+        assert fast.rubrics() == checked
 
 
 def test_fast_reader_is_taken_for_a_clean_table():
@@ -56,9 +58,10 @@ def test_fast_reader_is_taken_for_a_clean_table():
             ["P1", "A", "T01", "C2", "-3", "checkpoint", "usability", "0", "", "C1"],
             ["P1", "B", "T01", "C1", "5", "checkpoint", "correctness", "", "", ""],
             ["P1", "A", "T02", "C1", "2", "checkpoint", "correctness", "yes", "", ""]]
-    fast = _read_clean(rows, COL)
-    assert fast is not None and fast == _read_checked(rows, COL, is_xlsx=False)[0]
-    assert fast["P1"]["A"]["T01"].requires == ((), ("C1",))
+    fast = clean_columns(list(zip(*rows)), COL)
+    assert fast is not None and fast.rubrics() == _read_checked(rows, COL, is_xlsx=False)[0]
+    assert fast.rubrics()["P1"]["A"]["T01"].requires == ((), ("C1",))
+    assert fast.keys == [("P1", "A", "T01"), ("P1", "B", "T01"), ("P1", "A", "T02")]
 
 
 csv_field = st.text(alphabet=st.sampled_from(list("ab ,;\"\r\n1-")), max_size=5)
@@ -73,4 +76,8 @@ def test_quick_csv_split_matches_csv_module(rows, terminator, tmp_path_factory):
     path: Path = tmp_path_factory.mktemp("csv") / "t.csv"
     path.write_bytes(buffer.getvalue().encode("utf-8"))
     expected = list(csv.reader(io.StringIO(buffer.getvalue(), newline="")))
-    assert list(_rows_csv(path)) == expected
+    assert read_rows(path) == expected
+    columns = read_columns(path)
+    if columns is not None:  # only for a plain CSV whose rows all have the same width
+        header, body = columns
+        assert [header, *map(list, zip(*body))] == expected

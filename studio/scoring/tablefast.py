@@ -1,0 +1,106 @@
+"""Column-wise checking of a clean verdict table: the same verdict as the row-by-row checks,
+in C-level passes (map, zip, set, slicing). Any doubt returns None and the row checks decide."""
+
+from __future__ import annotations
+
+from itertools import compress, islice, repeat
+from operator import eq, itemgetter, ne, or_
+from typing import Sequence
+
+from studio.scoring.cells import check_cells
+from studio.scoring.columns import VerdictColumns
+from studio.scoring.engine import FINAL_SCOPE, RubricColumns
+
+class _RequiresCells(dict):
+    """A `requires` cell -> the tuple of ids it names, split once per distinct cell."""
+
+    def __missing__(self, cell: str) -> tuple[str, ...]:
+        value = self[cell] = tuple(r.strip() for r in cell.split(";") if r.strip())
+        return value
+
+class _Specs(dict):
+    """Cell combination -> checked values (or problems), computed on first sight."""
+
+    def __missing__(self, key: tuple) -> tuple | list:
+        value = self[key] = check_cells(*key)
+        return value
+
+def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int]) -> VerdictColumns | None:
+    """The table read from its columns (header excluded), if it has no problem at all."""
+    n = len(columns[col["project"]])
+    if n == 0:
+        return None
+    stripped = [list(map(str.strip, columns[col[name]])) for name in ("project", "system", "scope", "criterion")]
+    projects, systems, scopes, criteria = stripped
+    if not all(map(all, stripped)):
+        return None  # an empty id cell
+    specs = _Specs()
+    gate_cells = columns[col["gate"]] if "gate" in col else repeat("")
+    checked = list(map(specs.__getitem__, zip(columns[col["weight"]], columns[col["target"]], columns[col["dimension"]],
+                                              columns[col["verdict"]], gate_cells, map(FINAL_SCOPE.__eq__, scopes))))
+    if any(type(v) is list for v in specs.values()):
+        return None
+    weights, targets, dimensions, verdicts, gates = zip(*checked)
+    if "requires" in col:
+        requires = tuple(map(_RequiresCells().__getitem__, columns[col["requires"]]))
+    else:
+        requires = ((),) * n
+    fields = [tuple(criteria), weights, targets, dimensions, verdicts, gates, requires]
+    starts = _run_starts(projects, systems, scopes)
+    keys = [(projects[s], systems[s], scopes[s]) for s in starts]
+    if len(set(keys)) != len(keys):
+        # Rows of one rubric are scattered: put them together (a stable sort keeps their order).
+        groups = list(zip(projects, systems, scopes))
+        gather = itemgetter(*sorted(range(n), key=groups.__getitem__))  # n > 1: keys repeat
+        fields = [gather(f) for f in fields]
+        projects, systems, scopes = (list(c) for c in zip(*gather(groups)))
+        starts = _run_starts(projects, systems, scopes)
+        keys = [(projects[s], systems[s], scopes[s]) for s in starts]
+    runs = list(zip(starts, starts[1:] + [n]))
+    table = VerdictColumns(keys, runs, *fields)
+    ids, weights_ = table.ids, table.weights
+    shared: dict[tuple[str, str], dict[str, int]] = {}
+    for (project, _, scope), (start, end) in zip(keys, runs):
+        if len(set(ids[start:end])) != end - start:
+            return None  # repeated criteria: the row checks count identical ones once, report conflicts
+        shared.setdefault((project, scope), {}).update(zip(ids[start:end], weights_[start:end]))
+    # Weights are shared across systems: every rubric must agree with the merged map.
+    for k, ((project, _, scope), (start, end)) in enumerate(zip(keys, runs)):
+        known = shared[(project, scope)]
+        if not all(map(eq, map(known.__getitem__, ids[start:end]), weights_[start:end])):
+            return None
+        if any(table.requires[start:end]) and _requires_problem(table.rubric(k)):
+            return None
+    return table
+
+
+def _run_starts(projects: Sequence[str], systems: Sequence[str], scopes: Sequence[str]) -> list[int]:
+    """Row indices where project, system or scope changes value: the starts of rubric runs."""
+    changed = [map(ne, column, islice(column, 1, None)) for column in (projects, systems, scopes)]
+    return [0, *compress(range(1, len(projects)), map(or_, map(or_, changed[0], changed[1]), changed[2]))]
+
+
+def _requires_problem(rubric: RubricColumns) -> bool:
+    """True if a `requires` names a criterion outside the rubric or closes a cycle."""
+    ids, requires = rubric.ids, rubric.requires
+    graph = {ids[i]: requires[i] for i in compress(range(len(ids)), requires)}
+    known = set(ids)
+    done: set[str] = set()
+    for start in graph:
+        if start in done:
+            continue
+        path = {start}
+        stack = [(start, iter(graph[start]))]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                path.discard(node)
+                done.add(node)
+            elif child not in known or child in path:
+                return True
+            elif child not in done and child in graph:
+                path.add(child)
+                stack.append((child, iter(graph[child])))
+    return False
