@@ -17,7 +17,7 @@ from studio.scoring.cells import check_cells, parse_verdict  # noqa: F401 (parse
 from studio.scoring.columns import Rubrics, VerdictColumns
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
 from studio.scoring.tablefast import clean_columns
-from studio.scoring.tablefile import is_xlsx, read_columns, read_rows
+from studio.tabular import is_xlsx, read_columns, read_rows
 
 REQUIRED = ("project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict")
 OPTIONAL = ("gate", "requires")

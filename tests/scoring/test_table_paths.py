@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from studio.scoring.table import _read_checked
 from studio.scoring.tablefast import clean_columns
-from studio.scoring.tablefile import read_columns, read_rows
+from studio.tabular import read_columns, read_rows
 
 HEADER = ["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate", "requires"]
 COL = {name: i for i, name in enumerate(HEADER)}

@@ -1,4 +1,5 @@
-"""Reading a verdict table file (CSV, or the first sheet of an xlsx) into strings."""
+"""Reading a table file (CSV, or the first sheet of an xlsx) into strings: shared by every
+importer of results (verdict tables, rating tables), so they accept the same files."""
 
 from __future__ import annotations
 
