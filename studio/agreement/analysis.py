@@ -1,0 +1,323 @@
+"""Agreement between raters, pooled and by target, dimension and project, with intervals.
+
+Each decision contributes additive sufficient statistics (features); a block of decisions is
+summed per item, and the bootstrap resamples items (clusters) by drawing item counts and
+multiplying — so point estimates and every replicate come from one code path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from studio.agreement import coefficients as co
+from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings
+
+JUDGE = "judge"
+MAX_DISAGREEMENTS = 10_000
+
+
+@dataclass
+class Layout:
+    """Where each statistic sits in the feature vector of a decision."""
+
+    q: int
+    pairs: list[tuple[int, int]]
+    main: str  # "pair" (two raters), "judge" (judge vs pooled experts) or "none"
+
+    @property
+    def width(self) -> int:
+        return self.q * self.q * 2 + self.q + 4 + 2 * len(self.pairs)
+
+    def slices(self) -> dict[str, slice]:
+        q2, q = self.q * self.q, self.q
+        bounds = {"pa": 1, "n2": 1, "pi": q, "n1": 1, "coincidence": q2, "confusion": q2, "unanimous": 1,
+                  "pairs": 2 * len(self.pairs)}
+        out, start = {}, 0
+        for name, size in bounds.items():
+            out[name] = slice(start, start + size)
+            start += size
+        return out
+
+
+def _features(ratings: Ratings, layout: Layout, judge: int | None) -> np.ndarray:
+    codes = ratings.codes
+    n, q = codes.shape[0], layout.q
+    counts = np.zeros((n, q))
+    for r in range(codes.shape[1]):
+        rated = codes[:, r] != MISSING
+        counts[np.flatnonzero(rated), codes[rated, r]] += 1
+    r = counts.sum(axis=1)
+    f = np.zeros((n, layout.width))
+    s = layout.slices()
+    two = r >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f[two, s["pa"].start] = (counts[two] * (counts[two] - 1)).sum(axis=1) / (r[two] * (r[two] - 1))
+        one = r >= 1
+        f[one, s["pi"]] = counts[one] / r[one, None]
+        coincidence = (counts[:, :, None] * counts[:, None, :] - np.eye(q) * counts[:, :, None]) / (r - 1)[:, None, None]
+    f[two, s["n2"].start] = 1.0
+    f[one, s["n1"].start] = 1.0
+    f[two, s["coincidence"]] = coincidence[two].reshape(-1, q * q)
+    f[two, s["unanimous"].start] = (counts[two].max(axis=1) == r[two])
+    if layout.main == "pair":
+        a, b = codes[:, 0], codes[:, 1]
+        both = (a != MISSING) & (b != MISSING)
+        f[np.flatnonzero(both), s["confusion"].start + a[both] * q + b[both]] = 1.0
+    elif layout.main == "judge":
+        jc = codes[:, judge]
+        for e in range(codes.shape[1]):
+            if e == judge:
+                continue
+            ec = codes[:, e]
+            both = (jc != MISSING) & (ec != MISSING)
+            np.add.at(f, (np.flatnonzero(both), s["confusion"].start + jc[both] * q + ec[both]), 1.0)
+    for p, (i, j) in enumerate(layout.pairs):
+        both = (codes[:, i] != MISSING) & (codes[:, j] != MISSING)
+        f[both, s["pairs"].start + 2 * p] = 1.0
+        f[both, s["pairs"].start + 2 * p + 1] = codes[both, i] == codes[both, j]
+    return f
+
+
+def _per_item(features: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
+    """Feature sums per item (rows: items)."""
+    out = np.zeros((n_items, features.shape[1]))
+    np.add.at(out, items, features) if len(items) < 64 else _sum_sorted(out, features, items)
+    return out
+
+
+def _sum_sorted(out: np.ndarray, features: np.ndarray, items: np.ndarray) -> None:
+    order = np.argsort(items, kind="stable")
+    sorted_items = items[order]
+    starts = np.flatnonzero(np.r_[True, sorted_items[1:] != sorted_items[:-1]])
+    out[sorted_items[starts]] = np.add.reduceat(features[order], starts, axis=0)
+
+
+def _coefficients(totals: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
+    """Every bootstrapped coefficient from feature totals (..., width)."""
+    s, q = layout.slices(), layout.q
+    confusion = totals[..., s["confusion"]].reshape(totals.shape[:-1] + (q, q))
+    out = {
+        "gwet_ac1": co.gwet_ac1(totals[..., s["pa"].start], totals[..., s["n2"].start], totals[..., s["pi"]],
+                                totals[..., s["n1"].start], q),
+        "krippendorff_alpha": co.krippendorff_alpha(totals[..., s["coincidence"]].reshape(totals.shape[:-1] + (q, q))),
+    }
+    if layout.main == "pair":
+        out["cohen_kappa"] = co.cohen_kappa(confusion)
+        out["percent"] = co.percent_from_confusion(confusion)
+    else:
+        pair_totals = totals[..., s["pairs"]].reshape(totals.shape[:-1] + (len(layout.pairs), 2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_pair = 100.0 * pair_totals[..., 1] / pair_totals[..., 0]
+        out["percent"] = _nanmean_or_nan(per_pair)
+    return out
+
+
+def _nanmean_or_nan(values: np.ndarray) -> np.ndarray:
+    valid = ~np.isnan(values)
+    count = valid.sum(axis=-1)
+    total = np.where(valid, values, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def _num(value) -> float | None:
+    value = float(value)
+    return None if np.isnan(value) else round(value, 6)
+
+
+def _resample_weights(n_items: int, resamples: int, seed: int) -> np.ndarray:
+    """Item multiplicities of `resamples` cluster-bootstrap samples (rows), drawn in chunks."""
+    rng = np.random.default_rng(seed)
+    weights = np.empty((resamples, n_items))
+    chunk = max(1, min(resamples, 4_000_000 // max(n_items, 1)))
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        picks = rng.integers(0, n_items, size=(size, n_items)) + (np.arange(size) * n_items)[:, None]
+        weights[start:start + size] = np.bincount(picks.ravel(), minlength=size * n_items).reshape(size, n_items)
+    return weights
+
+
+class Analysis:
+    """Agreement statistics of one rating set; blocks share one set of bootstrap draws."""
+
+    def __init__(self, ratings: Ratings, judge: str | None = None, resamples: int = 0, seed: int = 0):
+        self.ratings = ratings
+        self.q = len(ratings.categories)
+        names = ratings.raters
+        if judge is not None and judge not in names:
+            raise ValueError(f"no rater named '{judge}' (raters: {', '.join(names)})")
+        if judge is None and JUDGE in names:
+            judge = JUDGE
+        self.judge = judge
+        self.judge_index = names.index(judge) if judge is not None else None
+        pairs = list(combinations(range(len(names)), 2))
+        main = "pair" if len(names) == 2 else "judge" if judge is not None else "none"
+        self.layout = Layout(self.q, pairs, main)
+        self.features = _features(ratings, self.layout, self.judge_index)
+        self.resamples, self.seed = resamples, seed
+        self.weights = _resample_weights(len(ratings.item_names), resamples, seed) if resamples else None
+
+    # -- blocks ----------------------------------------------------------------------------
+    def block(self, mask: np.ndarray | None = None) -> dict:
+        ratings, layout, q = self.ratings, self.layout, self.q
+        idx = np.arange(ratings.n_decisions) if mask is None else np.flatnonzero(mask)
+        features = self.features[idx]
+        totals = features.sum(axis=0)
+        point = {k: v for k, v in _coefficients(totals, layout).items()}
+        s = layout.slices()
+        n2, unanimous = int(totals[s["n2"].start]), int(totals[s["unanimous"].start])
+        confusion = totals[s["confusion"]].reshape(q, q).astype(int)
+        result: dict = {"raters": len(ratings.raters), "decisions": int(len(idx))}
+        if layout.main == "pair":
+            n, agree = int(confusion.sum()), int(np.trace(confusion))
+            se, se0 = co.cohen_kappa_se(confusion)
+            result |= {"n": n, "agree": agree, "percent": _num(point["percent"]),
+                       "wilson95": _interval(co.wilson(agree, n), scale=100.0),
+                       "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se), "cohen_kappa_se0": _num(se0)}
+        else:
+            result |= {"n": n2, "agree": unanimous, "percent": _num(point["percent"]), "wilson95": None,
+                       "cohen_kappa": None, "cohen_kappa_se": None, "cohen_kappa_se0": None}
+        result["gwet_ac1"] = _num(point["gwet_ac1"])
+        result["krippendorff_alpha"] = _num(point["krippendorff_alpha"])
+        if self.weights is not None:
+            per_item = _per_item(features, ratings.items[idx], len(ratings.item_names))
+            replicates = _coefficients(self.weights @ per_item, layout)
+            result["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
+        result["confusion"] = self._confusion_block(confusion)
+        result["pass_rates"] = self._pass_rates(idx)
+        if self.judge_index is not None:
+            result["judge_vs_experts"] = self._judge_rates(idx)
+        if len(ratings.raters) > 2:
+            result |= self._pairwise(idx)
+        return result
+
+    def _confusion_block(self, confusion: np.ndarray) -> dict | None:
+        names = self.ratings.raters
+        if self.layout.main == "pair":
+            rows, columns = names[0], names[1]
+        elif self.layout.main == "judge":
+            rows, columns = self.judge, "experts (pooled)"
+        else:
+            return None
+        return {"rows": rows, "columns": columns, "labels": list(self.ratings.categories), "counts": confusion.tolist()}
+
+    def _pass_rates(self, idx: np.ndarray) -> dict[str, float | None]:
+        if PASS not in self.ratings.categories:
+            return {name: None for name in self.ratings.raters}
+        code = self.ratings.categories.index(PASS)
+        out = {}
+        for r, name in enumerate(self.ratings.raters):
+            column = self.ratings.codes[idx, r]
+            rated = column != MISSING
+            out[name] = _num(np.mean(column[rated] == code)) if rated.any() else None
+        return out
+
+    def _judge_rates(self, idx: np.ndarray) -> dict | None:
+        cats = self.ratings.categories
+        if PASS not in cats or FAIL not in cats:
+            return None
+        p, f = cats.index(PASS), cats.index(FAIL)
+        codes = self.ratings.codes[idx]
+        judge = codes[:, self.judge_index]
+        expert_fail = expert_pass = false_pass = false_fail = 0
+        for e in range(codes.shape[1]):
+            if e == self.judge_index:
+                continue
+            both = (judge != MISSING) & (codes[:, e] != MISSING)
+            j, x = judge[both], codes[both, e]
+            expert_fail += int(np.sum(x == f))
+            expert_pass += int(np.sum(x == p))
+            false_pass += int(np.sum((x == f) & (j == p)))
+            false_fail += int(np.sum((x == p) & (j == f)))
+        return {"false_pass_rate": _num(false_pass / expert_fail) if expert_fail else None,
+                "false_fail_rate": _num(false_fail / expert_pass) if expert_pass else None,
+                "false_pass": false_pass, "expert_fail": expert_fail,
+                "false_fail": false_fail, "expert_pass": expert_pass}
+
+    def _pairwise(self, idx: np.ndarray) -> dict:
+        names, q = self.ratings.raters, self.q
+        codes = self.ratings.codes[idx]
+        matrix: dict[str, dict] = {}
+        for i, j in self.layout.pairs:
+            both = (codes[:, i] != MISSING) & (codes[:, j] != MISSING)
+            confusion = np.bincount(codes[both, i] * q + codes[both, j], minlength=q * q).reshape(q, q)
+            n = int(confusion.sum())
+            matrix[f"{names[i]}|{names[j]}"] = {
+                "a": names[i], "b": names[j], "n": n, "agree": int(np.trace(confusion)),
+                "percent": _num(co.percent_from_confusion(confusion)),
+                "cohen_kappa": _num(co.cohen_kappa(confusion)), "gwet_ac1": _num(co.gwet_ac1_pair(confusion, q)),
+            }
+        out: dict = {"pairwise": matrix}
+        if self.judge is not None:
+            judge_pairs = [v for v in matrix.values() if self.judge in (v["a"], v["b"])]
+            expert_pairs = [v for v in matrix.values() if self.judge not in (v["a"], v["b"])]
+            out["judge_expert"] = _mean_pairs(judge_pairs)
+            out["expert_expert"] = _mean_pairs(expert_pairs)
+        return out
+
+    # -- the whole report -------------------------------------------------------------------
+    def report(self) -> dict:
+        ratings = self.ratings
+        result = {
+            "raters": ratings.raters, "categories": ratings.categories, "judge": self.judge,
+            "decisions": ratings.n_decisions, "items": len(ratings.item_names),
+            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "unit": "item"} if self.resamples else None,
+            "pooled": self.block(),
+        }
+        for attribute, key in (("target", "by_target"), ("dimension", "by_dimension"), ("project", "by_project")):
+            values = ratings.attributes.get(attribute)
+            groups: dict[str, dict] = {}
+            if values is not None:
+                column = np.array([v if v is not None else "" for v in values], dtype=object)
+                for group in sorted({v for v in values if v is not None}):
+                    groups[group] = self.block(column == group)
+            result[key] = groups
+        result["disagreements"] = self.disagreements()
+        return result
+
+    def disagreements(self) -> list[dict]:
+        ratings = self.ratings
+        codes = ratings.codes
+        present = codes != MISSING
+        lo = np.where(present, codes, np.iinfo(np.int16).max).min(axis=1)
+        hi = np.where(present, codes, -1).max(axis=1)
+        rows = np.flatnonzero((present.sum(axis=1) >= 2) & (lo != hi))[:MAX_DISAGREEMENTS]
+        out = []
+        for d in rows:
+            entry = {"criterion": ratings.criteria[d], "item": ratings.item_names[ratings.items[d]]}
+            for attribute, values in ratings.attributes.items():
+                entry[attribute] = values[d]
+            entry["ratings"] = {name: (ratings.categories[c] if c != MISSING else None)
+                                for name, c in zip(ratings.raters, codes[d])}
+            out.append(entry)
+        return out
+
+
+def _interval(bounds: tuple[float, float] | None, scale: float = 1.0) -> list[float] | None:
+    return None if bounds is None else [round(bounds[0] * scale, 6), round(bounds[1] * scale, 6)]
+
+
+def _percentile_interval(values: np.ndarray) -> dict:
+    defined = values[~np.isnan(values)]
+    if defined.size == 0:
+        return {"interval": None, "undefined_resamples": int(values.size)}
+    lo, hi = np.percentile(defined, [2.5, 97.5])
+    return {"interval": [round(float(lo), 6), round(float(hi), 6)], "undefined_resamples": int(values.size - defined.size)}
+
+
+def _mean_pairs(pairs: list[dict]) -> dict | None:
+    if not pairs:
+        return None
+    out = {"pairs": len(pairs)}
+    for key in ("percent", "cohen_kappa", "gwet_ac1"):
+        values = [p[key] for p in pairs if p[key] is not None]
+        out[key] = round(sum(values) / len(values), 6) if values else None
+    return out
+
+
+def analyse(ratings: Ratings, judge: str | None = None, resamples: int = 0, seed: int = 0) -> dict:
+    """The full agreement report as the documented JSON structure."""
+    return Analysis(ratings, judge, resamples, seed).report()

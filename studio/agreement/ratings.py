@@ -1,0 +1,125 @@
+"""Ratings of decisions (criterion × item) by raters, encoded for fast statistics.
+
+Any producer — a CSV/xlsx table, or later the app's own verdict store — adds ratings through
+RatingsBuilder, which refuses the same conflicts for every producer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PASS, FAIL = "pass", "fail"
+_PASS_WORDS = {"1", "pass", "true", "yes"}
+_FAIL_WORDS = {"0", "fail", "false", "no"}
+MISSING = -1
+ATTRIBUTES = ("target", "dimension", "project")
+
+
+def normalise_label(text: str) -> str | None:
+    """pass/fail and their synonyms (any case) become 'pass'/'fail'; empty is missing (None);
+    any other label is kept as its own category."""
+    word = text.strip()
+    low = word.lower()
+    if not word:
+        return None
+    if low in _PASS_WORDS:
+        return PASS
+    if low in _FAIL_WORDS:
+        return FAIL
+    return word
+
+
+class RatingConflict(ValueError):
+    """A rating that contradicts earlier ones; `column` names the offending field."""
+
+    def __init__(self, column: str, message: str):
+        super().__init__(message)
+        self.column = column
+
+
+@dataclass
+class Ratings:
+    """One row per decision; codes[d, r] is the category index of rater r, or -1."""
+
+    raters: list[str]
+    categories: list[str]
+    codes: np.ndarray  # (decisions, raters) int16
+    items: np.ndarray  # (decisions,) int32 index into item_names
+    item_names: list[str]
+    criteria: list[str]  # per decision
+    attributes: dict[str, list[str | None]] = field(default_factory=dict)  # per decision
+
+    @property
+    def n_decisions(self) -> int:
+        return len(self.criteria)
+
+    @property
+    def binary(self) -> bool:
+        """The scale is pass/fail (possibly only one of them observed)."""
+        return set(self.categories) <= {PASS, FAIL}
+
+    def rater_index(self, name: str) -> int:
+        return self.raters.index(name)
+
+
+class RatingsBuilder:
+    """Collects ratings one at a time, then encodes them."""
+
+    def __init__(self) -> None:
+        self._decisions: dict[tuple[str, str], int] = {}
+        self._criteria: list[str] = []
+        self._items: list[str] = []
+        self._attributes: dict[str, list[str | None]] = {name: [] for name in ATTRIBUTES}
+        self._labels: list[dict[str, str | None]] = []
+        self._raters: dict[str, None] = {}
+
+    def add(self, criterion: str, item: str, rater: str, label: str | None,
+            target: str | None = None, dimension: str | None = None, project: str | None = None) -> None:
+        """Record one rating; raises RatingConflict for an empty field or a second rating."""
+        for column, value in (("criterion", criterion), ("item", item), ("rater", rater)):
+            if not value:
+                raise RatingConflict(column, f"'{column}' is empty")
+        key = (criterion, item)
+        index = self._decisions.get(key)
+        values = {"target": target or None, "dimension": dimension or None, "project": project or None}
+        if index is None:
+            index = self._decisions[key] = len(self._criteria)
+            self._criteria.append(criterion)
+            self._items.append(item)
+            self._labels.append({})
+            for name, value in values.items():
+                self._attributes[name].append(value)
+        else:
+            for name, value in values.items():
+                known = self._attributes[name][index]
+                if value is not None and known is not None and value != known:
+                    raise RatingConflict(name, f"decision ({criterion}, {item}) has {name} '{known}' elsewhere, '{value}' here")
+                if known is None and value is not None:
+                    self._attributes[name][index] = value
+        ratings = self._labels[index]
+        if rater in ratings:
+            raise RatingConflict("rater", f"rater '{rater}' already rated decision ({criterion}, {item}); "
+                                          "one rater gives one verdict per decision")
+        ratings[rater] = label
+        self._raters.setdefault(rater)
+
+    def build(self) -> Ratings:
+        raters = list(self._raters)
+        labels = sorted({lab for row in self._labels for lab in row.values() if lab is not None},
+                        key=lambda lab: (lab not in (PASS, FAIL), lab != PASS, lab))
+        if labels and set(labels) <= {PASS, FAIL}:
+            labels = [PASS, FAIL]  # a pass/fail scale has both categories even if one is unseen
+        code_of = {lab: i for i, lab in enumerate(labels)}
+        rater_of = {r: i for i, r in enumerate(raters)}
+        codes = np.full((len(self._criteria), len(raters)), MISSING, dtype=np.int16)
+        for d, row in enumerate(self._labels):
+            for rater, label in row.items():
+                if label is not None:
+                    codes[d, rater_of[rater]] = code_of[label]
+        item_names = sorted(set(self._items))
+        item_of = {name: i for i, name in enumerate(item_names)}
+        items = np.fromiter((item_of[i] for i in self._items), dtype=np.int32, count=len(self._items))
+        attributes = {name: values for name, values in self._attributes.items() if any(v is not None for v in values)}
+        return Ratings(raters, labels, codes, items, item_names, list(self._criteria), attributes)

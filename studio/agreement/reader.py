@@ -1,0 +1,75 @@
+"""Reading a rating table (CSV or xlsx): criterion, item, rater, verdict[, target, dimension, project]."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from studio.agreement.ratings import RatingConflict, Ratings, RatingsBuilder, normalise_label
+from studio.tabular import is_xlsx, read_rows
+
+REQUIRED = ("criterion", "item", "rater", "verdict")
+OPTIONAL = ("target", "dimension", "project")
+MAX_ERRORS = 50
+
+
+class RatingTableError(Exception):
+    """Bad rows; nothing was computed. Each problem names its row and column."""
+
+    def __init__(self, source: str, problems: list[str]):
+        self.source = source
+        self.problems = problems
+        super().__init__("\n".join(f"{source}: {p}" for p in problems))
+
+
+def _cell(column_index: int, row: int) -> str:
+    letters, index = "", column_index + 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(65 + rem) + letters
+    return f"{letters}{row}"
+
+
+def read_rating_table(path: Path | str) -> Ratings:
+    path = Path(path)
+    source = str(path)
+    if not path.is_file():
+        raise RatingTableError(source, ["no such file"])
+    try:
+        rows = read_rows(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RatingTableError(source, [f"row 1: cannot read the table: {exc}"]) from None
+    except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
+        raise RatingTableError(source, [f"row 1: not a readable table: {exc}"]) from None
+    if not rows:
+        raise RatingTableError(source, ["row 1: the table is empty: it needs a header row"])
+    names = [h.strip().lower() for h in rows[0]]
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        raise RatingTableError(source, [f"row 1: header lacks column(s) {', '.join(missing)}; "
+                                        f"required: {', '.join(REQUIRED)}; optional: {', '.join(OPTIONAL)}"])
+    col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
+    width = max(col.values()) + 1
+    builder = RatingsBuilder()
+    problems: list[str] = []
+    xlsx = is_xlsx(path)
+    for number, raw in enumerate(rows[1:], start=2):
+        if not any(v.strip() for v in raw):
+            continue
+        if len(raw) < width:
+            raw = raw + [""] * (width - len(raw))
+        get = lambda name: raw[col[name]].strip() if name in col else ""  # noqa: E731
+        try:
+            builder.add(get("criterion"), get("item"), get("rater"), normalise_label(raw[col["verdict"]]),
+                        get("target"), get("dimension"), get("project"))
+        except RatingConflict as exc:
+            if len(problems) < MAX_ERRORS:
+                where = f"row {number}, column '{exc.column}'"
+                if xlsx:
+                    where += f" (cell {_cell(col[exc.column], number)})"
+                problems.append(f"{where}: {exc}")
+    if problems:
+        raise RatingTableError(source, problems)
+    ratings = builder.build()
+    if ratings.n_decisions == 0:
+        raise RatingTableError(source, ["the table has a header but no ratings"])
+    return ratings
