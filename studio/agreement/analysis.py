@@ -45,54 +45,52 @@ class Layout:
 def _features(ratings: Ratings, layout: Layout, judge: int | None) -> np.ndarray:
     codes = ratings.codes
     n, q = codes.shape[0], layout.q
+    rated = codes != MISSING
     counts = np.zeros((n, q))
-    for r in range(codes.shape[1]):
-        rated = codes[:, r] != MISSING
-        counts[np.flatnonzero(rated), codes[rated, r]] += 1
-    r = counts.sum(axis=1)
+    for k in range(q):
+        counts[:, k] = (codes == k).sum(axis=1)
+    r = rated.sum(axis=1).astype(float)
+    two, one = r >= 2, r >= 1
     f = np.zeros((n, layout.width))
     s = layout.slices()
-    two = r >= 2
     with np.errstate(divide="ignore", invalid="ignore"):
-        f[two, s["pa"].start] = (counts[two] * (counts[two] - 1)).sum(axis=1) / (r[two] * (r[two] - 1))
-        one = r >= 1
-        f[one, s["pi"]] = counts[one] / r[one, None]
+        pair_share = (counts * (counts - 1)).sum(axis=1) / (r * (r - 1))
+        f[:, s["pa"].start] = np.where(two, pair_share, 0.0)
+        f[:, s["pi"]] = np.where(one[:, None], counts / r[:, None], 0.0)
         coincidence = (counts[:, :, None] * counts[:, None, :] - np.eye(q) * counts[:, :, None]) / (r - 1)[:, None, None]
-    f[two, s["n2"].start] = 1.0
-    f[one, s["n1"].start] = 1.0
-    f[two, s["coincidence"]] = coincidence[two].reshape(-1, q * q)
-    f[two, s["unanimous"].start] = (counts[two].max(axis=1) == r[two])
+    f[:, s["n2"].start] = two
+    f[:, s["n1"].start] = one
+    f[:, s["coincidence"]] = np.where(two[:, None], coincidence.reshape(n, q * q), 0.0)
+    f[:, s["unanimous"].start] = two & (counts.max(axis=1) == r)
+    rows = np.arange(n)
     if layout.main == "pair":
-        a, b = codes[:, 0], codes[:, 1]
-        both = (a != MISSING) & (b != MISSING)
-        f[np.flatnonzero(both), s["confusion"].start + a[both] * q + b[both]] = 1.0
+        both = rated[:, 0] & rated[:, 1]
+        f[rows[both], s["confusion"].start + codes[both, 0] * q + codes[both, 1]] = 1.0
     elif layout.main == "judge":
-        jc = codes[:, judge]
         for e in range(codes.shape[1]):
-            if e == judge:
-                continue
-            ec = codes[:, e]
-            both = (jc != MISSING) & (ec != MISSING)
-            np.add.at(f, (np.flatnonzero(both), s["confusion"].start + jc[both] * q + ec[both]), 1.0)
+            if e != judge:
+                both = rated[:, judge] & rated[:, e]
+                # one increment per decision for each expert: no repeated (row, column) pairs
+                f[rows[both], s["confusion"].start + codes[both, judge] * q + codes[both, e]] += 1.0
     for p, (i, j) in enumerate(layout.pairs):
-        both = (codes[:, i] != MISSING) & (codes[:, j] != MISSING)
-        f[both, s["pairs"].start + 2 * p] = 1.0
-        f[both, s["pairs"].start + 2 * p + 1] = codes[both, i] == codes[both, j]
+        both = rated[:, i] & rated[:, j]
+        f[:, s["pairs"].start + 2 * p] = both
+        f[:, s["pairs"].start + 2 * p + 1] = both & (codes[:, i] == codes[:, j])
     return f
 
 
 def _per_item(features: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
-    """Feature sums per item (rows: items)."""
+    """Feature sums per item (rows: items). Decisions usually come grouped by item (the
+    builder orders them so); otherwise they are sorted first."""
     out = np.zeros((n_items, features.shape[1]))
-    np.add.at(out, items, features) if len(items) < 64 else _sum_sorted(out, features, items)
+    if len(items) == 0:
+        return out
+    if np.any(items[1:] < items[:-1]):
+        order = np.argsort(items, kind="stable")
+        items, features = items[order], features[order]
+    starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
+    out[items[starts]] = np.add.reduceat(features, starts, axis=0)
     return out
-
-
-def _sum_sorted(out: np.ndarray, features: np.ndarray, items: np.ndarray) -> None:
-    order = np.argsort(items, kind="stable")
-    sorted_items = items[order]
-    starts = np.flatnonzero(np.r_[True, sorted_items[1:] != sorted_items[:-1]])
-    out[sorted_items[starts]] = np.add.reduceat(features[order], starts, axis=0)
 
 
 def _coefficients(totals: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:

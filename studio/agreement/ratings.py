@@ -113,13 +113,16 @@ class RatingsBuilder:
             labels = [PASS, FAIL]  # a pass/fail scale has both categories even if one is unseen
         code_of = {lab: i for i, lab in enumerate(labels)}
         rater_of = {r: i for i, r in enumerate(raters)}
-        codes = np.full((len(self._criteria), len(raters)), MISSING, dtype=np.int16)
-        for d, row in enumerate(self._labels):
-            for rater, label in row.items():
-                if label is not None:
-                    codes[d, rater_of[rater]] = code_of[label]
+        # Decisions ordered by item (then as they came): per-item sums need no sorting later.
         item_names = sorted(set(self._items))
         item_of = {name: i for i, name in enumerate(item_names)}
-        items = np.fromiter((item_of[i] for i in self._items), dtype=np.int32, count=len(self._items))
-        attributes = {name: values for name, values in self._attributes.items() if any(v is not None for v in values)}
-        return Ratings(raters, labels, codes, items, item_names, list(self._criteria), attributes)
+        order = sorted(range(len(self._items)), key=lambda d: item_of[self._items[d]])
+        codes = np.full((len(order), len(raters)), MISSING, dtype=np.int16)
+        for row, d in enumerate(order):
+            for rater, label in self._labels[d].items():
+                if label is not None:
+                    codes[row, rater_of[rater]] = code_of[label]
+        items = np.fromiter((item_of[self._items[d]] for d in order), dtype=np.int32, count=len(order))
+        attributes = {name: [values[d] for d in order] for name, values in self._attributes.items()
+                      if any(v is not None for v in values)}
+        return Ratings(raters, labels, codes, items, item_names, [self._criteria[d] for d in order], attributes)

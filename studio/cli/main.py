@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from studio.cli import gui_cmd, history_cmd, review_cmd, schemas_cmd, score_cmd, validate_cmd
+from studio.cli import agreement_cmd, gui_cmd, history_cmd, review_cmd, schemas_cmd, score_cmd, validate_cmd
 
-COMMANDS = [validate_cmd, review_cmd, history_cmd, schemas_cmd, score_cmd, gui_cmd]
+COMMANDS = [validate_cmd, review_cmd, history_cmd, schemas_cmd, score_cmd, agreement_cmd, gui_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
