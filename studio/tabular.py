@@ -69,7 +69,10 @@ def read_columns(path: Path) -> tuple[list[str], list[list[str]]] | None:
         text = text[:-1]
     if not text:
         return None
-    commas = set(map(str.count, text.split("\n"), repeat(",")))
+    lines = text.split("\n")
+    if "" in lines:
+        return None  # csv.reader reads an empty line as a row with no fields
+    commas = set(map(str.count, lines, repeat(",")))
     if len(commas) != 1:
         return None
     width = commas.pop() + 1

@@ -18,7 +18,6 @@ from studio.scoring.engine import (
     ScoringError,
     _clip,
     assemble_benchmark,
-    effective_verdicts,
     system_project_scores,
 )
 
@@ -29,11 +28,7 @@ def _prefix(values) -> list[int]:
 
 def rubric_results(table: VerdictColumns) -> list[RubricResult]:
     """One RubricResult per run of the table, as score_rubric would give for each."""
-    h = list(table.verdicts)
-    with_requires = _prefix(map(truth, table.requires))
-    for k, (start, end) in enumerate(table.runs):
-        if with_requires[end] > with_requires[start]:
-            h[start:end] = effective_verdicts(table.rubric(k))
+    h = table.resolve_requires().effective
     positive = _prefix(map(max, table.weights, repeat(0)))  # gates weigh 0
     credit = _prefix(map(mul, table.weights, map(truth, h)))  # a missing h adds nothing here...
     unknown = _prefix(map(is_, h, repeat(None)))  # ...and is counted here instead

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import truth
 
-from studio.scoring.engine import RubricColumns
+from studio.scoring.engine import RubricColumns, effective_verdicts
 
 # rubrics[project][system][scope] -> the rubric's criteria as columns
 Rubrics = dict[str, dict[str, dict[str, RubricColumns]]]
@@ -25,6 +27,18 @@ class VerdictColumns:
     verdicts: tuple[bool | None, ...]
     gates: tuple[bool, ...]
     requires: tuple[tuple[str, ...], ...]
+    effective: tuple[bool | None, ...] | None = None  # verdicts after `requires`, once resolved
+
+    def resolve_requires(self) -> "VerdictColumns":
+        """The table with `effective` filled in; ScoringError for an unknown id or a cycle."""
+        if self.effective is not None:
+            return self
+        h = list(self.verdicts)
+        with_requires = [0, *accumulate(map(truth, self.requires))]
+        for k, (start, end) in enumerate(self.runs):
+            if with_requires[end] > with_requires[start]:
+                h[start:end] = effective_verdicts(self.rubric(k))
+        return VerdictColumns(self.keys, self.runs, *(getattr(self, name) for name in FIELDS), effective=tuple(h))
 
     def rubric(self, k: int) -> RubricColumns:
         start, end = self.runs[k]

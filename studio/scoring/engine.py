@@ -139,17 +139,18 @@ def group_profile(rubric: RubricColumns, h: Sequence[bool | None], groups_of: Se
     """Signed credit / positive weight per group, ×100, clipped, before gates; None where the
     group has no positive weight or a verdict in it is missing."""
     weights = rubric.weights
-    not_gate = [not g for g in rubric.gates] if True in rubric.gates else None
+    if True in rubric.gates:
+        # Gates weigh 0, so they change no sum; only a gate's missing verdict must not blank a group.
+        h = [False if gate else value for value, gate in zip(h, rubric.gates)]
+    known = list(map(truth, h))
     profile: dict[str, float | None] = {}
     for group in groups:
         member = list(map(group.__eq__, groups_of))
-        if not_gate is not None:
-            member = list(map(and_, member, not_gate))
         positive = sum(filter(_is_positive, compress(weights, member)))
         if positive <= 0 or None in compress(h, member):
             profile[group] = None
             continue
-        credit = sum(compress(weights, map(and_, member, map(truth, h))))
+        credit = sum(compress(weights, map(and_, member, known)))
         profile[group] = _clip(100.0 * credit / positive)
     return profile
 

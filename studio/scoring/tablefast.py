@@ -9,7 +9,7 @@ from typing import Sequence
 
 from studio.scoring.cells import check_cells
 from studio.scoring.columns import VerdictColumns
-from studio.scoring.engine import FINAL_SCOPE, RubricColumns
+from studio.scoring.engine import FINAL_SCOPE, ScoringError
 
 class _RequiresCells(dict):
     """A `requires` cell -> the tuple of ids it names, split once per distinct cell."""
@@ -65,42 +65,17 @@ def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int]) -> Verd
             return None  # repeated criteria: the row checks count identical ones once, report conflicts
         shared.setdefault((project, scope), {}).update(zip(ids[start:end], weights_[start:end]))
     # Weights are shared across systems: every rubric must agree with the merged map.
-    for k, ((project, _, scope), (start, end)) in enumerate(zip(keys, runs)):
+    for (project, _, scope), (start, end) in zip(keys, runs):
         known = shared[(project, scope)]
         if not all(map(eq, map(known.__getitem__, ids[start:end]), weights_[start:end])):
             return None
-        if any(table.requires[start:end]) and _requires_problem(table.rubric(k)):
-            return None
-    return table
+    try:
+        return table.resolve_requires()  # resolving them is also the check for unknown ids and cycles
+    except ScoringError:
+        return None
 
 
 def _run_starts(projects: Sequence[str], systems: Sequence[str], scopes: Sequence[str]) -> list[int]:
     """Row indices where project, system or scope changes value: the starts of rubric runs."""
     changed = [map(ne, column, islice(column, 1, None)) for column in (projects, systems, scopes)]
     return [0, *compress(range(1, len(projects)), map(or_, map(or_, changed[0], changed[1]), changed[2]))]
-
-
-def _requires_problem(rubric: RubricColumns) -> bool:
-    """True if a `requires` names a criterion outside the rubric or closes a cycle."""
-    ids, requires = rubric.ids, rubric.requires
-    graph = {ids[i]: requires[i] for i in compress(range(len(ids)), requires)}
-    known = set(ids)
-    done: set[str] = set()
-    for start in graph:
-        if start in done:
-            continue
-        path = {start}
-        stack = [(start, iter(graph[start]))]
-        while stack:
-            node, children = stack[-1]
-            child = next(children, None)
-            if child is None:
-                stack.pop()
-                path.discard(node)
-                done.add(node)
-            elif child not in known or child in path:
-                return True
-            elif child not in done and child in graph:
-                path.add(child)
-                stack.append((child, iter(graph[child])))
-    return False
