@@ -61,7 +61,7 @@ def _features(ratings: Ratings, layout: Layout, judge: int | None) -> np.ndarray
     f[:, s["n2"].start] = two
     f[:, s["n1"].start] = one
     f[:, s["coincidence"]] = np.where(two[:, None], coincidence.reshape(n, q * q), 0.0)
-    f[:, s["unanimous"].start] = two & (counts.max(axis=1) == r)
+    f[:, s["unanimous"].start] = two & (counts.max(axis=1, initial=0) == r)  # initial: no categories at all
     rows = np.arange(n)
     if layout.main == "pair":
         both = rated[:, 0] & rated[:, 1]
@@ -172,12 +172,17 @@ class Analysis:
         if layout.main == "pair":
             n, agree = int(confusion.sum()), int(np.trace(confusion))
             se, se0 = co.cohen_kappa_se(confusion)
-            result |= {"n": n, "agree": agree, "percent": _num(point["percent"]),
+            result |= {"n": n, "agree": agree, "percent": _num(point["percent"]), "percent_basis": "two raters",
                        "wilson95": _interval(co.wilson(agree, n), scale=100.0),
                        "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se), "cohen_kappa_se0": _num(se0)}
         else:
-            result |= {"n": n2, "agree": unanimous, "percent": _num(point["percent"]), "wilson95": None,
-                       "cohen_kappa": None, "cohen_kappa_se": None, "cohen_kappa_se0": None}
+            # With more than two raters, percent is the mean over rater pairs; n and agree
+            # count decisions rated at least twice and those on which all raters agree.
+            result |= {"n": n2, "agree": unanimous, "percent": _num(point["percent"]),
+                       "percent_basis": "mean over rater pairs",
+                       "unanimous_percent": _num(100.0 * unanimous / n2) if n2 else None,
+                       "unanimous_wilson95": _interval(co.wilson(unanimous, n2), scale=100.0),
+                       "wilson95": None, "cohen_kappa": None, "cohen_kappa_se": None, "cohen_kappa_se0": None}
         result["gwet_ac1"] = _num(point["gwet_ac1"])
         result["krippendorff_alpha"] = _num(point["krippendorff_alpha"])
         if self.weights is not None:

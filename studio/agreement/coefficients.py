@@ -42,7 +42,7 @@ def cohen_kappa(confusion: np.ndarray) -> np.ndarray:
     p = _safe_divide(confusion, n[..., None, None])
     po = np.trace(p, axis1=-2, axis2=-1)
     pe = (p.sum(axis=-1) * p.sum(axis=-2)).sum(axis=-1)
-    return _safe_divide(po - pe, 1.0 - pe)
+    return np.where(n > 0, _safe_divide(po - pe, 1.0 - pe), np.nan)  # no pairs (even no categories): undefined
 
 
 def cohen_kappa_se(confusion: np.ndarray) -> tuple[float, float]:
