@@ -58,23 +58,32 @@ def read_rows(path: Path) -> list[list[str]]:
 
 
 def read_columns(path: Path) -> tuple[list[str], list[list[str]]] | None:
-    """(header, columns) of a plain CSV whose every line has the same number of fields, in a
-    few C-level passes; None for anything else (then read_rows)."""
+    """(header, columns) of a plain CSV (no quotes, no empty lines) whose every line has the
+    same number of fields, in a few C-level passes; None for anything else (then read_rows)."""
     if is_xlsx(path):
         return None
-    text, plain = _plain_csv_text(path)
-    if not plain:
+    text = path.read_bytes().decode("utf-8-sig")
+    if '"' in text or not text:
         return None
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        return None  # bare carriage returns: let csv.reader decide
     if text.endswith("\n"):
         text = text[:-1]
-    if not text:
-        return None
-    lines = text.split("\n")
-    if "" in lines:
+    if not text or "\n\n" in text or text.startswith("\n") or text.endswith("\n"):
         return None  # csv.reader reads an empty line as a row with no fields
-    commas = set(map(str.count, lines, repeat(",")))
-    if len(commas) != 1:
+    lines = text.count("\n") + 1
+    first_end = text.find("\n")
+    width = text.count(",", 0, first_end if first_end >= 0 else len(text)) + 1
+    # Line ends become "\n,": one split yields every cell, each row's last one ending in "\n".
+    cells = text.replace("\n", "\n,").split(",")
+    if len(cells) != lines * width:
         return None
-    width = commas.pop() + 1
-    cells = text.replace("\n", ",").split(",")
-    return cells[:width], [cells[width + k::width] for k in range(width)]
+    last = cells[width - 1::width]
+    # lines - 1 newlines in all, each ending a row's last cell: so every row has `width` cells.
+    if not all(map(str.endswith, last[:-1], repeat("\n"))):
+        return None
+    header = cells[:width - 1] + [last[0].rstrip("\n")]
+    columns = [cells[width + k::width] for k in range(width - 1)]
+    columns.append([cell[:-1] for cell in last[1:-1]] + last[-1:] if lines > 1 else [])
+    return header, columns

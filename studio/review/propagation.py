@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from studio.review.context import ReviewContext
-from studio.review.graph import DELIVERABLE, MATERIAL, OUTPUT
+from studio.review.graph import DELIVERABLE, MATERIAL
 from studio.review.texts import MaterialNames
 from studio.store import layout
 from studio.validation.findings import Severity

@@ -22,6 +22,9 @@ from studio.scoring.engine import (
 )
 
 
+_POSITIVE_PART = {w: max(w, 0) for w in range(-10, 11)}  # weights are checked to lie in -10..10
+
+
 def _prefix(values) -> list[int]:
     return [0, *accumulate(values)]
 
@@ -29,11 +32,14 @@ def _prefix(values) -> list[int]:
 def rubric_results(table: VerdictColumns) -> list[RubricResult]:
     """One RubricResult per run of the table, as score_rubric would give for each."""
     h = table.resolve_requires().effective
-    positive = _prefix(map(max, table.weights, repeat(0)))  # gates weigh 0
+    positive = _prefix(map(_POSITIVE_PART.__getitem__, table.weights))  # gates weigh 0
     credit = _prefix(map(mul, table.weights, map(truth, h)))  # a missing h adds nothing here...
     unknown = _prefix(map(is_, h, repeat(None)))  # ...and is counted here instead
     missing = _prefix(map(is_, table.verdicts, repeat(None)))
-    triggered = _prefix(map(and_, table.gates, map(is_, h, repeat(True))))
+    if True in table.gates:
+        triggered = _prefix(map(and_, table.gates, map(is_, h, repeat(True))))
+    else:
+        triggered = [0] * (len(h) + 1)
     results = []
     for (_, _, scope), (start, end) in zip(table.keys, table.runs):
         effective = tuple(h[start:end]) if scope == FINAL_SCOPE else ()

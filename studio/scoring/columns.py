@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from operator import truth
 
-from studio.scoring.engine import RubricColumns, effective_verdicts
+from studio.scoring.engine import RubricColumns, resolve_requires
 
 # rubrics[project][system][scope] -> the rubric's criteria as columns
 Rubrics = dict[str, dict[str, dict[str, RubricColumns]]]
@@ -35,9 +35,9 @@ class VerdictColumns:
             return self
         h = list(self.verdicts)
         with_requires = [0, *accumulate(map(truth, self.requires))]
-        for k, (start, end) in enumerate(self.runs):
+        for start, end in self.runs:
             if with_requires[end] > with_requires[start]:
-                h[start:end] = effective_verdicts(self.rubric(k))
+                resolve_requires(self.ids, self.verdicts, self.requires, start, end, h)
         return VerdictColumns(self.keys, self.runs, *(getattr(self, name) for name in FIELDS), effective=tuple(h))
 
     def rubric(self, k: int) -> RubricColumns:

@@ -10,7 +10,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import fmean
 from itertools import compress
-from operator import and_, truth
 from typing import Iterable, NamedTuple, Sequence
 
 FINAL_SCOPE = "final"
@@ -81,21 +80,33 @@ def effective_verdicts(rubric: RubricColumns) -> tuple[bool | None, ...]:
     """h after `requires`: credited only if every required criterion holds (three-valued AND)."""
     if not any(rubric.requires):
         return rubric.verdicts
-    position = dict(zip(rubric.ids, range(len(rubric))))
+    h = list(rubric.verdicts)
+    resolve_requires(rubric.ids, rubric.verdicts, rubric.requires, 0, len(rubric), h)
+    return tuple(h)
+
+
+def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requires: Sequence[tuple[str, ...]],
+                     start: int, end: int, h: list) -> None:
+    """Set h[i] for the rows of [start, end) that require others: their verdict AND'ed with
+    the (resolved) verdicts they require. ScoringError for an unknown id or a cycle."""
+    position = dict(zip(ids[start:end], range(start, end)))
     resolved: dict[int, bool | None] = {}
     visiting: set[int] = set()
 
     def resolve(i: int) -> bool | None:
         if i in resolved:
             return resolved[i]
+        if not requires[i]:
+            return verdicts[i]
         if i in visiting:
-            raise ScoringError(f"criterion {rubric.ids[i]} is part of a 'requires' cycle")
+            raise ScoringError(f"criterion {ids[i]} is part of a 'requires' cycle")
         visiting.add(i)
-        value = rubric.verdicts[i]
-        for needed in rubric.requires[i]:
-            if needed not in position:
-                raise ScoringError(f"criterion {rubric.ids[i]} requires unknown criterion {needed}")
-            other = resolve(position[needed])
+        value = verdicts[i]
+        for needed in requires[i]:
+            j = position.get(needed)
+            if j is None:
+                raise ScoringError(f"criterion {ids[i]} requires unknown criterion {needed}")
+            other = resolve(j)
             if other is False or value is False:
                 value = False
             elif other is None:
@@ -104,10 +115,8 @@ def effective_verdicts(rubric: RubricColumns) -> tuple[bool | None, ...]:
         resolved[i] = value
         return value
 
-    h = list(rubric.verdicts)
-    for i in compress(range(len(rubric)), rubric.requires):
+    for i in compress(range(start, end), requires[start:end]):
         h[i] = resolve(i)
-    return tuple(h)
 
 
 def score_rubric(criteria: "Sequence[ScoredCriterion] | RubricColumns") -> RubricResult:
@@ -134,25 +143,32 @@ def score_rubric(criteria: "Sequence[ScoredCriterion] | RubricColumns") -> Rubri
 _is_positive = (0).__lt__
 
 
-def group_profile(rubric: RubricColumns, h: Sequence[bool | None], groups_of: Sequence[str],
-                  groups: Sequence[str]) -> dict[str, float | None]:
-    """Signed credit / positive weight per group, ×100, clipped, before gates; None where the
-    group has no positive weight or a verdict in it is missing."""
-    weights = rubric.weights
-    if True in rubric.gates:
-        # Gates weigh 0, so they change no sum; only a gate's missing verdict must not blank a group.
-        h = [False if gate else value for value, gate in zip(h, rubric.gates)]
-    known = list(map(truth, h))
-    profile: dict[str, float | None] = {}
-    for group in groups:
-        member = list(map(group.__eq__, groups_of))
-        positive = sum(filter(_is_positive, compress(weights, member)))
-        if positive <= 0 or None in compress(h, member):
-            profile[group] = None
-            continue
-        credit = sum(compress(weights, map(and_, member, known)))
-        profile[group] = _clip(100.0 * credit / positive)
-    return profile
+def group_profiles(rubric: RubricColumns, h: Sequence[bool | None]) -> tuple[dict, dict]:
+    """Profiles by target and by dimension: signed credit / positive weight per group, ×100,
+    clipped, before gates; None where the group has no positive weight or a missing verdict."""
+    positive_t: dict[str, int] = dict.fromkeys(FINAL_TARGETS, 0)
+    positive_d: dict[str, int] = dict.fromkeys(DIMENSIONS, 0)
+    credit_t, credit_d = dict(positive_t), dict(positive_d)
+    unknown_t: set[str] = set()
+    unknown_d: set[str] = set()
+    for target, dimension, weight, value, gate in zip(rubric.targets, rubric.dimensions, rubric.weights, h, rubric.gates):
+        if gate:
+            continue  # gates weigh 0; only their missing verdicts must not blank a group
+        if weight > 0:
+            positive_t[target] = positive_t.get(target, 0) + weight
+            positive_d[dimension] = positive_d.get(dimension, 0) + weight
+        if value is None:
+            unknown_t.add(target)
+            unknown_d.add(dimension)
+        elif value:
+            credit_t[target] = credit_t.get(target, 0) + weight
+            credit_d[dimension] = credit_d.get(dimension, 0) + weight
+
+    def profile(groups, positive, credit, unknown):
+        return {g: (None if positive[g] <= 0 or g in unknown else _clip(100.0 * credit[g] / positive[g]))
+                for g in groups}
+
+    return profile(FINAL_TARGETS, positive_t, credit_t, unknown_t), profile(DIMENSIONS, positive_d, credit_d, unknown_d)
 
 
 @dataclass
@@ -210,8 +226,7 @@ def system_project_scores(results: dict[str, RubricResult], final: RubricColumns
     if final is not None:
         result = results[FINAL_SCOPE]
         final_score, gate = result.score, result.gate_triggered
-        targets = group_profile(final, result.effective, final.targets, FINAL_TARGETS)
-        dimensions = group_profile(final, result.effective, final.dimensions, DIMENSIONS)
+        targets, dimensions = group_profiles(final, result.effective)
     process = _mean_or_none(list(checkpoints.values()))
     return SystemProjectScores(final_score, process, checkpoints, gate, targets, dimensions, missing)
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.scoring.cells import check_cells, parse_verdict  # noqa: F401 (parse_verdict is re-exported)
+from studio.scoring.cells import check_cells
 from studio.scoring.columns import Rubrics, VerdictColumns
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
 from studio.scoring.tablefast import clean_columns

@@ -4,7 +4,7 @@ in C-level passes (map, zip, set, slicing). Any doubt returns None and the row c
 from __future__ import annotations
 
 from itertools import compress, islice, repeat
-from operator import eq, itemgetter, ne, or_
+from operator import itemgetter, ne, or_
 from typing import Sequence
 
 from studio.scoring.cells import check_cells
@@ -31,9 +31,9 @@ def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int]) -> Verd
     if n == 0:
         return None
     stripped = [list(map(str.strip, columns[col[name]])) for name in ("project", "system", "scope", "criterion")]
-    projects, systems, scopes, criteria = stripped
     if not all(map(all, stripped)):
         return None  # an empty id cell
+    projects, systems, scopes, criteria = stripped
     specs = _Specs()
     gate_cells = columns[col["gate"]] if "gate" in col else repeat("")
     checked = list(map(specs.__getitem__, zip(columns[col["weight"]], columns[col["target"]], columns[col["dimension"]],
@@ -58,21 +58,40 @@ def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int]) -> Verd
         keys = [(projects[s], systems[s], scopes[s]) for s in starts]
     runs = list(zip(starts, starts[1:] + [n]))
     table = VerdictColumns(keys, runs, *fields)
-    ids, weights_ = table.ids, table.weights
-    shared: dict[tuple[str, str], dict[str, int]] = {}
-    for (project, _, scope), (start, end) in zip(keys, runs):
-        if len(set(ids[start:end])) != end - start:
-            return None  # repeated criteria: the row checks count identical ones once, report conflicts
-        shared.setdefault((project, scope), {}).update(zip(ids[start:end], weights_[start:end]))
-    # Weights are shared across systems: every rubric must agree with the merged map.
-    for (project, _, scope), (start, end) in zip(keys, runs):
-        known = shared[(project, scope)]
-        if not all(map(eq, map(known.__getitem__, ids[start:end]), weights_[start:end])):
-            return None
+    if not _ids_unique_and_weights_shared(table):
+        return None
     try:
         return table.resolve_requires()  # resolving them is also the check for unknown ids and cycles
     except ScoringError:
         return None
+
+
+def _ids_unique_and_weights_shared(table: VerdictColumns) -> bool:
+    """No criterion twice in one rubric, and every system's rubric weighs a criterion alike.
+
+    Systems usually list a project's rubric identically, so each rubric is first compared
+    whole (tuple equality, in C) with the first one seen for its project and scope; only a
+    rubric that differs is checked criterion by criterion.
+    """
+    ids, weights = table.ids, table.weights
+    reference: dict[tuple[str, str], tuple[tuple, tuple]] = {}
+    merged: dict[tuple[str, str], dict[str, int]] = {}
+    for (project, _, scope), (start, end) in zip(table.keys, table.runs):
+        these_ids, these_weights = ids[start:end], weights[start:end]
+        seen = reference.get((project, scope))
+        if seen is not None and seen[0] == these_ids:
+            if seen[1] != these_weights:
+                return False
+            continue
+        if len(set(these_ids)) != end - start:
+            return False  # repeated criteria: the row checks count identical ones once, report conflicts
+        if seen is None:
+            reference[(project, scope)] = (these_ids, these_weights)
+        known = merged.setdefault((project, scope), dict(zip(*reference[(project, scope)])))
+        for cid, weight in zip(these_ids, these_weights):
+            if known.setdefault(cid, weight) != weight:
+                return False
+    return True
 
 
 def _run_starts(projects: Sequence[str], systems: Sequence[str], scopes: Sequence[str]) -> list[int]:
