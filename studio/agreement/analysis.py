@@ -51,32 +51,37 @@ def _features(ratings: Ratings, layout: Layout, judge: int | None) -> np.ndarray
         counts[:, k] = (codes == k).sum(axis=1)
     r = rated.sum(axis=1).astype(float)
     two, one = r >= 2, r >= 1
-    f = np.zeros((n, layout.width))
+    # Column-major: every feature is written as one contiguous column.
+    f = np.zeros((n, layout.width), order="F")
     s = layout.slices()
     with np.errstate(divide="ignore", invalid="ignore"):
-        pair_share = (counts * (counts - 1)).sum(axis=1) / (r * (r - 1))
-        f[:, s["pa"].start] = np.where(two, pair_share, 0.0)
-        f[:, s["pi"]] = np.where(one[:, None], counts / r[:, None], 0.0)
-        coincidence = (counts[:, :, None] * counts[:, None, :] - np.eye(q) * counts[:, :, None]) / (r - 1)[:, None, None]
+        np.divide((counts * (counts - 1)).sum(axis=1), r * (r - 1), out=f[:, s["pa"].start], where=two)
+        for k in range(q):
+            np.divide(counts[:, k], r, out=f[:, s["pi"].start + k], where=one)
+            for c in range(q):
+                pair = counts[:, c] * counts[:, k] - (counts[:, c] if c == k else 0.0)
+                np.divide(pair, r - 1, out=f[:, s["coincidence"].start + c * q + k], where=two)
     f[:, s["n2"].start] = two
     f[:, s["n1"].start] = one
-    f[:, s["coincidence"]] = np.where(two[:, None], coincidence.reshape(n, q * q), 0.0)
     f[:, s["unanimous"].start] = two & (counts.max(axis=1, initial=0) == r)  # initial: no categories at all
-    rows = np.arange(n)
     if layout.main == "pair":
-        both = rated[:, 0] & rated[:, 1]
-        f[rows[both], s["confusion"].start + codes[both, 0] * q + codes[both, 1]] = 1.0
+        _add_confusion(f, s["confusion"].start, codes[:, 0], codes[:, 1], rated[:, 0] & rated[:, 1], q)
     elif layout.main == "judge":
         for e in range(codes.shape[1]):
             if e != judge:
-                both = rated[:, judge] & rated[:, e]
-                # one increment per decision for each expert: no repeated (row, column) pairs
-                f[rows[both], s["confusion"].start + codes[both, judge] * q + codes[both, e]] += 1.0
+                _add_confusion(f, s["confusion"].start, codes[:, judge], codes[:, e], rated[:, judge] & rated[:, e], q)
     for p, (i, j) in enumerate(layout.pairs):
         both = rated[:, i] & rated[:, j]
         f[:, s["pairs"].start + 2 * p] = both
         f[:, s["pairs"].start + 2 * p + 1] = both & (codes[:, i] == codes[:, j])
     return f
+
+
+def _add_confusion(f: np.ndarray, start: int, a: np.ndarray, b: np.ndarray, both: np.ndarray, q: int) -> None:
+    """Add one count per decision rated by both, in the confusion cell (a, b)."""
+    cell = np.where(both, a.astype(np.int32) * q + b, -1)
+    for v in range(q * q):
+        f[:, start + v] += cell == v
 
 
 def _per_item(features: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
@@ -162,7 +167,7 @@ class Analysis:
     def block(self, mask: np.ndarray | None = None) -> dict:
         ratings, layout, q = self.ratings, self.layout, self.q
         idx = np.arange(ratings.n_decisions) if mask is None else np.flatnonzero(mask)
-        features = self.features[idx]
+        features = self.features if mask is None else self.features[idx]
         totals = features.sum(axis=0)
         point = {k: v for k, v in _coefficients(totals, layout).items()}
         s = layout.slices()
