@@ -32,12 +32,13 @@ def _prefix(values) -> list[int]:
 def rubric_results(table: VerdictColumns) -> list[RubricResult]:
     """One RubricResult per run of the table, as score_rubric would give for each."""
     h = table.resolve_requires().effective
-    positive = _prefix(map(_POSITIVE_PART.__getitem__, table.weights))  # gates weigh 0
-    credit = _prefix(map(mul, table.weights, map(truth, h)))  # a missing h adds nothing here...
+    rows = table.rows
+    positive = _prefix(map(_POSITIVE_PART.__getitem__, rows.weights))  # gates weigh 0
+    credit = _prefix(map(mul, rows.weights, map(truth, h)))  # a missing h adds nothing here...
     unknown = _prefix(map(is_, h, repeat(None)))  # ...and is counted here instead
-    missing = _prefix(map(is_, table.verdicts, repeat(None)))
-    if True in table.gates:
-        triggered = _prefix(map(and_, table.gates, map(is_, h, repeat(True))))
+    missing = _prefix(map(is_, rows.verdicts, repeat(None)))
+    if True in rows.gates:
+        triggered = _prefix(map(and_, rows.gates, map(is_, h, repeat(True))))
     else:
         triggered = [0] * (len(h) + 1)
     results = []

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from studio.scoring.cells import check_cells
 from studio.scoring.columns import VerdictColumns
-from studio.scoring.engine import FINAL_SCOPE, ScoringError
+from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoringError
 
 class _RequiresCells(dict):
     """A `requires` cell -> the tuple of ids it names, split once per distinct cell."""
@@ -57,7 +57,7 @@ def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int]) -> Verd
         starts = _run_starts(projects, systems, scopes)
         keys = [(projects[s], systems[s], scopes[s]) for s in starts]
     runs = list(zip(starts, starts[1:] + [n]))
-    table = VerdictColumns(keys, runs, *fields)
+    table = VerdictColumns(keys, runs, RubricColumns(*fields))
     if not _ids_unique_and_weights_shared(table):
         return None
     try:
@@ -73,7 +73,7 @@ def _ids_unique_and_weights_shared(table: VerdictColumns) -> bool:
     whole (tuple equality, in C) with the first one seen for its project and scope; only a
     rubric that differs is checked criterion by criterion.
     """
-    ids, weights = table.ids, table.weights
+    ids, weights = table.rows.ids, table.rows.weights
     reference: dict[tuple[str, str], tuple[tuple, tuple]] = {}
     merged: dict[tuple[str, str], dict[str, int]] = {}
     for (project, _, scope), (start, end) in zip(table.keys, table.runs):
