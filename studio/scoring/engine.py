@@ -89,34 +89,31 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
                      start: int, end: int, h: list) -> None:
     """Set h[i] for the rows of [start, end) that require others: their verdict AND'ed with
     the (resolved) verdicts they require. ScoringError for an unknown id or a cycle."""
-    position = dict(zip(ids[start:end], range(start, end)))
     resolved: dict[int, bool | None] = {}
-    visiting: set[int] = set()
-
-    def resolve(i: int) -> bool | None:
-        if i in resolved:
-            return resolved[i]
-        if not requires[i]:
-            return verdicts[i]
-        if i in visiting:
-            raise ScoringError(f"criterion {ids[i]} is part of a 'requires' cycle")
-        visiting.add(i)
-        value = verdicts[i]
-        for needed in requires[i]:
-            j = position.get(needed)
-            if j is None:
-                raise ScoringError(f"criterion {ids[i]} requires unknown criterion {needed}")
-            other = resolve(j)
-            if other is False or value is False:
-                value = False
-            elif other is None:
-                value = None
-        visiting.discard(i)
-        resolved[i] = value
-        return value
-
     for i in compress(range(start, end), requires[start:end]):
-        h[i] = resolve(i)
+        h[i] = _resolve(i, ids, verdicts, requires, start, end, resolved, set())
+
+
+def _resolve(i: int, ids, verdicts, requires, start: int, end: int, resolved: dict, visiting: set) -> bool | None:
+    if i in resolved:
+        return resolved[i]
+    if i in visiting:
+        raise ScoringError(f"criterion {ids[i]} is part of a 'requires' cycle")
+    visiting.add(i)
+    value = verdicts[i]
+    for needed in requires[i]:
+        try:
+            j = ids.index(needed, start, end)  # rubrics are short: a scan beats building a dict
+        except ValueError:
+            raise ScoringError(f"criterion {ids[i]} requires unknown criterion {needed}") from None
+        other = _resolve(j, ids, verdicts, requires, start, end, resolved, visiting) if requires[j] else verdicts[j]
+        if other is False or value is False:
+            value = False
+        elif other is None:
+            value = None
+    visiting.discard(i)
+    resolved[i] = value
+    return value
 
 
 def score_rubric(criteria: "Sequence[ScoredCriterion] | RubricColumns") -> RubricResult:
