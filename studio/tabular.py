@@ -7,6 +7,7 @@ import csv
 import io
 from itertools import repeat
 from pathlib import Path
+from typing import NamedTuple
 
 XLSX_SUFFIXES = (".xlsx", ".xlsm")
 
@@ -57,8 +58,24 @@ def read_rows(path: Path) -> list[list[str]]:
     return rows
 
 
-def read_columns(path: Path) -> tuple[list[str], list[list[str]]] | None:
-    """(header, columns) of a plain CSV (no quotes, no empty lines) whose every line has the
+class Columns(NamedTuple):
+    header: list[str]
+    columns: list[list[str]]
+    trimmed: bool  # no cell starts or ends with whitespace: str.strip would change nothing
+
+
+# ASCII characters str.isspace() accepts, besides the line ends handled as separators.
+_ASCII_BLANKS = (" ", "\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _trimmed(text: str) -> bool:
+    """True if `text` is ASCII without a single blank: then no cell can have surrounding
+    whitespace. Machine-written tables usually are; a text with blanks gets stripped cells."""
+    return text.isascii() and not any(blank in text for blank in _ASCII_BLANKS)
+
+
+def read_columns(path: Path) -> Columns | None:
+    """Header and columns of a plain CSV (no quotes, no empty lines) whose every line has the
     same number of fields, in a few C-level passes; None for anything else (then read_rows)."""
     if is_xlsx(path):
         return None
@@ -86,4 +103,4 @@ def read_columns(path: Path) -> tuple[list[str], list[list[str]]] | None:
     header = cells[:width - 1] + [last[0].rstrip("\n")]
     columns = [cells[width + k::width] for k in range(width - 1)]
     columns.append([cell[:-1] for cell in last[1:-1]] + last[-1:] if lines > 1 else [])
-    return header, columns
+    return Columns(header, columns, _trimmed(text))

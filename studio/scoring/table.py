@@ -90,8 +90,9 @@ def _read(path: Path) -> VerdictColumns:
     rows: list[list[str]] | None = None
     try:
         loaded = read_columns(path)
+        trimmed = False
         if loaded is not None:
-            header, columns = loaded
+            header, columns, trimmed = loaded
         else:
             rows = read_rows(path)
             header, rows = (rows[0], rows[1:]) if rows else (None, [])
@@ -110,7 +111,7 @@ def _read(path: Path) -> VerdictColumns:
     if rows is not None:
         width = max(col.values()) + 1
         columns = list(zip(*rows)) if rows and min(map(len, rows)) >= width else None
-    fast = clean_columns(columns, col) if columns else None
+    fast = clean_columns(columns, col, trimmed) if columns else None
     if fast is not None:
         return fast
     if rows is None:

@@ -25,12 +25,14 @@ class _Specs(dict):
         value = self[key] = check_cells(*key)
         return value
 
-def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int]) -> VerdictColumns | None:
-    """The table read from its columns (header excluded), if it has no problem at all."""
+def clean_columns(columns: Sequence[Sequence[str]], col: dict[str, int], trimmed: bool = False) -> VerdictColumns | None:
+    """The table read from its columns (header excluded), if it has no problem at all.
+    `trimmed`: the reader knows no cell has surrounding blanks, so nothing is stripped."""
     n = len(columns[col["project"]])
     if n == 0:
         return None
-    stripped = [list(map(str.strip, columns[col[name]])) for name in ("project", "system", "scope", "criterion")]
+    names = ("project", "system", "scope", "criterion")
+    stripped = [columns[col[name]] if trimmed else list(map(str.strip, columns[col[name]])) for name in names]
     if not all(map(all, stripped)):
         return None  # an empty id cell
     projects, systems, scopes, criteria = stripped
