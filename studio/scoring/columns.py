@@ -11,6 +11,7 @@ from studio.scoring.engine import RubricColumns, resolve_requires
 # rubrics[project][system][scope] -> the rubric's criteria as columns
 Rubrics = dict[str, dict[str, dict[str, RubricColumns]]]
 
+
 @dataclass(frozen=True)
 class VerdictColumns:
     """A whole table: `rows` holds every criterion as one RubricColumns, and the rows of each
