@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,7 +14,21 @@ def resolve_project(path: str | None) -> Path:
     return Path(path) if path else ensure_workspace_sample()
 
 
+def no_display_reason() -> str | None:
+    """Why a window cannot open here (Linux without a display), or None."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open a window on: run it in a desktop session, under Xvfb "
+            "(xvfb-run dbstudio), or use the command line (dbstudio --help)")
+
+
 def run_app(path: str | None = None) -> int:
+    reason = no_display_reason()
+    if reason is not None:
+        print(f"dbstudio: {reason}", file=sys.stderr)
+        return 2
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from studio.gui.main_window import MainWindow

@@ -53,3 +53,14 @@ def test_default_project_is_a_workspace_copy_of_the_sample(tmp_path: Path):
     folder = resolve_project(None)
     assert folder == tmp_path / "workspace" / "kestrel-refinancing"
     assert (folder / ".git").is_dir()
+
+
+def test_no_display_gives_a_message_not_a_crash(monkeypatch):
+    from studio.gui.app import no_display_reason, run_app
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    assert "no display" in no_display_reason()
+    assert run_app(None) == 2
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert no_display_reason() is None
