@@ -12,6 +12,13 @@ from typing import NamedTuple
 XLSX_SUFFIXES = (".xlsx", ".xlsm")
 
 
+def cell_name(column_index: int, row: int) -> str:
+    """Spreadsheet name of a cell from a 0-based column index and a 1-based row: (4, 7) -> 'E7'."""
+    from openpyxl.utils import get_column_letter
+
+    return f"{get_column_letter(column_index + 1)}{row}"
+
+
 def is_xlsx(path: Path) -> bool:
     return path.suffix.lower() in XLSX_SUFFIXES
 

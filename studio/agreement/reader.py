@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.agreement.ratings import RatingConflict, Ratings, RatingsBuilder, normalise_label
-from studio.tabular import is_xlsx, read_rows
+from studio.tabular import cell_name, is_xlsx, read_rows
 
 REQUIRED = ("criterion", "item", "rater", "verdict")
 OPTIONAL = ("target", "dimension", "project")
@@ -19,14 +19,6 @@ class RatingTableError(Exception):
         self.source = source
         self.problems = problems
         super().__init__("\n".join(f"{source}: {p}" for p in problems))
-
-
-def _cell(column_index: int, row: int) -> str:
-    letters, index = "", column_index + 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{row}"
 
 
 def read_rating_table(path: Path | str) -> Ratings:
@@ -65,7 +57,7 @@ def read_rating_table(path: Path | str) -> Ratings:
             if len(problems) < MAX_ERRORS:
                 where = f"row {number}, column '{exc.column}'"
                 if xlsx:
-                    where += f" (cell {_cell(col[exc.column], number)})"
+                    where += f" (cell {cell_name(col[exc.column], number)})"
                 problems.append(f"{where}: {exc}")
     if problems:
         raise RatingTableError(source, problems)

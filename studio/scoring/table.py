@@ -17,7 +17,7 @@ from studio.scoring.cells import check_cells
 from studio.scoring.columns import Rubrics, VerdictColumns
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
 from studio.scoring.tablefast import clean_columns
-from studio.tabular import is_xlsx, read_columns, read_rows
+from studio.tabular import cell_name, is_xlsx, read_columns, read_rows
 
 REQUIRED = ("project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict")
 OPTIONAL = ("gate", "requires")
@@ -45,15 +45,6 @@ class VerdictTableError(Exception):
         self.source = source
         self.problems = problems
         super().__init__("\n".join(p.render(source) for p in problems))
-
-
-def _column_letter(index: int) -> str:
-    letters = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters
 
 
 @contextmanager
@@ -122,13 +113,13 @@ def _read(path: Path) -> VerdictColumns:
     return VerdictColumns.from_rubrics(rubrics)
 
 
-def _read_checked(rows: list[list[str]], col: dict[str, int], is_xlsx: bool) -> tuple[Rubrics, list[TableProblem]]:
+def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tuple[Rubrics, list[TableProblem]]:
     """The authoritative row-by-row reading: every problem, named by row and column."""
     problems: list[TableProblem] = []
 
     def bad(row: int, column: str, message: str) -> None:
         if len(problems) < MAX_ERRORS:
-            cell = f"{_column_letter(col[column])}{row}" if is_xlsx else None
+            cell = cell_name(col[column], row) if xlsx else None
             problems.append(TableProblem(row, column, message, cell))
 
     i_proj, i_sys, i_scope, i_crit = col["project"], col["system"], col["scope"], col["criterion"]

@@ -45,7 +45,7 @@ def tables(draw):
 @settings(max_examples=400, deadline=None)
 @given(tables())
 def test_fast_reader_agrees_with_row_checks(rows):
-    checked, problems = _read_checked(rows, COL, is_xlsx=False)
+    checked, problems = _read_checked(rows, COL, xlsx=False)
     fast = clean_columns(list(zip(*rows)), COL)
     if problems:
         assert fast is None  # a table with problems never takes the fast path
@@ -59,7 +59,7 @@ def test_fast_reader_is_taken_for_a_clean_table():
             ["P1", "B", "T01", "C1", "5", "checkpoint", "correctness", "", "", ""],
             ["P1", "A", "T02", "C1", "2", "checkpoint", "correctness", "yes", "", ""]]
     fast = clean_columns(list(zip(*rows)), COL)
-    assert fast is not None and fast.rubrics() == _read_checked(rows, COL, is_xlsx=False)[0]
+    assert fast is not None and fast.rubrics() == _read_checked(rows, COL, xlsx=False)[0]
     assert fast.rubrics()["P1"]["A"]["T01"].requires == ((), ("C1",))
     assert fast.keys == [("P1", "A", "T01"), ("P1", "B", "T01"), ("P1", "A", "T02")]
 
