@@ -7,6 +7,7 @@ from pathlib import Path
 
 from studio.review import alignment, availability, dependencies, leaks, propagation, weights
 from studio.review.context import ReviewContext
+from studio.store import layout
 from studio.store.loader import load_project
 from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
@@ -59,6 +60,6 @@ def review_loaded(loaded) -> ReviewReport:
 
 def review_project(path: Path) -> ReviewReport:
     folder = Path(path)
-    if not folder.is_dir() or not (folder / "project.yaml").is_file():
-        raise NotAProjectError(f"{folder}: not a project folder (it has no project.yaml)")
+    if not layout.is_project_folder(folder):
+        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE})")
     return review_loaded(load_project(folder))

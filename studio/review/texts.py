@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from studio.model import Material, Project
+from studio.store import layout
 
 PLAIN_SUFFIXES = {".md", ".markdown", ".txt", ".csv", ".tsv", ".json", ".yaml", ".yml", ".html", ".xml", ".py"}
 
@@ -139,8 +140,6 @@ def shared_passages(reference_shingles: set[tuple[str, ...]], text: str, size: i
 
 def agent_facing_texts(root: Path, project: Project) -> list[tuple[str, str]]:
     """(project-relative file, text) of the brief, every instruction and every material file."""
-    from studio.store import layout
-
     texts: list[tuple[str, str]] = []
     if project.info is not None:
         texts.append((project.info.brief, file_text(root / project.info.brief)))
