@@ -3,7 +3,9 @@
 7 systems x 11 projects; 150 checkpoints, 3,828 checkpoint criteria, 313 cross-file and 172
 package criteria (4,313 unique), plus 1,150 checkpoint criteria reused in final rubrics:
 5,463 rows per system, 38,241 in all. The floor is a plain-Python single pass over the same
-CSV (csv.reader, summing weight x verdict); both include reading the file. Prints the ratio.
+CSV (csv.reader, summing weight x verdict); both include reading the file. Prints the ratio,
+and checks that the table took the array path with the row-by-row reader's exact scores
+(exit 1 if not).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from studio.scoring import score_table  # noqa: E402
+from studio.scoring import read_verdict_table, score_benchmark, score_table  # noqa: E402
+from studio.scoring.vectorized import score_plain_csv  # noqa: E402
 
 SYSTEMS = 7
 PROJECTS = 11
@@ -108,13 +111,19 @@ def main() -> int:
         floor(path)
         base, mine = best_of_interleaved(path, 15)
         scores = ours(path)
+        took_array_path = score_plain_csv(path) is not None
+        start = time.perf_counter()
+        authority = score_benchmark(read_verdict_table(path))
+        row_path = time.perf_counter() - start
     unique = CHECKPOINT_CRITERIA + CROSS_FILE + PACKAGE
     print(f"table: {rows} rows ({SYSTEMS} systems x {PROJECTS} projects, {unique} unique criteria + {REUSED} reused, {CHECKPOINTS} checkpoints)")
     print(f"floor (csv.reader + sum):   {base * 1000:8.1f} ms")
     print(f"dbstudio score (read+score): {mine * 1000:8.1f} ms")
     print(f"ratio: {mine / base:.2f}x the floor (target <= 3x), absolute {'under' if mine < 1 else 'OVER'} 1 s")
+    print(f"array path taken: {took_array_path}; row-by-row reader (for comparison): {row_path * 1000:.1f} ms, "
+          f"same scores: {authority == scores}")
     print("final means:", {s: round(v.final_mean, 2) for s, v in scores.systems.items() if v.final_mean is not None})
-    return 0
+    return 0 if took_array_path and authority == scores else 1
 
 
 if __name__ == "__main__":

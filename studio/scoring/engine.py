@@ -88,32 +88,42 @@ def effective_verdicts(rubric: RubricColumns) -> tuple[bool | None, ...]:
 def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requires: Sequence[tuple[str, ...]],
                      start: int, end: int, h: list) -> None:
     """Set h[i] for the rows of [start, end) that require others: their verdict AND'ed with
-    the (resolved) verdicts they require. ScoringError for an unknown id or a cycle."""
+    the (resolved) verdicts they require. ScoringError for an unknown id or a cycle.
+
+    Depth-first with an explicit stack, so a chain of thousands of criteria needs no recursion."""
+    position: dict[str, int] = {}
+    for k in range(start, end):
+        position.setdefault(ids[k], k)
+
+    def row_of(i: int, needed: str) -> int:
+        if needed not in position:
+            raise ScoringError(f"criterion {ids[i]} requires unknown criterion {needed}")
+        return position[needed]
+
     resolved: dict[int, bool | None] = {}
-    for i in compress(range(start, end), requires[start:end]):
-        h[i] = _resolve(i, ids, verdicts, requires, start, end, resolved, set())
-
-
-def _resolve(i: int, ids, verdicts, requires, start: int, end: int, resolved: dict, visiting: set) -> bool | None:
-    if i in resolved:
-        return resolved[i]
-    if i in visiting:
-        raise ScoringError(f"criterion {ids[i]} is part of a 'requires' cycle")
-    visiting.add(i)
-    value = verdicts[i]
-    for needed in requires[i]:
-        try:
-            j = ids.index(needed, start, end)  # rubrics are short: a scan beats building a dict
-        except ValueError:
-            raise ScoringError(f"criterion {ids[i]} requires unknown criterion {needed}") from None
-        other = _resolve(j, ids, verdicts, requires, start, end, resolved, visiting) if requires[j] else verdicts[j]
-        if other is False or value is False:
-            value = False
-        elif other is None:
-            value = None
-    visiting.discard(i)
-    resolved[i] = value
-    return value
+    for root in compress(range(start, end), requires[start:end]):
+        stack, on_stack = [root], {root}
+        while stack:
+            i = stack[-1]
+            waiting = next((j for j in (row_of(i, needed) for needed in requires[i]) if requires[j] and j not in resolved), None)
+            if waiting is not None:
+                if waiting in on_stack:
+                    raise ScoringError(f"criterion {ids[waiting]} is part of a 'requires' cycle")
+                stack.append(waiting)
+                on_stack.add(waiting)
+                continue
+            value = verdicts[i]
+            for needed in requires[i]:
+                j = row_of(i, needed)
+                other = resolved[j] if requires[j] else verdicts[j]
+                if other is False or value is False:
+                    value = False
+                elif other is None:
+                    value = None
+            resolved[i] = value
+            stack.pop()
+            on_stack.discard(i)
+        h[root] = resolved[root]
 
 
 def score_rubric(criteria: "Sequence[ScoredCriterion] | RubricColumns") -> RubricResult:
@@ -208,22 +218,25 @@ def score_system_project(rubrics: dict[str, "Sequence[ScoredCriterion] | RubricC
     """Scores from rubrics keyed by scope: subtask ids for checkpoints, 'final' for the final rubric."""
     columns = {scope: RubricColumns.of(criteria) for scope, criteria in rubrics.items() if len(criteria)}
     results = {scope: score_rubric(rubric) for scope, rubric in columns.items()}
-    return system_project_scores(results, columns.get(FINAL_SCOPE))
+    final = columns.get(FINAL_SCOPE)
+    profiles = group_profiles(final, results[FINAL_SCOPE].effective) if final is not None else None
+    return system_project_scores(results, profiles)
 
 
-def system_project_scores(results: dict[str, RubricResult], final: RubricColumns | None) -> SystemProjectScores:
-    """Assemble one system's project scores from its rubric results (final: the final rubric,
-    whose result must carry its effective verdicts for the profiles)."""
+def system_project_scores(results: dict[str, RubricResult], profiles: tuple[dict, dict] | None) -> SystemProjectScores:
+    """Assemble one system's project scores from its rubric results and, where it has a final
+    rubric, that rubric's (targets, dimensions) profiles."""
     checkpoints = {scope: results[scope].score for scope in sorted(s for s in results if s != FINAL_SCOPE)}
     missing = sum(r.missing for r in results.values())
     final_score: float | None = None
     gate = False
     targets: dict[str, float | None] = {t: None for t in FINAL_TARGETS}
     dimensions: dict[str, float | None] = {d: None for d in DIMENSIONS}
-    if final is not None:
+    if FINAL_SCOPE in results:
         result = results[FINAL_SCOPE]
         final_score, gate = result.score, result.gate_triggered
-        targets, dimensions = group_profiles(final, result.effective)
+        if profiles is not None:
+            targets, dimensions = profiles
     process = _mean_or_none(list(checkpoints.values()))
     return SystemProjectScores(final_score, process, checkpoints, gate, targets, dimensions, missing)
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.scoring.cells import check_cells
-from studio.scoring.columns import Rubrics, VerdictColumns
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
-from studio.scoring.tablefast import clean_columns
-from studio.tabular import cell_name, is_xlsx, read_columns, read_rows
+from studio.tabular import cell_name, is_xlsx, read_rows
+
+# rubrics[project][system][scope] -> the rubric's criteria as columns
+Rubrics = dict[str, dict[str, dict[str, RubricColumns]]]
 
 REQUIRED = ("project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict")
 OPTIONAL = ("gate", "requires")
@@ -63,54 +64,32 @@ def gc_paused():
             gc.enable()
 
 
-def read_verdict_columns(path: Path | str) -> VerdictColumns:
-    """Read and check a verdict table. Raises VerdictTableError listing every bad row."""
-    with gc_paused():
-        return _read(Path(path))
-
-
 def read_verdict_table(path: Path | str) -> Rubrics:
-    """The table as rubrics[project][system][scope]; see read_verdict_columns."""
-    return read_verdict_columns(path).rubrics()
-
-
-def _read(path: Path) -> VerdictColumns:
+    """Read and check a verdict table: rubrics[project][system][scope] -> criteria as columns.
+    Raises VerdictTableError listing every bad row."""
+    path = Path(path)
     source = str(path)
     if not path.is_file():
         raise VerdictTableError(source, [TableProblem(0, None, "no such file")])
-    rows: list[list[str]] | None = None
-    try:
-        loaded = read_columns(path)
-        trimmed = False
-        if loaded is not None:
-            header, columns, trimmed = loaded
-        else:
+    with gc_paused():
+        try:
             rows = read_rows(path)
-            header, rows = (rows[0], rows[1:]) if rows else (None, [])
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise VerdictTableError(source, [TableProblem(1, None, f"cannot read the table: {exc}")]) from None
-    except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
-        raise VerdictTableError(source, [TableProblem(1, None, f"not a readable xlsx workbook: {exc}")]) from None
-    if not header:
-        raise VerdictTableError(source, [TableProblem(1, None, "the table is empty: it needs a header row")])
-    names = [h.strip().lower() for h in header]
-    missing = [c for c in REQUIRED if c not in names]
-    if missing:
-        raise VerdictTableError(source, [TableProblem(
-            1, None, f"header lacks column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}")])
-    col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
-    if rows is not None:
-        width = max(col.values()) + 1
-        columns = list(zip(*rows)) if rows and min(map(len, rows)) >= width else None
-    fast = clean_columns(columns, col, trimmed) if columns else None
-    if fast is not None:
-        return fast
-    if rows is None:
-        rows = [list(row) for row in zip(*columns)]
-    rubrics, problems = _read_checked(rows, col, is_xlsx(path))
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise VerdictTableError(source, [TableProblem(1, None, f"cannot read the table: {exc}")]) from None
+        except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
+            raise VerdictTableError(source, [TableProblem(1, None, f"not a readable xlsx workbook: {exc}")]) from None
+        if not rows or not rows[0]:
+            raise VerdictTableError(source, [TableProblem(1, None, "the table is empty: it needs a header row")])
+        names = [h.strip().lower() for h in rows[0]]
+        missing = [c for c in REQUIRED if c not in names]
+        if missing:
+            raise VerdictTableError(source, [TableProblem(
+                1, None, f"header lacks column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}")])
+        col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
+        rubrics, problems = _read_checked(rows[1:], col, is_xlsx(path))
     if problems:
         raise VerdictTableError(source, problems)
-    return VerdictColumns.from_rubrics(rubrics)
+    return rubrics
 
 
 def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tuple[Rubrics, list[TableProblem]]:
