@@ -10,9 +10,9 @@ from studio.scoring.engine import (
     score_benchmark,
     score_rubric,
 )
-from studio.tabular import is_xlsx
 from studio.scoring.table import VerdictTableError, read_verdict_table
 from studio.scoring.vectorized import score_plain_csv
+from studio.tabular import is_xlsx
 
 
 def score_table(path) -> BenchmarkScores:

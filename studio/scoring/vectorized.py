@@ -179,8 +179,9 @@ def _score(data: bytes) -> BenchmarkScores:
     project_scope = np.array([shared.setdefault((p, scope), len(shared)) for p, _, scope in keys])
     weight_key = project_scope[rubric] * n_criteria + criterion
     by_weight_key = np.argsort(weight_key, kind="stable")
-    same = weight_key[by_weight_key][1:] == weight_key[by_weight_key][:-1]
-    if (same & (weight[by_weight_key][1:] != weight[by_weight_key][:-1])).any():
+    grouped_keys, grouped_weights = weight_key[by_weight_key], weight[by_weight_key]
+    same = grouped_keys[1:] == grouped_keys[:-1]
+    if (same & (grouped_weights[1:] != grouped_weights[:-1])).any():
         raise _Declined("a criterion weighed differently by two systems")
 
     h = verdict.copy()
@@ -258,11 +259,11 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
     def per_rubric(values, index=rubric, size=n_rubrics) -> np.ndarray:
         return np.bincount(index, weights=values, minlength=size)
 
-    passed = h == PASS
+    passed, missing_h = h == PASS, h == MISSING
     positive = np.maximum(weight, 0)
     w_plus = per_rubric(positive)
     credit = per_rubric(weight * passed)
-    unknown = per_rubric(h == MISSING) > 0
+    unknown = per_rubric(missing_h) > 0
     missing = per_rubric(verdict == MISSING).astype(np.int64)
     triggered = per_rubric(gate & passed) > 0
     if ((w_plus <= 0) & ~triggered).any():
@@ -277,7 +278,7 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
         slot = rubric * size + index
         group_positive = per_rubric(positive * counted, slot, n_rubrics * size).reshape(n_rubrics, size)
         group_credit = per_rubric(weight * (passed & counted), slot, n_rubrics * size).reshape(n_rubrics, size)
-        group_unknown = per_rubric((h == MISSING) & counted, slot, n_rubrics * size).reshape(n_rubrics, size) > 0
+        group_unknown = per_rubric(missing_h & counted, slot, n_rubrics * size).reshape(n_rubrics, size) > 0
         offset = TARGETS.index(FINAL_TARGETS[0]) if groups is FINAL_TARGETS else 0
         profiles.append((groups, offset, group_positive.tolist(), group_credit.tolist(), group_unknown.tolist()))
 
