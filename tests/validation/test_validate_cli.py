@@ -66,6 +66,42 @@ def assert_problem(run: Run, file: str, line: int, *fragments: str) -> tuple[str
     return matches[0]
 
 
+# One edit to one file of the clean template, and the finding it must give: (file, old, new,
+# the text on the line the finding points at, fragments of its message).
+ONE_EDIT_CASES = [
+    # malformed YAML; an unclosed bracket points at the sequence it opens
+    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01", ("YAML syntax",),
+                 id="unclosed-bracket"),
+    pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law", ("duplicate key", "domain"),
+                 id="duplicate-yaml-key"),
+    # schema violations; a rule spanning two keys (gate and weight) lands on the criterion itself
+    pytest.param("materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n", "colour: blue",
+                 ("unknown key 'colour'",), id="unknown-key"),
+    pytest.param("final/rubric.yaml", "dimension: completeness", "dimension: beauty", "dimension: beauty",
+                 ("dimension", "correctness"), id="unknown-dimension"),
+    pytest.param("subtasks/T01/rubric.yaml", "    weight: 5\n", "    weight: 5\n    gate: true\n", "- id: T01-C01",
+                 ("gate", "weight 0"), id="gate-with-non-zero-weight"),
+    pytest.param("subtasks/T01/rubric.yaml", "weight: 5", "weight: 0", "- id: T01-C01", ("0 is only for gates",),
+                 id="weight-zero-without-gate"),
+    # dangling references
+    pytest.param("subtasks/T01/subtask.yaml", "  - M01\n", "  - M01\n  - M09\n", "- M09", ("unknown material 'M09'",),
+                 id="input-naming-unknown-material"),
+    pytest.param("final/rubric.yaml", "reuse_of: T01-C01", "reuse_of: T01-C99", "reuse_of: T01-C99",
+                 ("'T01-C99' is not a checkpoint criterion",), id="final-reuse-of-unknown-criterion"),
+    pytest.param("stages.yaml", "      - T01\n", "      - T01\n      - T07\n", "- T07",
+                 ("unknown subtask 'T07'", "subtasks/T07/subtask.yaml"), id="stage-lists-subtask-without-folder"),
+    pytest.param("materials.yaml", "      at: start\n", "      at: before\n      subtask: T09\n", "subtask: T09",
+                 ("released before 'T09'", "not a scheduled subtask"), id="release-before-unknown-subtask"),
+]
+
+
+@pytest.mark.parametrize("file, old, new, marker, fragments", ONE_EDIT_CASES)
+def test_one_edit_gives_a_located_finding(blank_project: Path, capsys, file, old, new, marker, fragments) -> None:
+    text = replace_in(blank_project, file, old, new)
+    run = run_inprocess(capsys, str(blank_project))
+    assert_problem(run, file, line_of(text, marker), *fragments)
+
+
 # -- clean project and unusable input -------------------------------------------------------
 
 
@@ -110,25 +146,12 @@ def test_file_instead_of_folder_exits_2(blank_project: Path, capsys) -> None:
 # -- malformed YAML --------------------------------------------------------------------------
 
 
-def test_malformed_yaml_unclosed_bracket_is_located(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n")
-    run = run_inprocess(capsys, str(blank_project))
-    # The bracket is never closed: the finding points at the sequence it opens.
-    assert_problem(run, "stages.yaml", line_of(text, "subtasks: [T01"), "YAML syntax")
-
-
 def test_malformed_yaml_mapping_value_on_one_line(blank_project: Path, capsys) -> None:
     text = replace_in(blank_project, "materials.yaml", "title: Source notes", "title: Source: notes: here")
     run = run_inprocess(capsys, str(blank_project))
     _, _, column, message = assert_problem(run, "materials.yaml", line_of(text, "title: Source: notes"), "YAML syntax")
     assert "mapping values are not allowed" in message
     assert column > 1
-
-
-def test_duplicate_yaml_key_is_located(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "project.yaml", line_of(text, "domain: Law"), "duplicate key", "domain")
 
 
 # -- schema violations -----------------------------------------------------------------------
@@ -140,31 +163,6 @@ def test_weight_out_of_range(blank_project: Path, capsys) -> None:
     _, _, column, message = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "weight: 42"), "weight")
     assert "10" in message
     assert column == text.splitlines()[line_of(text, "weight: 42") - 1].index("42") + 1
-
-
-def test_unknown_key(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "materials.yaml", line_of(text, "colour: blue"), "unknown key 'colour'")
-
-
-def test_unknown_dimension(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "final/rubric.yaml", "dimension: completeness", "dimension: beauty")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "final/rubric.yaml", line_of(text, "dimension: beauty"), "dimension", "correctness")
-
-
-def test_gate_with_non_zero_weight(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "    weight: 5\n", "    weight: 5\n    gate: true\n")
-    run = run_inprocess(capsys, str(blank_project))
-    # The rule spans two keys, so it lands on the criterion itself.
-    assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01"), "gate", "weight 0")
-
-
-def test_weight_zero_without_gate(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: 0")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01"), "0 is only for gates")
 
 
 # -- duplicate ids ---------------------------------------------------------------------------
@@ -206,30 +204,6 @@ def test_duplicate_material_id(blank_project: Path, capsys) -> None:
 
 
 # -- dangling references ---------------------------------------------------------------------
-
-
-def test_subtask_input_naming_unknown_material(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "subtasks/T01/subtask.yaml", "  - M01\n", "  - M01\n  - M09\n")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "subtasks/T01/subtask.yaml", line_of(text, "- M09"), "unknown material 'M09'")
-
-
-def test_final_reuse_of_unknown_criterion(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "final/rubric.yaml", "reuse_of: T01-C01", "reuse_of: T01-C99")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "final/rubric.yaml", line_of(text, "reuse_of: T01-C99"), "'T01-C99' is not a checkpoint criterion")
-
-
-def test_stage_lists_subtask_without_folder(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "stages.yaml", "      - T01\n", "      - T01\n      - T07\n")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "stages.yaml", line_of(text, "- T07"), "unknown subtask 'T07'", "subtasks/T07/subtask.yaml")
-
-
-def test_release_before_unknown_subtask(blank_project: Path, capsys) -> None:
-    text = replace_in(blank_project, "materials.yaml", "      at: start\n", "      at: before\n      subtask: T09\n")
-    run = run_inprocess(capsys, str(blank_project))
-    assert_problem(run, "materials.yaml", line_of(text, "subtask: T09"), "released before 'T09'", "not a scheduled subtask")
 
 
 def test_handoff_backwards_in_time(tmp_path: Path, capsys) -> None:
