@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from studio.errors import StudioError
+
 PASS, FAIL = "pass", "fail"
 _PASS_WORDS = {"1", "pass", "true", "yes"}
 _FAIL_WORDS = {"0", "fail", "false", "no"}
@@ -31,7 +33,7 @@ def normalise_label(text: str) -> str | None:
     return word
 
 
-class RatingConflict(ValueError):
+class RatingConflict(StudioError, ValueError):
     """A rating that contradicts earlier ones; `column` names the offending field."""
 
     def __init__(self, column: str, message: str):

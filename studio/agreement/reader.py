@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from studio.agreement.ratings import RatingConflict, Ratings, RatingsBuilder, normalise_label
+from studio.agreement.ratings import (
+    RatingConflict,
+    Ratings,
+    RatingsBuilder,
+    normalise_label,
+)
+from studio.errors import StudioError
 from studio.tabular import cell_name, is_xlsx, read_rows
 
 REQUIRED = ("criterion", "item", "rater", "verdict")
@@ -12,7 +18,7 @@ OPTIONAL = ("target", "dimension", "project")
 MAX_ERRORS = 50
 
 
-class RatingTableError(Exception):
+class RatingTableError(StudioError):
     """Bad rows; nothing was computed. Each problem names its row and column."""
 
     def __init__(self, source: str, problems: list[str]):

@@ -8,21 +8,9 @@ from typing import Self
 from pydantic import Field, model_validator
 
 from studio.model.base import Identifier, StrictModel
+from studio.model.vocabulary import Dimension, Target
 
-
-class Target(str, Enum):
-    CHECKPOINT = "checkpoint"
-    ARTIFACT = "artifact"
-    CROSS_FILE = "cross-file"
-    PACKAGE = "package"
-
-
-class Dimension(str, Enum):
-    CORRECTNESS = "correctness"
-    COMPLETENESS = "completeness"
-    CONSISTENCY = "consistency"
-    PROFESSIONALISM = "professionalism"
-    USABILITY = "usability"
+__all__ = ["Criterion", "Dimension", "ReviewRecord", "ReviewStatus", "Rubric", "Target"]
 
 
 class ReviewStatus(str, Enum):

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from studio.errors import StudioError
+from studio.review.graph import (
+    DELIVERABLE,
+    MATERIAL,
+    OUTPUT,
+    SUBTASK,
+    DependencyGraph,
+    Node,
+    criteria_covering,
+)
 from studio.review.locations import criterion_location
-from studio.review.graph import DELIVERABLE, MATERIAL, OUTPUT, SUBTASK, DependencyGraph, Node, criteria_covering
 from studio.store.loader import LoadedProject
 
 
-class UnknownItemError(ValueError):
+class UnknownItemError(StudioError, ValueError):
     """The item is not a material, output or subtask of the project."""
 
 

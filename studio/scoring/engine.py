@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from statistics import fmean
 from itertools import compress
+from statistics import fmean
 from typing import Iterable, NamedTuple, Sequence
+
+from studio.errors import StudioError
 
 FINAL_SCOPE = "final"
 FINAL_TARGETS = ("artifact", "cross-file", "package")
@@ -18,7 +20,7 @@ DIMENSIONS = ("correctness", "completeness", "consistency", "professionalism", "
 PASS_THRESHOLD = 90.0
 
 
-class ScoringError(ValueError):
+class ScoringError(StudioError, ValueError):
     """The rubric cannot be scored as given (no positive weight, a requires cycle)."""
 
 

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.errors import StudioError
 from studio.scoring.cells import check_cells
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
 from studio.tabular import cell_name, is_xlsx, read_rows
@@ -39,7 +40,7 @@ class TableProblem:
         return f"{source}: {where}: {self.message}"
 
 
-class VerdictTableError(Exception):
+class VerdictTableError(StudioError):
     """The table has bad rows; nothing was scored."""
 
     def __init__(self, source: str, problems: list[TableProblem]):

@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from studio.errors import StudioError
 from studio.store.atomic import write_atomic
 from studio.store.history import ProjectRepository, Revision
 from studio.store.yamlfile import YamlDocument
 
 
-class ExternalEditError(Exception):
+class ExternalEditError(StudioError):
     """A file changed on disk after the app read it."""
 
     def __init__(self, rel: str):

@@ -15,12 +15,13 @@ from typing import Any
 
 import git
 
+from studio.errors import StudioError
 from studio.store import layout
 from studio.store.atomic import write_atomic
 from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
 
 
-class HistoryError(Exception):
+class HistoryError(StudioError):
     """A history operation that cannot be done; the message says why and what to do."""
 
 

@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
+from studio.errors import StudioError
 from studio.store import layout
 from studio.store.history import HistoryError, ProjectRepository
 from studio.store.yamlfile import YamlDocument
@@ -16,7 +17,7 @@ SAMPLES_DIR = PACKAGE_ROOT / "projects"
 SAMPLE_PROJECT = "kestrel-refinancing"
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(StudioError):
     """A project cannot be created or copied; the message says why."""
 
 

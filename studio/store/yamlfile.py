@@ -11,6 +11,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from studio.errors import StudioError
 from studio.store.atomic import write_atomic
 
 # One house style for every project YAML file; the sample and the templates are written in it,
@@ -30,7 +31,7 @@ def make_yaml() -> YAML:
     return yaml
 
 
-class YamlSyntaxError(Exception):
+class YamlSyntaxError(StudioError):
     """The text is not valid YAML; carries a 1-based line and column."""
 
     def __init__(self, message: str, line: int, column: int):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from studio.errors import StudioError
 from studio.store import layout
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding
 from studio.validation.references import check_references
 
 
-class NotAProjectError(Exception):
+class NotAProjectError(StudioError):
     """The path is not a project folder at all (exit code 2 territory)."""
 
 
