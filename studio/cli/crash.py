@@ -32,11 +32,11 @@ def write_crash_log(command: str, argv: list[str], error: BaseException) -> Path
     import platform
     import shlex
     import traceback
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     from studio import __version__
 
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     text = "".join([
         f"dbstudio {__version__} crash report, {now:%Y-%m-%d %H:%M:%S} UTC\n",
         f"command: {shlex.join(['dbstudio', *argv])}\n",

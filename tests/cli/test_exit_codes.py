@@ -40,7 +40,8 @@ def test_the_codes_are_distinct_and_fixed() -> None:
     assert [int(c) for c in ExitCode] == [0, 1, 2, 70, 130]
 
 
-def test_ok_problems_and_unusable_input(blank_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ok_problems_and_unusable_input(blank_project: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(blank_project)]) == ExitCode.OK
     replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: 42")
     assert main(["validate", str(blank_project)]) == ExitCode.PROBLEMS
