@@ -11,7 +11,7 @@ from typing import Any
 
 from studio.agreement import Analysis, RatingTableError, read_rating_table
 from studio.cli.exit_codes import ExitCode
-from studio.cli.options import add_format_option
+from studio.cli.options import add_format_option, table_file
 
 # 1,000 to 10,000 resamples give stable 95% intervals; the draws take resamples × items
 # numbers in memory, so a mistyped 1000000000 must be refused, not attempted.
@@ -19,8 +19,8 @@ MAX_RESAMPLES = 100_000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="CSV or xlsx with columns criterion, item, rater, verdict"
-                                      "[, target, dimension, project]")
+    parser.add_argument("table", type=table_file, help="CSV or xlsx with columns criterion, item, rater, verdict"
+                                                       "[, target, dimension, project]")
     parser.add_argument("--judge", help="the rater who is the judge (default: a rater named 'judge', if any)")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help=f"cluster-bootstrap N resamples of items for 95%% intervals (e.g. 1000; "

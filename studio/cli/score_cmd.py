@@ -7,7 +7,7 @@ import json
 import sys
 
 from studio.cli.exit_codes import ExitCode
-from studio.cli.options import add_format_option
+from studio.cli.options import add_format_option, table_file
 from studio.scoring import score_table
 from studio.scoring.engine import ScoringError
 from studio.scoring.report import to_json, to_text
@@ -15,8 +15,8 @@ from studio.scoring.table import VerdictTableError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="CSV or xlsx with columns project, system, scope, criterion, weight, target, "
-                                      "dimension, verdict[, gate, requires]")
+    parser.add_argument("table", type=table_file, help="CSV or xlsx with columns project, system, scope, criterion, "
+                                                       "weight, target, dimension, verdict[, gate, requires]")
     add_format_option(parser)
     parser.set_defaults(run=run)
 

@@ -177,3 +177,33 @@ def test_internal_error_in_a_real_process(tmp_path: Path) -> None:
     assert proc.stderr.startswith("dbstudio validate: internal error") and "KeyError: 'no such key'" in proc.stderr
     (log,) = (tmp_path / "logs").glob("crash-*.log")
     assert str(log) in proc.stderr and "Traceback" in log.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", ["score", "agreement"])
+def test_a_missing_or_folder_table_is_unusable_input(command: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([command, str(tmp_path / "absent.csv")])
+    assert exit_.value.code == ExitCode.UNUSABLE
+    assert f"{tmp_path / 'absent.csv'}: no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main([command, str(tmp_path)])
+    assert exit_.value.code == ExitCode.UNUSABLE
+    assert "is a folder: give the CSV or xlsx file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, header", [("score", "system,project\n"), ("agreement", "criterion,item\n")])
+def test_a_table_with_problems_exits_1_and_computes_nothing(command: str, header: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "t.csv"
+    table.write_text(header + "a,b\n", encoding="utf-8")
+    assert main([command, str(table)]) == ExitCode.PROBLEMS
+    out, err = capsys.readouterr()
+    assert out == "" and "header lacks column(s)" in err and "nothing was" in err
+
+
+def test_schemas_out_a_file_is_unusable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "schemas.json"
+    target.write_text("{}")
+    assert main(["schemas", "--out", str(target)]) == ExitCode.UNUSABLE
+    assert "is a file, not a folder" in capsys.readouterr().err and target.read_text() == "{}"
