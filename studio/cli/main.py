@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from studio import __version__
 from studio.cli.exit_codes import ExitCode
 from studio.cli.registry import BY_NAME, COMMANDS
 from studio.errors import StudioError
@@ -26,6 +27,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 problems found, 2 unusable input, 70 internal error (a bug). "
                "`dbstudio COMMAND --help` describes one command.",
     )
+    parser.add_argument("--version", action="version", version=f"dbstudio {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in COMMANDS:
         sub = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)

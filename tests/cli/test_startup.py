@@ -92,3 +92,11 @@ def test_no_command_means_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gui_cmd, "run", lambda args: seen.append(args.path) or 0)
     assert main([]) == 0
     assert seen == [None]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from studio import __version__
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out == f"dbstudio {__version__}\n"
