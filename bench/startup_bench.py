@@ -56,11 +56,11 @@ def timed(argv: list[str], check: Check) -> tuple[float, str | None]:
     return elapsed, check(proc)
 
 
-def measure(argv: list[str], check: Check, rounds: int) -> tuple[list[float], list[float], list[str]]:
-    """Paired runs of `argv` and the floor, alternating which goes first; (ratios, own times, errors)."""
+def measure(argv: list[str], check: Check, rounds: int) -> tuple[list[float], list[float], list[float], list[str]]:
+    """Paired runs of `argv` and the floor, alternating which goes first; (ratios, own, floor times, errors)."""
     timed(FLOOR, runs_empty)  # warm the OS caches for both sides
     timed(argv, check)
-    ratios, own, errors = [], [], []
+    ratios, own, floors, errors = [], [], [], []
     for i in range(rounds):
         if i % 2 == 0:
             floor, floor_error = timed(FLOOR, runs_empty)
@@ -70,8 +70,9 @@ def measure(argv: list[str], check: Check, rounds: int) -> tuple[list[float], li
             floor, floor_error = timed(FLOOR, runs_empty)
         ratios.append(mine / floor)
         own.append(mine)
+        floors.append(floor)
         errors += [e for e in (error, floor_error) if e is not None]
-    return ratios, own, errors
+    return ratios, own, floors, errors
 
 
 def installed_script() -> str | None:
@@ -94,16 +95,15 @@ def main() -> int:
                       TARGET_HELP_RATIO))
     cases.append(("dbstudio validate SAMPLE", [*module, "validate", str(SAMPLE)], validates_clean, None))
 
-    floor_times = [timed(FLOOR, runs_empty)[0] for _ in range(rounds)]
-    print(f"floor: python -c pass, median {statistics.median(floor_times) * 1000:.1f} ms "
-          f"({sys.executable}, {rounds} rounds)")
+    print(f"floor: {sys.executable} -c pass; {rounds} paired rounds per command")
     wrong: list[str] = []
     for label, argv, check, target in cases:
-        ratios, own, errors = measure(argv, check, rounds)
+        ratios, own, floors, errors = measure(argv, check, rounds)
         verdict = "" if target is None else (
             f"  target <= {target:g}x: {'met' if statistics.median(ratios) <= target else 'NOT met'}")
-        print(f"{label}: median {statistics.median(own) * 1000:.1f} ms; ratio to the floor "
-              f"min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x{verdict}")
+        print(f"{label}: median {statistics.median(own) * 1000:.1f} ms, "
+              f"floor {statistics.median(floors) * 1000:.1f} ms; paired ratio min {min(ratios):.2f}x  "
+              f"median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x{verdict}")
         wrong += [f"{label}: {e}" for e in dict.fromkeys(errors)]
     if script is None:
         print("installed dbstudio script not found (pip install -e . puts it beside the Python); not measured")
