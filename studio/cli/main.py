@@ -71,9 +71,12 @@ def _failure(command: str, argv: list[str], error: Exception) -> int:
     if isinstance(error, StudioError):
         print(f"dbstudio {command}: {error}", file=sys.stderr)
         return ExitCode.UNUSABLE
-    from studio.cli.crash import report_crash  # only a crash pays for traceback & co.
+    try:
+        from studio.cli.crash import report_crash  # only a crash pays for traceback & co.
 
-    report_crash(command, argv, error)
+        report_crash(command, argv, error)
+    except Exception:  # the report itself failed: still no traceback, still not exit 1
+        print(f"dbstudio {command}: internal error (a bug): {type(error).__name__}", file=sys.stderr)
     return ExitCode.INTERNAL
 
 

@@ -207,3 +207,17 @@ def test_schemas_out_a_file_is_unusable(tmp_path: Path, capsys: pytest.CaptureFi
     target.write_text("{}")
     assert main(["schemas", "--out", str(target)]) == ExitCode.UNUSABLE
     assert "is a file, not a folder" in capsys.readouterr().err and target.read_text() == "{}"
+
+
+def test_a_failing_crash_report_still_exits_70(monkeypatch: pytest.MonkeyPatch, log_dir: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import studio.cli.crash as crash_module
+
+    def broken_log(*args: object) -> Path:
+        raise UnicodeEncodeError("ascii", "é", 0, 1, "cannot encode")
+
+    monkeypatch.setattr(crash_module, "write_crash_log", broken_log)
+    monkeypatch.setattr(validate_cmd, "run", crash)
+    assert main(["validate", "x"]) == ExitCode.INTERNAL
+    err = capsys.readouterr().err
+    assert err == "dbstudio validate: internal error (a bug): ZeroDivisionError\n"
