@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("gui", help="open the desktop app (default: the sample project)")
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", help="project folder to open; default: your copy of the sample project")
     parser.set_defaults(run=run)
 

@@ -7,12 +7,13 @@ import json
 import sys
 from pathlib import Path
 
+from studio.cli.exit_codes import ExitCode
+from studio.cli.options import add_format_option
 from studio.store.history import HistoryError, ProjectRepository
 from studio.store.workspace import WorkspaceError, create_project, templates
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    new = subparsers.add_parser("new", help="create a project folder from a template, under git")
+def configure_new(new: argparse.ArgumentParser) -> None:
     new.add_argument("path", help="new project folder")
     new.add_argument("--id", required=True, help="project id, e.g. acme-audit")
     new.add_argument("--title", required=True)
@@ -20,31 +21,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--own-repo", action="store_true", help="give the project its own repository even inside another")
     new.set_defaults(run=run_new)
 
-    status = subparsers.add_parser("status", help="list uncommitted changes in a project folder")
+
+def configure_status(status: argparse.ArgumentParser) -> None:
     status.add_argument("path")
+    add_format_option(status)
     status.set_defaults(run=run_status)
 
-    save = subparsers.add_parser("save", help="commit the project's changes with a message")
+
+def configure_save(save: argparse.ArgumentParser) -> None:
     save.add_argument("path")
     save.add_argument("-m", "--message", required=True)
     save.add_argument("files", nargs="*", help="only these files (relative to the project folder)")
     save.set_defaults(run=run_save)
 
-    history = subparsers.add_parser("history", help="list saved revisions, newest first")
+
+def configure_history(history: argparse.ArgumentParser) -> None:
     history.add_argument("path")
     history.add_argument("--file", help="only revisions touching this file (relative to the project folder)")
     history.add_argument("-n", "--max-count", type=int)
-    history.add_argument("--json", action="store_true")
+    add_format_option(history)
     history.set_defaults(run=run_history)
 
-    diff = subparsers.add_parser("diff", help="what changed in one subtask or criterion between revisions")
+
+def configure_diff(diff: argparse.ArgumentParser) -> None:
     diff.add_argument("path")
     diff.add_argument("object_id", help="a subtask id (T03) or criterion id (T03-C02)")
     diff.add_argument("old", help="older revision (commit id, HEAD~2, ...)")
     diff.add_argument("new", nargs="?", help="newer revision (default: the files on disk)")
     diff.set_defaults(run=run_diff)
 
-    restore = subparsers.add_parser("restore", help="put a file back as it was at a revision")
+
+def configure_restore(restore: argparse.ArgumentParser) -> None:
     restore.add_argument("path")
     restore.add_argument("file", help="file relative to the project folder")
     restore.add_argument("revision")
@@ -53,7 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _fail(command: str, exc: Exception) -> int:
     print(f"dbstudio {command}: {exc}", file=sys.stderr)
-    return 2
+    return ExitCode.UNUSABLE
 
 
 def run_new(args: argparse.Namespace) -> int:
@@ -63,7 +70,7 @@ def run_new(args: argparse.Namespace) -> int:
     except (WorkspaceError, HistoryError) as exc:
         return _fail("new", exc)
     print(f"created {args.path} ({repo.history(max_count=1)[0].short}); templates: {', '.join(templates())}")
-    return 0
+    return ExitCode.OK
 
 
 def run_status(args: argparse.Namespace) -> int:
@@ -71,11 +78,14 @@ def run_status(args: argparse.Namespace) -> int:
         changes = ProjectRepository(Path(args.path)).status()
     except HistoryError as exc:
         return _fail("status", exc)
+    if args.format == "json":
+        print(json.dumps([{"path": c.path, "change": c.change} for c in changes], indent=2))
+        return ExitCode.OK
     for change in changes:
         print(f"{change.change:9} {change.path}")
     if not changes:
         print("no unsaved changes")
-    return 0
+    return ExitCode.OK
 
 
 def run_save(args: argparse.Namespace) -> int:
@@ -84,7 +94,7 @@ def run_save(args: argparse.Namespace) -> int:
     except HistoryError as exc:
         return _fail("save", exc)
     print(f"saved {revision.short}: {revision.message.splitlines()[0]}")
-    return 0
+    return ExitCode.OK
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -92,13 +102,13 @@ def run_history(args: argparse.Namespace) -> int:
         revisions = ProjectRepository(Path(args.path)).history(args.file, args.max_count)
     except HistoryError as exc:
         return _fail("history", exc)
-    if args.json:
+    if args.format == "json":
         print(json.dumps([{"sha": r.sha, "author": r.author, "date": r.date.isoformat(),
                            "message": r.message, "files": list(r.files)} for r in revisions], indent=2))
-        return 0
+        return ExitCode.OK
     for r in revisions:
         print(f"{r.short}  {r.date:%Y-%m-%d %H:%M}  {r.author:20.20}  {r.message.splitlines()[0]}")
-    return 0
+    return ExitCode.OK
 
 
 def run_diff(args: argparse.Namespace) -> int:
@@ -107,7 +117,7 @@ def run_diff(args: argparse.Namespace) -> int:
     except HistoryError as exc:
         return _fail("diff", exc)
     print(diff.render())
-    return 0
+    return ExitCode.OK
 
 
 def run_restore(args: argparse.Namespace) -> int:
@@ -117,4 +127,4 @@ def run_restore(args: argparse.Namespace) -> int:
     except HistoryError as exc:
         return _fail("restore", exc)
     print(f"restored {args.file} as of {repo.resolve(args.revision)[:8]} (not saved yet: run `dbstudio save`)")
-    return 0
+    return ExitCode.OK

@@ -1,4 +1,9 @@
-"""Entry point of `dbstudio`: with no command it opens the app on the sample project."""
+"""Entry point of `dbstudio`: with no command it opens the app on the sample project.
+
+Only the chosen command's module is imported (see registry.py), and every way a command can
+end is mapped here to one exit code: a `StudioError` is a message (exit 2), anything else is
+a bug and gets a crash report with a log file (exit 70), never a traceback.
+"""
 
 from __future__ import annotations
 
@@ -6,37 +11,73 @@ import argparse
 import os
 import sys
 
-from studio.cli import agreement_cmd, gui_cmd, history_cmd, review_cmd, schemas_cmd, score_cmd, validate_cmd
+from studio import __version__
+from studio.cli.exit_codes import ExitCode
+from studio.cli.registry import BY_NAME, COMMANDS
+from studio.errors import StudioError
 
-COMMANDS = [validate_cmd, review_cmd, history_cmd, schemas_cmd, score_cmd, agreement_cmd, gui_cmd]
+DEFAULT_COMMAND = "gui"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command by name and help; only `command`'s module is imported, for its arguments."""
     parser = argparse.ArgumentParser(
         prog="dbstudio",
         description="DeliverBench Studio: author, review, run and judge multi-stage project benchmarks.",
+        epilog="Exit codes: 0 ok, 1 problems found, 2 unusable input, 70 internal error (a bug). "
+               "`dbstudio COMMAND --help` describes one command.",
     )
+    parser.add_argument("--version", action="version", version=f"dbstudio {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(subparsers)
+    for entry in COMMANDS:
+        sub = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)
+        if entry.name == command:
+            entry.configure(sub)
     return parser
 
 
+def chosen_command(argv: list[str]) -> str | None:
+    """The command named in `argv`: the first word that is not an option (the top level has no valued options)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in BY_NAME else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if getattr(args, "run", None) is None:
-        args = parser.parse_args(["gui"])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = chosen_command(argv)
     try:
-        return args.run(args)
+        args = build_parser(command).parse_args(argv)
+        if args.command is None:  # no command at all: open the app
+            command, argv = DEFAULT_COMMAND, [DEFAULT_COMMAND, *argv]
+            args = build_parser(command).parse_args(argv)
+        return int(args.run(args))
     except KeyboardInterrupt:
         print("dbstudio: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); point stdout at devnull so exit stays quiet.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return ExitCode.OK
+    except Exception as error:
+        return _failure(command or DEFAULT_COMMAND, argv, error)
+
+
+def _failure(command: str, argv: list[str], error: Exception) -> int:
+    if isinstance(error, StudioError):
+        print(f"dbstudio {command}: {error}", file=sys.stderr)
+        return ExitCode.UNUSABLE
+    try:
+        from studio.cli.crash import report_crash  # only a crash pays for traceback & co.
+
+        report_crash(command, argv, error)
+    except Exception:  # the report itself failed: still no traceback, still not exit 1
+        print(f"dbstudio {command}: internal error (a bug): {type(error).__name__}", file=sys.stderr)
+    return ExitCode.INTERNAL
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from studio.cli.exit_codes import ExitCode
+from studio.cli.options import add_format_option
 from studio.review import impact_of, review_project
 from studio.review.impact import UnknownItemError
 from studio.store import layout
@@ -13,18 +15,18 @@ from studio.store.loader import load_project
 from studio.validation import NotAProjectError, Severity
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    review = subparsers.add_parser("review", help="alignment, availability, leak, propagation, weight and dependency rules")
+def configure_review(review: argparse.ArgumentParser) -> None:
     review.add_argument("path", help="the project folder")
-    review.add_argument("--format", choices=["text", "json"], default="text")
+    add_format_option(review)
     review.add_argument("--min-severity", choices=[s.value for s in Severity], default="info",
                         help="hide findings below this severity (text output)")
     review.set_defaults(run=run_review)
 
-    impact = subparsers.add_parser("impact", help="everything downstream of a material, output or subtask")
+
+def configure_impact(impact: argparse.ArgumentParser) -> None:
     impact.add_argument("path", help="the project folder")
     impact.add_argument("--changed", required=True, help="material id, subtask id, or subtask output SUBTASK:PATH")
-    impact.add_argument("--format", choices=["text", "json"], default="text")
+    add_format_option(impact)
     impact.set_defaults(run=run_impact)
 
 
@@ -36,7 +38,7 @@ def run_review(args: argparse.Namespace) -> int:
         report = review_project(args.path)
     except NotAProjectError as exc:
         print(f"dbstudio review: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.UNUSABLE
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -46,17 +48,17 @@ def run_review(args: argparse.Namespace) -> int:
                 print(f"{f.render().split(': ', 1)[0]}: {f.severity.value} [{f.code}] {f.message}")
         counts = ", ".join(f"{report.count(s)} {s.value}{'s' if report.count(s) != 1 else ''}" for s in Severity)
         print(counts, file=sys.stderr)
-    return 1 if report.has_errors else 0
+    return ExitCode.PROBLEMS if report.has_errors else ExitCode.OK
 
 
 def run_impact(args: argparse.Namespace) -> int:
     if not layout.is_project_folder(args.path):
         print(f"dbstudio impact: {args.path}: not a project folder (it has no project.yaml)", file=sys.stderr)
-        return 2
+        return ExitCode.UNUSABLE
     try:
         report = impact_of(load_project(args.path), args.changed)
     except UnknownItemError as exc:
         print(f"dbstudio impact: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.UNUSABLE
     print(json.dumps(report.to_json(), indent=2) if args.format == "json" else report.render())
-    return 0
+    return ExitCode.OK

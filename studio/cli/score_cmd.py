@@ -6,16 +6,18 @@ import argparse
 import json
 import sys
 
+from studio.cli.exit_codes import ExitCode
+from studio.cli.options import add_format_option, table_file
 from studio.scoring import score_table
 from studio.scoring.engine import ScoringError
 from studio.scoring.report import to_json, to_text
 from studio.scoring.table import VerdictTableError
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("score", help="score a verdict table (CSV or xlsx)")
-    parser.add_argument("table", help="CSV or xlsx with columns project, system, scope, criterion, weight, target, dimension, verdict[, gate, requires]")
-    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", type=table_file, help="CSV or xlsx with columns project, system, scope, criterion, "
+                                                       "weight, target, dimension, verdict[, gate, requires]")
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -25,9 +27,9 @@ def run(args: argparse.Namespace) -> int:
     except VerdictTableError as exc:
         print(str(exc), file=sys.stderr)
         print(f"{len(exc.problems)} bad row(s); nothing was scored", file=sys.stderr)
-        return 1
+        return ExitCode.PROBLEMS
     except ScoringError as exc:
         print(f"{args.table}: {exc}; nothing was scored", file=sys.stderr)
-        return 1
-    print(json.dumps(to_json(scores), indent=2) if args.json else to_text(scores))
-    return 0
+        return ExitCode.PROBLEMS
+    print(json.dumps(to_json(scores), indent=2) if args.format == "json" else to_text(scores))
+    return ExitCode.OK

@@ -6,15 +6,14 @@ import argparse
 import json
 import sys
 
+from studio.cli.exit_codes import ExitCode
+from studio.cli.options import add_format_option
 from studio.validation import NotAProjectError, validate_project
 
-EXIT_CLEAN, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
 
-
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("validate", help="check a project folder for schema and reference problems")
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="the project folder (the one holding project.yaml)")
-    parser.add_argument("--format", choices=["text", "json"], default="text")
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -23,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
         findings = validate_project(args.path)
     except NotAProjectError as exc:
         print(f"dbstudio validate: {exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return ExitCode.UNUSABLE
     if args.format == "json":
         print(json.dumps({"project": str(args.path), "findings": [f.to_json() for f in findings]}, indent=2))
     else:
@@ -31,4 +30,4 @@ def run(args: argparse.Namespace) -> int:
             print(finding.render())
         if findings:
             print(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} found", file=sys.stderr)
-    return EXIT_PROBLEMS if findings else EXIT_CLEAN
+    return ExitCode.PROBLEMS if findings else ExitCode.OK

@@ -1,0 +1,49 @@
+"""Every `dbstudio` command by name and help text; a command's module is imported only when it runs.
+
+Keeping the names and help here (and nothing heavier) lets `dbstudio --help` list every
+command without importing numpy, pydantic, ruamel.yaml or GitPython.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+
+
+class Command:
+    """One subcommand: its name, its one-line help, and where its arguments and code live."""
+
+    __slots__ = ("name", "help", "module", "function")
+
+    def __init__(self, name: str, help: str, module: str, function: str = "configure") -> None:
+        self.name = name
+        self.help = help
+        self.module = module  # under studio.cli
+        self.function = function  # module function that adds the arguments and sets `run`
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        """Import the command's module and let it add its arguments and its `run` to `parser`."""
+        module = importlib.import_module(f"studio.cli.{self.module}")
+        configure: Callable[[argparse.ArgumentParser], None] = getattr(module, self.function)
+        configure(parser)
+
+
+COMMANDS = [
+    Command("validate", "check a project folder for schema and reference problems", "validate_cmd"),
+    Command("review", "alignment, availability, leak, propagation, weight and dependency rules",
+            "review_cmd", "configure_review"),
+    Command("impact", "everything downstream of a material, output or subtask", "review_cmd", "configure_impact"),
+    Command("new", "create a project folder from a template, under git", "history_cmd", "configure_new"),
+    Command("status", "list uncommitted changes in a project folder", "history_cmd", "configure_status"),
+    Command("save", "commit the project's changes with a message", "history_cmd", "configure_save"),
+    Command("history", "list saved revisions, newest first", "history_cmd", "configure_history"),
+    Command("diff", "what changed in one subtask or criterion between revisions", "history_cmd", "configure_diff"),
+    Command("restore", "put a file back as it was at a revision", "history_cmd", "configure_restore"),
+    Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
+    Command("score", "score a verdict table (CSV or xlsx)", "score_cmd"),
+    Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
+    Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
+]
+
+BY_NAME = {command.name: command for command in COMMANDS}
