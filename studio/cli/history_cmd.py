@@ -45,7 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     diff.add_argument("new", nargs="?", help="newer revision (default: the files on disk)")
     diff.set_defaults(run=run_diff)
 
-    restore = subparsers.add_parser("restore", help="put a file or folder back as it was at a revision")
+    restore = subparsers.add_parser("restore", help="put a file back as it was at a revision")
     restore.add_argument("path")
     restore.add_argument("file", help="file or folder relative to the project folder")
     restore.add_argument("revision")

@@ -91,6 +91,9 @@ def git_message(exc: git.GitCommandError) -> str:
     text = exc.stderr
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    last = lines[-1] if lines else ""
-    return last.removeprefix("stderr: ").strip("'").removeprefix("fatal: ").removeprefix("error: ").strip()
+    lines = [line.strip().removeprefix("stderr: ").strip("'").strip() for line in (text or "").splitlines()]
+    lines = [line for line in lines if line and not line.startswith("hint:")]
+    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    if errors:
+        return errors[-1].removeprefix("fatal:").removeprefix("error:").strip()
+    return " ".join(lines)

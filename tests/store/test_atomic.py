@@ -101,10 +101,7 @@ def test_kill_during_save_never_leaves_a_half_written_file(tmp_path: Path) -> No
             time.sleep(rng.uniform(0.0, 0.3))
             child.send_signal(signal.SIGKILL)
         finally:
-            child.kill()
-            child.wait(timeout=30)
-            child.stdout.close()
-            child.stderr.close()
+            _stop(child)
         assert child.returncode == -signal.SIGKILL
 
         data = target.read_bytes()
