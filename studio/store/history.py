@@ -38,6 +38,7 @@ from studio.store.repository_state import (
 from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
 
 SYMLINK_MODE = "120000"
+EXECUTABLE_MODE = "100755"
 # Porcelain status codes of a path with unresolved merge conflicts.
 _CONFLICT_CODES = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 
@@ -184,10 +185,14 @@ class ProjectRepository:
         """
         pure = PurePosixPath(rel)
         if pure.is_absolute():
-            try:
-                pure = PurePosixPath(os.path.normpath(rel)).relative_to(self.root)
-            except ValueError:
-                raise self._outside(rel) from None
+            # As typed, or with the links in its folders resolved (the project root is resolved).
+            spellings = [os.path.normpath(rel), os.path.join(os.path.realpath(os.path.dirname(rel)), pure.name)]
+            for spelling in spellings:
+                if PurePosixPath(spelling).is_relative_to(self.root):
+                    pure = PurePosixPath(spelling).relative_to(self.root)
+                    break
+            else:
+                raise self._outside(rel)
         parts = [part for part in pure.parts if part not in ("", ".")]
         if ".." in parts:
             raise self._outside(rel)
@@ -441,6 +446,7 @@ class ProjectRepository:
         removed, kept = self._absent_at(rel, wanted) if entry.kind == "tree" else ([], [])
         for name, item in files:
             write_atomic(self.root / name, self._blob(item.sha))
+            _set_executable(self.root / name, item.mode == EXECUTABLE_MODE)
         for name in removed:
             os.unlink(self.root / name)
             self._prune_empty_folders(name, rel)
@@ -539,6 +545,14 @@ class ProjectRepository:
                 if isinstance(item, dict) and item.get("id") == object_id and "reuse_of" not in item:
                     return "criterion", rel, item, ""
         return None
+
+
+def _set_executable(path: Path, executable: bool) -> None:
+    """Give a restored file the executable bits it had at the revision (readers may run it)."""
+    mode = path.stat().st_mode & 0o7777
+    wanted = mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
+    if wanted != mode:
+        path.chmod(wanted)
 
 
 def _change_name(code: str) -> str:

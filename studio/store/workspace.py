@@ -124,7 +124,6 @@ def ensure_workspace_sample(workspace: Path | None = None) -> Path:
     source = sample_project()
     if not layout.is_project_folder(source):
         raise WorkspaceError(f"the bundled sample project is missing ({source}); reinstall DeliverBench Studio")
-    workspace.mkdir(parents=True, exist_ok=True)
     document = YamlDocument.load(source / layout.PROJECT_FILE)
     create_project(target, str(document.data["id"]), str(document.data["title"]), source=source,
                    message="Start from the bundled sample project", own_repository=True)

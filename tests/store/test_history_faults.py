@@ -15,7 +15,7 @@ import pytest
 from studio.errors import StudioError
 from studio.store.editing import OutsideProjectError, ProjectEditor
 from studio.store.history import HistoryError, MissingIdentityError, ProjectRepository
-from studio.store.workspace import WorkspaceError, create_project
+from studio.store.workspace import WorkspaceError, create_project, ensure_workspace_sample
 from studio.store.yamlfile import YamlDocument
 
 RUBRIC = "subtasks/T01/rubric.yaml"
@@ -491,3 +491,50 @@ def test_editor_refuses_names_that_lead_out_of_the_project(tmp_path: Path, proje
     assert outside.read_text() == "theirs\n"
     with pytest.raises(HistoryError, match="nothing to save"):
         editor.save("Nothing written")
+
+
+# -- smaller cases ----------------------------------------------------------------------------------
+
+
+def test_restore_brings_back_the_executable_bit(project: ProjectRepository) -> None:
+    root = project.root
+    script = root / "scripts" / "feedback.py"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text("print('feedback')\n")
+    script.chmod(0o755)
+    executable = project.commit("Add a feedback script").sha
+    script.chmod(0o644)
+    script.write_text("print('changed')\n")
+    project.commit("Change the script, no longer executable")
+    script.unlink()
+    result = project.restore("scripts", executable)
+    assert "scripts/feedback.py" in result.written
+    assert script.read_text() == "print('feedback')\n"
+    assert os.access(script, os.X_OK)
+    project.restore("scripts/feedback.py", "HEAD")
+    assert script.read_text() == "print('changed')\n" and not os.access(script, os.X_OK)
+
+
+def test_history_of_another_projects_file_is_refused(
+        bench: tuple[Path, ProjectRepository, ProjectRepository]) -> None:
+    outer, p1, p2 = bench
+    with pytest.raises(HistoryError, match="is outside the project folder"):
+        p1.history("../p2/brief.md")
+    assert [r.files for r in p1.history("brief.md")] == [p1.history()[-1].files]
+
+
+def test_absolute_names_inside_the_project_are_accepted_even_through_a_linked_folder(
+        tmp_path: Path, project: ProjectRepository) -> None:
+    link = tmp_path / "shortcut"
+    link.symlink_to(project.root)
+    (project.root / "brief.md").write_text("# edited\n")
+    revision = project.commit("Through the shortcut", paths=[str(link / "brief.md")])
+    assert revision.files == ("brief.md",)
+
+
+def test_workspace_sample_without_identity_leaves_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    forget_identity(monkeypatch)
+    with pytest.raises(WorkspaceError, match="git config --global user.name"):
+        ensure_workspace_sample(tmp_path / "ws")
+    assert not (tmp_path / "ws").exists()
