@@ -22,6 +22,7 @@ from ruamel.yaml.representer import RepresenterError
 from studio.errors import StudioError
 from studio.store import layout
 from studio.store.atomic import AtomicWriteError, NotDurableError, temporary_prefix, write_atomic
+from studio.store.workspace import TEMPLATES_DIR, sample_project
 from studio.store.yamlfile import YamlDocument
 from tests.helpers import REPO_ROOT
 
@@ -357,11 +358,19 @@ def test_cleaning_removes_only_temporaries_of_the_file_being_written(tmp_path: P
     assert remaining == {"rubric.yaml"} | {name for name, removed in leftovers.items() if not removed}
 
 
-def test_temporary_names_are_ignored_by_the_project_gitignore(tmp_path: Path) -> None:
+IGNORE_FILES = {
+    "new projects": lambda: layout.GITIGNORE,
+    "blank template": lambda: (TEMPLATES_DIR / "blank" / ".gitignore").read_text(encoding="utf-8"),
+    "sample project": lambda: (sample_project() / ".gitignore").read_text(encoding="utf-8"),
+}
+
+
+@pytest.mark.parametrize("source", list(IGNORE_FILES))
+def test_temporary_names_are_ignored_by_the_project_gitignore(tmp_path: Path, source: str) -> None:
     repo = tmp_path / "project"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    (repo / ".gitignore").write_text(layout.GITIGNORE, encoding="utf-8")
+    (repo / ".gitignore").write_text(IGNORE_FILES[source](), encoding="utf-8")
     (repo / "subtasks" / "T01").mkdir(parents=True)
     names = ["rubric.yaml", "x" * 250 + ".md", ".hidden.yaml"]
     strays = [f"subtasks/T01/{temporary_prefix(name)}0a1b2c3d.tmp" for name in names]
