@@ -405,3 +405,40 @@ def test_a_failed_flush_of_the_folder_raises_and_says_the_data_may_not_be_on_dis
     assert flushed_files  # the file itself was flushed before the rename
     assert target.read_bytes() == b"id: new\n"
     assert os.listdir(tmp_path) == ["project.yaml"]
+
+
+RACING_WRITER = """\
+import sys
+from pathlib import Path
+
+from studio.store.atomic import write_atomic
+
+target, tag = Path(sys.argv[1]), sys.argv[2]
+print("ready", flush=True)
+sys.stdin.readline()
+for count in range(400):
+    write_atomic(target, f"{tag} {count}\\n".encode())
+"""
+
+
+def test_writers_racing_on_one_file_never_take_each_others_temporaries(tmp_path: Path) -> None:
+    # Each write first clears abandoned temporaries of the file: it must never mistake the other
+    # writer's live temporary for one, or that writer's rename would fail.
+    target = tmp_path / "rubric.yaml"
+    target.write_bytes(b"start\n")
+    children = [subprocess.Popen([sys.executable, "-c", RACING_WRITER, str(target), tag], cwd=REPO_ROOT,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for tag in ("first", "second")]
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write(b"go\n")
+        child.stdin.close()
+    codes = [child.wait(timeout=300) for child in children]
+    errors = [child.stderr.read().decode() if child.stderr else "" for child in children]
+    for child in children:
+        _stop(child)
+    assert codes == [0, 0], errors
+    assert target.read_bytes() in (b"first 399\n", b"second 399\n")
+    assert os.listdir(tmp_path) == ["rubric.yaml"]
