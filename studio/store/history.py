@@ -334,10 +334,17 @@ class ProjectRepository:
         except FileExistsError:
             raise HistoryError(f"another git command is using this repository ({lock} exists): wait for it to "
                                "finish, or delete that file if no git command is running") from None
+        except OSError as exc:
+            raise HistoryError(f"cannot write in the repository's folder {lock.parent} ({exc.strerror}): "
+                               "nothing was saved; check its permissions and the disk") from None
         private = index.with_name(f"index.dbstudio-{os.getpid()}")
         try:
-            if index.exists():
-                shutil.copyfile(index, private)
+            try:
+                if index.exists():
+                    shutil.copyfile(index, private)
+            except OSError as exc:
+                raise HistoryError(f"cannot copy the repository's index ({exc.strerror}): nothing was saved; "
+                                   "check the disk") from None
             yield {"GIT_INDEX_FILE": str(private)}
             os.replace(private, index)
         finally:
@@ -444,12 +451,21 @@ class ProjectRepository:
             self._check_destination(name, short)
         wanted = {name for name, _ in files}
         removed, kept = self._absent_at(rel, wanted) if entry.kind == "tree" else ([], [])
-        for name, item in files:
-            write_atomic(self.root / name, self._blob(item.sha))
-            _set_executable(self.root / name, item.mode == EXECUTABLE_MODE)
-        for name in removed:
-            os.unlink(self.root / name)
-            self._prune_empty_folders(name, rel)
+        done = 0
+        try:
+            for name, item in files:
+                write_atomic(self.root / name, self._blob(item.sha))
+                _set_executable(self.root / name, item.mode == EXECUTABLE_MODE)
+                done += 1
+            for name in removed:
+                os.unlink(self.root / name)
+                self._prune_empty_folders(name, rel)
+        except OSError as exc:
+            if isinstance(exc, StudioError):
+                raise
+            raise HistoryError(f"could not restore {exc.filename or shown} ({exc.strerror or exc}): {done} of "
+                               f"{len(files)} files were written before that; fix the cause, then restore "
+                               "again") from exc
         return RestoreResult(rel, sha, tuple(sorted(wanted)), tuple(removed), tuple(kept))
 
     def _check_destination(self, rel: str, short: str) -> None:

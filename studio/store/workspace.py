@@ -73,6 +73,9 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
         _remove_created(dest, created)
         if isinstance(exc, HistoryError):
             raise WorkspaceError(f"{dest} was not created: {exc}") from exc
+        if isinstance(exc, OSError) and not isinstance(exc, StudioError):
+            raise WorkspaceError(f"{dest} was not created: {exc.strerror or exc} ({exc.filename or dest}); "
+                                 "check the folder's permissions and the disk") from exc
         raise
     return repo
 

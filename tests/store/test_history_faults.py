@@ -538,3 +538,12 @@ def test_workspace_sample_without_identity_leaves_no_folder(
     with pytest.raises(WorkspaceError, match="git config --global user.name"):
         ensure_workspace_sample(tmp_path / "ws")
     assert not (tmp_path / "ws").exists()
+
+
+def test_new_under_a_file_is_refused_with_a_message(tmp_path: Path) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file, not a folder\n")
+    with pytest.raises(WorkspaceError, match=r"was not created: .*check the folder's permissions"):
+        create_project(blocker / "acme", "acme", "Acme")
+    assert blocker.read_text() == "a file, not a folder\n"
+    assert sorted(os.listdir(tmp_path)) == ["home", "notes.txt"]
