@@ -312,14 +312,19 @@ class ProjectRepository:
             raise HistoryError(f"no file '{rel}' in the project folder {self.root}, now or in the last save: "
                                "name files relative to the project folder")
 
-    def require_committable(self) -> None:
-        """Refuse, before anything is staged, a save that git could not complete."""
+    def require_committable(self, new_repository: bool = False) -> None:
+        """Refuse, before anything is staged, a save that git could not complete.
+
+        `new_repository`: the repository is being created and will not survive a refusal, so
+        the advice names only the user-wide settings.
+        """
         found = interruption(self.repo)
         if found:
             raise HistoryError(interruption_message(found))
         problem = identity_problem(self.repo.git)
         if problem:
-            raise MissingIdentityError(identity_message(problem, Path(str(self.repo.working_tree_dir))))
+            folder = None if new_repository else Path(str(self.repo.working_tree_dir))
+            raise MissingIdentityError(identity_message(problem, folder))
 
     @contextmanager
     def _private_index(self) -> Iterator[dict[str, str]]:

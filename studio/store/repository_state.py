@@ -72,7 +72,9 @@ def identity_problem(runner: git.Git) -> str | None:
         try:
             runner.execute(["git", "-c", "user.useConfigOnly=true", "var", role])
         except git.GitCommandError as exc:
-            return git_message(exc) or "no user.name and user.email are set"
+            # "auto-detection is disabled" is our doing (useConfigOnly): say what is missing instead.
+            reason = git_message(exc).replace(" was given and auto-detection is disabled", " is set")
+            return reason or "no user.name and user.email are set"
     return None
 
 

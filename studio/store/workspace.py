@@ -56,7 +56,7 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
         dest.mkdir(parents=True, exist_ok=True)
         if enclosing is None:
             # The identity check needs the new repository: its location can select a git identity.
-            ProjectRepository.init(dest).require_committable()
+            ProjectRepository.init(dest).require_committable(new_repository=True)
         shutil.copytree(origin, dest, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns(layout.RUNS_DIR, ".cache", "__pycache__"))
         gitignore = dest / ".gitignore"

@@ -370,6 +370,7 @@ def test_save_without_identity_is_refused_with_the_commands_to_run(
     assert 'git config --global user.name "Your Name"' in message
     assert 'git config --global user.email "you@example.com"' in message
     assert f'git -C {root} config user.name "Your Name"' in message
+    assert message.startswith("git does not know who is saving (no email is set)")
     assert "Nothing was staged or saved" in message
     assert snapshot(root) == before
 
@@ -393,6 +394,7 @@ def test_new_without_identity_leaves_nothing_behind(tmp_path: Path, monkeypatch:
     with pytest.raises(WorkspaceError, match=r"git does not know who is saving") as caught:
         create_project(tmp_path / "deep" / "er" / "acme", "acme", "Acme")
     assert 'git config --global user.email "you@example.com"' in str(caught.value)
+    assert "git -C" not in str(caught.value)  # the folder it would name is gone
     assert isinstance(caught.value, StudioError)
     assert not (tmp_path / "deep").exists()
 
