@@ -9,8 +9,9 @@ from pathlib import Path
 
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
-from studio.store.history import HistoryError, ProjectRepository
-from studio.store.workspace import WorkspaceError, create_project, templates
+from studio.errors import StudioError
+from studio.store.history import ProjectRepository, RestoreResult
+from studio.store.workspace import create_project, templates
 
 
 def configure_new(new: argparse.ArgumentParser) -> None:
@@ -53,7 +54,7 @@ def configure_diff(diff: argparse.ArgumentParser) -> None:
 
 def configure_restore(restore: argparse.ArgumentParser) -> None:
     restore.add_argument("path")
-    restore.add_argument("file", help="file relative to the project folder")
+    restore.add_argument("file", help="file or folder relative to the project folder")
     restore.add_argument("revision")
     restore.set_defaults(run=run_restore)
 
@@ -63,11 +64,16 @@ def _fail(command: str, exc: Exception) -> int:
     return ExitCode.UNUSABLE
 
 
+def _warn(command: str, repo: ProjectRepository) -> None:
+    for warning in repo.warnings():
+        print(f"dbstudio {command}: warning: {warning}", file=sys.stderr)
+
+
 def run_new(args: argparse.Namespace) -> int:
     try:
         repo = create_project(Path(args.path), args.id, args.title, template=args.template,
                               own_repository=True if args.own_repo else None)
-    except (WorkspaceError, HistoryError) as exc:
+    except StudioError as exc:
         return _fail("new", exc)
     print(f"created {args.path} ({repo.history(max_count=1)[0].short}); templates: {', '.join(templates())}")
     return ExitCode.OK
@@ -75,9 +81,11 @@ def run_new(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     try:
-        changes = ProjectRepository(Path(args.path)).status()
-    except HistoryError as exc:
+        repo = ProjectRepository(Path(args.path))
+        changes = repo.status()
+    except StudioError as exc:
         return _fail("status", exc)
+    _warn("status", repo)
     if args.format == "json":
         print(json.dumps([{"path": c.path, "change": c.change} for c in changes], indent=2))
         return ExitCode.OK
@@ -90,17 +98,19 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_save(args: argparse.Namespace) -> int:
     try:
-        revision = ProjectRepository(Path(args.path)).commit(args.message, paths=args.files or None)
-    except HistoryError as exc:
+        repo = ProjectRepository(Path(args.path))
+        revision = repo.commit(args.message, paths=args.files or None)
+    except StudioError as exc:
         return _fail("save", exc)
     print(f"saved {revision.short}: {revision.message.splitlines()[0]}")
+    _warn("save", repo)
     return ExitCode.OK
 
 
 def run_history(args: argparse.Namespace) -> int:
     try:
         revisions = ProjectRepository(Path(args.path)).history(args.file, args.max_count)
-    except HistoryError as exc:
+    except StudioError as exc:
         return _fail("history", exc)
     if args.format == "json":
         print(json.dumps([{"sha": r.sha, "author": r.author, "date": r.date.isoformat(),
@@ -114,7 +124,7 @@ def run_history(args: argparse.Namespace) -> int:
 def run_diff(args: argparse.Namespace) -> int:
     try:
         diff = ProjectRepository(Path(args.path)).diff_object(args.object_id, args.old, args.new)
-    except HistoryError as exc:
+    except StudioError as exc:
         return _fail("diff", exc)
     print(diff.render())
     return ExitCode.OK
@@ -122,9 +132,18 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def run_restore(args: argparse.Namespace) -> int:
     try:
-        repo = ProjectRepository(Path(args.path))
-        repo.restore(args.file, args.revision)
-    except HistoryError as exc:
+        result = ProjectRepository(Path(args.path)).restore(args.file, args.revision)
+    except StudioError as exc:
         return _fail("restore", exc)
-    print(f"restored {args.file} as of {repo.resolve(args.revision)[:8]} (not saved yet: run `dbstudio save`)")
+    print(_restored(result))
     return ExitCode.OK
+
+
+def _restored(result: RestoreResult) -> str:
+    shown = result.path or "the project folder"
+    lines = [f"restored {shown} as of {result.revision[:8]} (not saved yet: run `dbstudio save`)"]
+    if len(result.written) > 1 or result.written != (result.path,):
+        lines += [f"  written  {name}" for name in result.written]
+    lines += [f"  removed  {name} (not at that revision; its saved bytes stay in history)" for name in result.removed]
+    lines += [f"  kept     {name} (not at that revision, but has unsaved changes)" for name in result.kept]
+    return "\n".join(lines)

@@ -59,8 +59,12 @@ class MainWindow(QMainWindow):
             + (f"{len(findings)} problem(s) found" if findings else "validates clean")
         )
         try:
-            changes = ProjectRepository(Path(folder)).status()
-            self.git_label.setText(f"git: {len(changes)} unsaved change(s)" if changes else "git: saved")
+            repository = ProjectRepository(Path(folder))
+            changes = repository.status()
+            warnings = repository.warnings()  # a detached HEAD, a merge left half-done
+            text = f"git: {len(changes)} unsaved change(s)" if changes else "git: saved"
+            self.git_label.setText("; ".join([text] + [f"warning: {w.split(': ')[0]}" for w in warnings]))
+            self.git_label.setToolTip("\n\n".join(warnings))
         except HistoryError:
             self.git_label.setText("git: not versioned")
         self.project_opened.emit(str(folder))

@@ -8,7 +8,8 @@ disk differ from the bytes we loaded, and says which file to reload.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+import os
+from pathlib import Path, PurePosixPath
 
 from studio.errors import StudioError
 from studio.store.atomic import write_atomic
@@ -27,6 +28,17 @@ class ExternalEditError(StudioError):
         self.rel = rel
 
 
+class OutsideProjectError(StudioError):
+    """A file name that leads out of the project folder (by `..` or a symbolic link)."""
+
+    def __init__(self, rel: str, root: Path):
+        super().__init__(
+            f"{rel} is outside the project folder {root} (a '..' or a symbolic link leads out of it): "
+            "the app reads and writes only inside the project; replace the link by the file itself"
+        )
+        self.rel = rel
+
+
 def _digest(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
@@ -39,12 +51,21 @@ class ProjectEditor:
         self._seen: dict[str, str | None] = {}
         self._written: set[str] = set()
 
-    def _disk(self, rel: str) -> bytes | None:
+    def _path(self, rel: str) -> Path:
+        """The file `rel` names, refused when it lies outside the project folder."""
+        pure = PurePosixPath(rel)
         path = self.root / rel
+        real = Path(os.path.realpath(path))
+        if pure.is_absolute() or ".." in pure.parts or (real != self.root and self.root not in real.parents):
+            raise OutsideProjectError(rel, self.root)
+        return path
+
+    def _disk(self, rel: str) -> bytes | None:
+        path = self._path(rel)
         return path.read_bytes() if path.is_file() else None
 
     def open_document(self, rel: str) -> YamlDocument:
-        document = YamlDocument.load(self.root / rel)
+        document = YamlDocument.load(self._path(rel))
         self._seen[rel] = _digest(document.text.encode("utf-8"))
         return document
 
@@ -60,9 +81,9 @@ class ProjectEditor:
     def write_bytes(self, rel: str, data: bytes) -> None:
         if rel in self._seen and _digest(self._disk(rel)) != self._seen[rel]:
             raise ExternalEditError(rel)
-        if rel not in self._seen and (self.root / rel).exists():
+        if rel not in self._seen and self._path(rel).exists():
             raise ExternalEditError(rel)
-        write_atomic(self.root / rel, data)
+        write_atomic(self._path(rel), data)
         self._seen[rel] = _digest(data)
         self._written.add(rel)
 

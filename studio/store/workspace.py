@@ -37,36 +37,81 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
     """Copy a template (or `source` project) to `dest`, set its id and title, and commit it.
 
     With `own_repository` None, `dest` becomes a repository of its own unless it lies inside
-    an existing one; True always gives it its own.
+    an existing one; True always gives it its own. What can be checked is checked before
+    anything is created, and a failure removes every file and folder this call created.
     """
     dest = Path(dest)
     origin = Path(source) if source is not None else TEMPLATES_DIR / template
     if not layout.is_project_folder(origin):
         raise WorkspaceError(f"no project template '{template}' (available: {', '.join(templates()) or 'none'})")
-    if dest.exists() and any(dest.iterdir()):
+    if dest.exists() and not dest.is_dir():
+        raise WorkspaceError(f"{dest} is a file: choose a new folder for the project")
+    if dest.is_dir() and any(dest.iterdir()):
         raise WorkspaceError(f"{dest} already exists and is not empty: choose a new folder")
-    shutil.copytree(origin, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("runs", ".cache", "__pycache__"))
-    gitignore = dest / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text(layout.GITIGNORE)
-    document = YamlDocument.load(dest / layout.PROJECT_FILE)
-    document.data["id"] = project_id
-    document.data["title"] = title
-    document.save()
-    if own_repository or (own_repository is None and not _inside_repository(dest)):
-        repo = ProjectRepository.init(dest)
-    else:
+    enclosing = None if own_repository else _enclosing_folder(dest)
+    created = _first_missing(dest)
+    try:
+        if enclosing is not None:
+            ProjectRepository(enclosing).require_committable()  # reads only: nothing exists yet
+        dest.mkdir(parents=True, exist_ok=True)
+        if enclosing is None:
+            # The identity check needs the new repository: its location can select a git identity.
+            ProjectRepository.init(dest).require_committable(new_repository=True)
+        shutil.copytree(origin, dest, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(layout.RUNS_DIR, ".cache", "__pycache__"))
+        gitignore = dest / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text(layout.GITIGNORE)
+        document = YamlDocument.load(dest / layout.PROJECT_FILE)
+        document.data["id"] = project_id
+        document.data["title"] = title
+        document.save()
         repo = ProjectRepository(dest)
-    repo.commit(message or f"Create project {project_id} from {'the sample ' + origin.name if source else 'template ' + template}")
+        origin_name = f"the sample {origin.name}" if source else f"template {template}"
+        repo.commit(message or f"Create project {project_id} from {origin_name}")
+    except BaseException as exc:
+        _remove_created(dest, created)
+        if isinstance(exc, HistoryError):
+            raise WorkspaceError(f"{dest} was not created: {exc}") from exc
+        if isinstance(exc, OSError) and not isinstance(exc, StudioError):
+            raise WorkspaceError(f"{dest} was not created: {exc.strerror or exc} ({exc.filename or dest}); "
+                                 "check the folder's permissions and the disk") from exc
+        raise
     return repo
 
 
-def _inside_repository(folder: Path) -> bool:
+def _first_missing(dest: Path) -> Path | None:
+    """The outermost folder of `dest`'s path that does not exist yet (None if `dest` exists)."""
+    missing = None
+    for folder in [dest, *dest.parents]:
+        if folder.exists():
+            break
+        missing = folder
+    return missing
+
+
+def _enclosing_folder(dest: Path) -> Path | None:
+    """The nearest existing folder above `dest` if it lies inside a git repository, else None."""
+    existing = next((folder for folder in [dest, *dest.parents] if folder.is_dir()), None)
+    if existing is None:
+        return None
     try:
-        ProjectRepository(folder)
+        ProjectRepository(existing)
     except HistoryError:
-        return False
-    return True
+        return None
+    return existing
+
+
+def _remove_created(dest: Path, created: Path | None) -> None:
+    if created is not None:
+        shutil.rmtree(created, ignore_errors=True)
+        return
+    # `dest` was an empty folder given by the user: empty it again, keep the folder.
+    for child in dest.iterdir() if dest.is_dir() else []:
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def sample_project() -> Path:
@@ -82,7 +127,6 @@ def ensure_workspace_sample(workspace: Path | None = None) -> Path:
     source = sample_project()
     if not layout.is_project_folder(source):
         raise WorkspaceError(f"the bundled sample project is missing ({source}); reinstall DeliverBench Studio")
-    workspace.mkdir(parents=True, exist_ok=True)
     document = YamlDocument.load(source / layout.PROJECT_FILE)
     create_project(target, str(document.data["id"]), str(document.data["title"]), source=source,
                    message="Start from the bundled sample project", own_repository=True)

@@ -10,7 +10,13 @@ import pytest
 
 from studio.store.editing import ExternalEditError, ProjectEditor
 from studio.store.history import HistoryError, ProjectRepository
-from studio.store.workspace import TEMPLATES_DIR, create_project, ensure_workspace_sample, sample_project
+from studio.store.workspace import (
+    TEMPLATES_DIR,
+    WorkspaceError,
+    create_project,
+    ensure_workspace_sample,
+    sample_project,
+)
 from studio.store.yamlfile import YamlDocument
 
 RUBRIC = "subtasks/T01/rubric.yaml"
@@ -40,7 +46,7 @@ def test_create_from_template_sets_id_and_commits(project: ProjectRepository):
 def test_create_refuses_non_empty_folder(tmp_path: Path):
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "keep.txt").write_text("mine")
-    with pytest.raises(Exception, match="not empty"):
+    with pytest.raises(WorkspaceError, match="not empty"):
         create_project(tmp_path / "x", "x", "X")
     assert (tmp_path / "x" / "keep.txt").read_text() == "mine"
 
@@ -101,7 +107,7 @@ def test_project_inside_enclosing_repository_commits_only_its_folder(tmp_path: P
     (tmp_path / "bench" / "notes.txt").write_text("unrelated\n")
     repo = create_project(tmp_path / "bench" / "projects" / "p1", "p1", "P1")
     assert repo.prefix == "projects/p1"
-    assert Path(repo.repo.working_tree_dir).resolve() == (tmp_path / "bench").resolve()
+    assert Path(str(repo.repo.working_tree_dir)).resolve() == (tmp_path / "bench").resolve()
     tracked = outer.git.ls_files().splitlines()
     assert "projects/p1/project.yaml" in tracked and "notes.txt" not in tracked
     assert "project.yaml" in repo.history()[0].files
@@ -142,8 +148,10 @@ def test_workspace_sample_copy_has_its_own_repository(tmp_path: Path):
     assert repo.prefix == ""
     assert repo.status() == []
     assert (target / "project.yaml").read_bytes() != b""
-    source_files = sorted(p.relative_to(sample_project()).as_posix() for p in sample_project().rglob("*") if p.is_file())
-    copied = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file() and ".git" not in p.parts)
+    source = sample_project()
+    source_files = sorted(p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file())
+    copied = sorted(p.relative_to(target).as_posix() for p in target.rglob("*")
+                    if p.is_file() and ".git" not in p.parts)
     assert set(source_files) <= set(copied)
     assert ensure_workspace_sample(tmp_path / "ws") == target  # second start reuses the copy
     assert len(repo.history()) == 1
