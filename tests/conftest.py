@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ def blank_project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def git_identity_of_the_tests(tmp_path_factory: pytest.TempPathFactory):
+def git_identity_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Git as on a stock machine plus only an identity: the suite never reads the user's git set-up.
 
     A fresh Debian has no identity (every commit would fail), a developer's may sign commits;

@@ -137,8 +137,8 @@ def test_new_and_validate_from_outside_the_checkout(installed: Installed):
 
 
 def test_the_sample_copy_validates_and_reviews(installed: Installed):
-    copied = installed.run(str(installed.python), "-c",
-                           "from studio.store.workspace import ensure_workspace_sample; print(ensure_workspace_sample())")
+    script = "from studio.store.workspace import ensure_workspace_sample; print(ensure_workspace_sample())"
+    copied = installed.run(str(installed.python), "-c", script)
     assert copied.returncode == 0, copied.stderr
     sample = Path(copied.stdout.strip())
     assert sample == Path(installed.variables["DBSTUDIO_WORKSPACE"]) / "kestrel-refinancing"
