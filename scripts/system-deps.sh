@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages DeliverBench Studio needs beyond Python: Qt's runtime libraries (offscreen
-# and X11/xcb) and git. Installs only what is missing, and only as root; otherwise it names
-# the packages to install. A package this Debian release lacks (renamed in a later release)
+# and X11/xcb), git, and venv support for the Python that makes .venv/ (Debian's python3 lacks
+# ensurepip without python3-venv). Installs only what is missing, and only as root; otherwise
+# it names the packages to install. A package this Debian release lacks (renamed in a later release)
 # is reported and skipped rather than failing the whole install.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 QT_RUNTIME="libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 libglib2.0-0
   libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
@@ -14,6 +16,23 @@ TEST_EXTRA=""
 
 wanted="$QT_RUNTIME $BASE"
 [ "${1:-}" = "--test" ] && wanted="$wanted $TEST_EXTRA"
+
+# venv support, needed only while .venv/ is still to be made (see scripts/venv.sh).
+python="${DBSTUDIO_PYTHON:-python3}"
+if ! .venv/bin/python -c 'import pip' >/dev/null 2>&1; then
+  if ! command -v "$python" >/dev/null 2>&1; then
+    wanted="$wanted python3 python3-venv"
+  elif ! "$python" -c 'import ensurepip' >/dev/null 2>&1; then
+    interpreter="$(readlink -f "$(command -v "$python")")"
+    case "$interpreter" in
+      "$(readlink -f /usr/bin/python3 2>/dev/null)") wanted="$wanted python3-venv" ;;
+      /usr/bin/python3.*) wanted="$wanted ${interpreter##*/}-venv" ;;
+      *) echo "system-deps: $interpreter cannot make a virtual environment (no ensurepip);" \
+              "reinstall it with ensurepip, or point DBSTUDIO_PYTHON at another Python 3.11+" >&2
+         exit 1 ;;
+    esac
+  fi
+fi
 
 missing=""
 for pkg in $wanted; do

@@ -1,8 +1,9 @@
-"""Shared fixtures: a fresh copy of the blank project template per test."""
+"""Shared fixtures: a fresh copy of the blank project template per test; git isolated from the user's."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,3 +17,18 @@ from tests.helpers import copy_blank  # noqa: E402
 def blank_project(tmp_path: Path) -> Path:
     """A copy of resources/templates/blank at tmp_path/'proj'."""
     return copy_blank(tmp_path / "proj")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def git_identity_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Git as on a stock machine plus only an identity: the suite never reads the user's git set-up.
+
+    A fresh Debian has no identity (every commit would fail), a developer's may sign commits;
+    a test about a missing identity overrides GIT_CONFIG_GLOBAL itself.
+    """
+    config = tmp_path_factory.mktemp("git") / "gitconfig"
+    config.write_text("[user]\n\tname = DeliverBench Tests\n\temail = tests@deliverbench.invalid\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GIT_CONFIG_GLOBAL", str(config))
+        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        yield config

@@ -6,14 +6,14 @@ import os
 import shutil
 from pathlib import Path
 
+from studio import bundled
 from studio.errors import StudioError
 from studio.store import layout
 from studio.store.history import HistoryError, ProjectRepository
 from studio.store.yamlfile import YamlDocument
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-TEMPLATES_DIR = PACKAGE_ROOT / "resources" / "templates"
-SAMPLES_DIR = PACKAGE_ROOT / "projects"
+TEMPLATES_DIR = bundled.templates_dir()
+SAMPLES_DIR = bundled.samples_dir()
 SAMPLE_PROJECT = "kestrel-refinancing"
 
 
