@@ -21,6 +21,10 @@ DEFAULT_COMMAND = "gui"
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command by name and help; only `command`'s module is imported, for its arguments."""
+    return _build(command)[0]
+
+
+def _build(command: str | None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
     parser = argparse.ArgumentParser(
         prog="dbstudio",
         description="DeliverBench Studio: author, review, run and judge multi-stage project benchmarks.",
@@ -29,11 +33,27 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dbstudio {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = None
     for entry in COMMANDS:
         sub = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)
         if entry.name == command:
             entry.configure(sub)
-    return parser
+            chosen = sub
+    return parser, chosen
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """Parse `argv`; a command's own words may mix options and positionals in any order
+    (`save P -m MSG FILE` as well as `save P FILE -m MSG`), which plain argparse refuses."""
+    command = chosen_command(argv)
+    parser, sub = _build(command)
+    if command is None or sub is None:
+        return parser.parse_args(argv)
+    at = argv.index(command)
+    parser.parse_args(argv[:at])  # top-level options only: --help and --version end here
+    args = sub.parse_intermixed_args(argv[at + 1:])
+    args.command = command
+    return args
 
 
 def chosen_command(argv: list[str]) -> str | None:
@@ -50,10 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = chosen_command(argv)
     try:
-        args = build_parser(command).parse_args(argv)
+        args = parse_arguments(argv)
         if args.command is None:  # no command at all: open the app
             command, argv = DEFAULT_COMMAND, [DEFAULT_COMMAND, *argv]
-            args = build_parser(command).parse_args(argv)
+            args = parse_arguments(argv)
         return int(args.run(args))
     except KeyboardInterrupt:
         print("dbstudio: interrupted", file=sys.stderr)

@@ -330,3 +330,14 @@ def test_detached_head_is_warned_about_by_status_and_save(acme: Path, capsys: py
     assert code == 0 and out == f"saved {git(acme, 'rev-parse', 'HEAD')[:8]}: Detached save\n"
     assert "dbstudio save: warning: HEAD is detached" in err
     assert git(acme, "rev-parse", "main").strip() == head
+
+
+def test_save_takes_its_files_after_the_message_too(acme: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`save P -m MSG FILE` (options before the files) commits just that file, as `save P FILE -m MSG` does."""
+    set_weight(acme, 5, 7)
+    (acme / "notes.md").write_text("not to be saved\n")
+    code, out, err = run(capsys, "save", str(acme), "-m", "Weight 7", RUBRIC)
+    assert (code, err) == (0, "")
+    assert out.startswith("saved ") and out.endswith(": Weight 7\n")
+    assert git(acme, "show", "--name-only", "--format=", "HEAD").split() == [RUBRIC]
+    assert run(capsys, "status", str(acme))[1] == "untracked notes.md\n"
