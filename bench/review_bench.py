@@ -145,6 +145,101 @@ def make_corpus(base: Path, seed: int = 11) -> list[Path]:
     return roots
 
 
+# The 5,000-criterion project: one checkpoint rubric of LARGE_CRITERIA criteria, all reused by the
+# final rubric, with problems seeded in known numbers so the review's answer can be checked.
+LARGE_CRITERIA = 5000
+LARGE_MATERIALS = 60  # a third each at start, before T02 and before T03
+SEED_LATE_IN_CRITERIA = 7  # T01 criteria whose text names a material released before T03
+SEED_LATE_IN_INSTRUCTION = 2  # materials released before T03 named in the T01 instruction
+SEED_DRAFTS = 5  # T01 criteria still in draft
+SEED_NO_REVIEWER = 3  # approved T01 criteria without a reviewer
+SEED_UNKNOWN_REUSE = 2  # final entries reusing a criterion that does not exist
+SEED_QUOTES = 1  # materials quoting 15 words of a reference
+SEED_UNCHECKED_CORRECTIONS = 1  # a material that corrects another, checked by no criterion
+
+
+def make_large_project(root: Path, seed: int = 5) -> None:
+    rng = random.Random(seed)
+    subtasks = ["T01", "T02", "T03"]
+    (root / "materials").mkdir(parents=True)
+    (root / "evaluator").mkdir()
+    (root / "final").mkdir()
+    (root / ".gitignore").write_text(GITIGNORE)
+    (root / "brief.md").write_text(f"# Brief\n\n{_prose(rng, 80)}\n")
+    deliverables = [("F1", "T03"), ("F2", "T02")]
+    lines = ["schema_version: 1", "id: large", "title: Large project", "domain: Finance", "role: Associate",
+             "client: Client", "objective: Deliver the package.", "brief: brief.md",
+             "delivery:", "  scope: The package.", "  acceptance:", "    - Everything agrees.", "  final_deliverables:"]
+    for did, sid in deliverables:
+        lines += [f"    - id: {did}", f"      path: final/{did}.md", f"      title: Deliverable {did}",
+                  f"      produced_by: {sid}:outputs/{sid}-main.md"]
+    (root / "project.yaml").write_text("\n".join(lines) + "\n")
+    (root / "stages.yaml").write_text("stages:\n  - id: S1\n    title: First\n    subtasks:\n      - T01\n"
+                                      "  - id: S2\n    title: Second\n    subtasks:\n      - T02\n      - T03\n")
+    third = LARGE_MATERIALS // 3
+    releases = ["start"] * third + ["T02"] * third + ["T03"] * (LARGE_MATERIALS - 2 * third)
+    reference_words = [rng.choice(WORDS) for _ in range(200)]
+    lines = ["materials:"]
+    for m, release in enumerate(releases):
+        mid = f"M{m + 1:03d}"
+        body = _prose(rng, 120)
+        if m < SEED_QUOTES:
+            body += " " + " ".join(reference_words[40:55]) + "."
+        (root / "materials" / f"{mid}.md").write_text(f"# {mid}\n\n{body}\n")
+        lines += [f"  - id: {mid}", f"    file: {mid}.md", f"    title: Evidence file {mid}",
+                  f"    kind: {'source_record' if release == 'start' else 'new_evidence'}", "    provenance: reconstructed_material"]
+        lines += ["    release:", "      at: start"] if release == "start" else ["    release:", "      at: before", f"      subtask: {release}"]
+        if m == LARGE_MATERIALS - 1:
+            lines += ["    corrects:"] + [f"      - M{c + 1:03d}" for c in range(SEED_UNCHECKED_CORRECTIONS)]
+    (root / "materials.yaml").write_text("\n".join(lines) + "\n")
+    (root / "evaluator" / "ref0.md").write_text("# Reference\n\n" + " ".join(reference_words) + "\n")
+    (root / "evaluator" / "references.yaml").write_text(
+        "references:\n  - id: R0\n    file: ref0.md\n    title: Reference figures\n    for:\n      - final\n")
+    late = [f"M{m + 1:03d}" for m, release in enumerate(releases) if release == "T03"]
+    start_materials = [f"M{m + 1:03d}" for m in range(third)]
+    for i, sid in enumerate(subtasks):
+        folder = root / "subtasks" / sid
+        folder.mkdir(parents=True)
+        outputs = [f"outputs/{sid}-main.md", f"outputs/{sid}-annex.md"]
+        inputs = start_materials[i * 3:i * 3 + 3]
+        named_late = f" Compare with {' and '.join(late[:SEED_LATE_IN_INSTRUCTION])}." if sid == "T01" else ""
+        (folder / "instruction.md").write_text(
+            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}{named_late}\n")
+        (folder / "subtask.yaml").write_text("\n".join(
+            [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"] + [f"  - {m}" for m in inputs]
+            + ["outputs:"] + [f"  - path: {o}" for o in outputs] + ["time_limit_minutes: 240"]) + "\n")
+        count = LARGE_CRITERIA if sid == "T01" else 4
+        lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
+        for c in range(count):
+            text = _prose(rng, 25)
+            if sid == "T01" and c < SEED_LATE_IN_CRITERIA:
+                text = text[:-1] + f" as in {late[-1 - c]}."
+            status, reviewer = "approved", ["      reviewer: Bench Expert"]
+            if sid == "T01" and SEED_LATE_IN_CRITERIA <= c < SEED_LATE_IN_CRITERIA + SEED_DRAFTS:
+                status, reviewer = "draft", []
+            elif sid == "T01" and c >= count - SEED_NO_REVIEWER:
+                reviewer = []
+            lines += [f"  - id: {sid}-C{c + 1:04d}", f"    text: {text}", "    covers:", f"      - {sid}:{outputs[c % 2]}",
+                      "    target: checkpoint", f"    dimension: {rng.choice(DIMENSIONS)}",
+                      f"    weight: {rng.choice([2, 3, 5, 8, -3]) if c else 6}", "    review:", f"      status: {status}",
+                      *reviewer]
+        (folder / "rubric.yaml").write_text("\n".join(lines) + "\n")
+    (root / "dependencies.yaml").write_text("handoffs:\n  - from: T01:outputs/T01-main.md\n    to: T02\n"
+                                            "    carries: The figures.\n  - from: T02:outputs/T02-main.md\n    to: T03\n"
+                                            "    carries: The figures.\n")
+    lines = ["# Final rubric.", "criteria:"]
+    for c in range(LARGE_CRITERIA):
+        lines += [f"  - reuse_of: T01-C{c + 1:04d}", "    covers:", f"      - {deliverables[c % 2][0]}"]
+    for u in range(SEED_UNKNOWN_REUSE):
+        lines += [f"  - reuse_of: T09-C{u + 1:04d}", "    covers:", "      - F1"]
+    lines += ["  - id: X-001", f"    text: {_prose(rng, 20)}", "    covers:", "      - F1", "      - F2", "    target: cross-file",
+              "    dimension: consistency", "    weight: 5", "    review:", "      status: approved", "      reviewer: Bench Expert",
+              "  - id: P-001", f"    text: {_prose(rng, 20)}", "    covers:", "      - package", "    target: package",
+              "    dimension: completeness", "    weight: 3", "    review:", "      status: approved", "      reviewer: Bench Expert"]
+    (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
+
+
+
 def parse_only(roots: list[Path]) -> int:
     yaml = make_yaml()
     count = 0

@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 
 from studio.model import Target
 from studio.review.context import ReviewContext
+from studio.review.locations import rubric_file, subtask_yaml
 from studio.store import layout
 from studio.validation.findings import Severity
 
@@ -33,12 +34,12 @@ def check(ctx: ReviewContext) -> None:
     for sid, subtask in sorted(project.subtasks.items()):
         rubric = project.checkpoint_rubrics.get(sid)
         covered = {ref for c in rubric.criteria for ref in c.covers} if rubric else set()
-        file = f"{layout.SUBTASKS_DIR}/{sid}/{layout.SUBTASK_FILE}"
+        file = subtask_yaml(sid)
         for index, output in enumerate(subtask.outputs):
             if f"{sid}:{output.path}" not in covered:
                 ctx.report_node("alignment.output-uncovered", Severity.ERROR,
                                 f"{sid} requires {output.path}, but no checkpoint criterion covers it: "
-                                f"add one to {layout.SUBTASKS_DIR}/{sid}/{layout.CHECKPOINT_RUBRIC_FILE}",
+                                f"add one to {rubric_file(sid)}",
                                 file, ("outputs", index, "path"), sid)
         if rubric is None:
             continue

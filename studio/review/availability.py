@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from studio.review.context import ReviewContext
-from studio.review.texts import MaterialNames, file_text
+from studio.review.names import MaterialNames
 from studio.validation.findings import Severity
 
 RULES = {
@@ -46,10 +46,12 @@ def check(ctx: ReviewContext) -> None:
                     break
 
 
-def _check_brief(ctx: ReviewContext, names: MaterialNames, released: dict, release_of: dict) -> None:
+def _check_brief(ctx: ReviewContext, names: MaterialNames, released: dict[str, int | None],
+                 release_of: dict[str, str]) -> None:
     """The brief is read at start: it may name only materials available at start."""
+    assert ctx.project.info is not None
     rel = ctx.project.info.brief
-    text = file_text(ctx.root / rel)
+    text = ctx.text(rel)
     reported: set[str] = set()
     for hit in names.find(text):
         if (released.get(hit.material_id) or 0) > 0 and hit.material_id not in reported:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from studio.model.base import split_artifact_ref
 from studio.review.context import ReviewContext
+from studio.review.locations import subtask_yaml
 from studio.store import layout
 from studio.validation.findings import Severity
 
@@ -41,7 +42,7 @@ def check(ctx: ReviewContext) -> None:
     for ref, producer in sorted(outputs.items()):
         if ref not in used:
             sub = project.subtasks[producer]
-            index = [f"{producer}:{o.path}" for o in sub.outputs].index(ref)
+            index = [f"{producer}:{o.path}" for o in sub.outputs].index(ref)  # one subtask's outputs: short
             ctx.report_node("dependencies.unused-output", Severity.INFO,
                             f"{ref} is not handed to a later subtask, not a final deliverable and not read by a script",
-                            f"{layout.SUBTASKS_DIR}/{producer}/{layout.SUBTASK_FILE}", ("outputs", index, "path"), producer)
+                            subtask_yaml(producer), ("outputs", index, "path"), producer)

@@ -6,7 +6,9 @@ import hashlib
 from pathlib import PurePosixPath
 
 from studio.review.context import ReviewContext
-from studio.review.texts import agent_facing_texts, file_text, shared_passages, shingles, words
+from studio.model import EvaluatorReference
+from studio.review.locations import evaluator_path, subtask_yaml
+from studio.review.texts import agent_facing_files, shared_passages, shingles, words
 from studio.store import layout
 from studio.validation.findings import Severity
 
@@ -37,19 +39,18 @@ def check(ctx: ReviewContext) -> None:
                 ctx.report_node("leak.reference-as-input", Severity.ERROR,
                                 f"{sid} lists evaluator-only reference {item} as an input: remove it; "
                                 "judges read references, agents never do",
-                                f"{layout.SUBTASKS_DIR}/{sid}/{layout.SUBTASK_FILE}", ("inputs", index), sid)
+                                subtask_yaml(sid), ("inputs", index), sid)
 
-    evaluator_dir = ctx.root / layout.EVALUATOR_DIR
-    reference_files = {}
+    reference_files: dict[str, tuple[EvaluatorReference, bytes]] = {}
     for ref in references:
-        path = evaluator_dir / ref.file
-        if path.is_file():
-            reference_files[ref.id] = (ref, path.read_bytes())
+        data = ctx.data(evaluator_path(ref.file))
+        if data is not None:
+            reference_files[ref.id] = (ref, data)
     _check_copies(ctx, reference_files)
 
-    texts = agent_facing_texts(ctx.root, project)
+    texts = [(rel, ctx.text(rel)) for rel in agent_facing_files(project)]
     names = {PurePosixPath(ref.file).name: ref.id for ref, _ in reference_files.values()}
-    names.update({f"{layout.EVALUATOR_DIR}/{ref.file}": ref.id for ref, _ in reference_files.values()})
+    names.update({evaluator_path(ref.file): ref.id for ref, _ in reference_files.values()})
     for rel, text in texts:
         for name, ref_id in names.items():
             offset = text.find(name)
@@ -57,8 +58,8 @@ def check(ctx: ReviewContext) -> None:
                 ctx.report_text("leak.reference-named", Severity.ERROR,
                                 f"{rel} names the evaluator-only file '{name}' ({ref_id}): agents must not learn "
                                 "that it exists or where it is", rel, text, offset, ref_id)
-    for ref_id, (ref, data) in reference_files.items():
-        reference_text = file_text(evaluator_dir / ref.file)
+    for ref_id, (ref, _) in reference_files.items():
+        reference_text = ctx.text(evaluator_path(ref.file))
         ref_shingles = shingles([w for w, _ in words(reference_text)], QUOTE_MIN_WORDS)
         if not ref_shingles:
             continue
@@ -69,7 +70,7 @@ def check(ctx: ReviewContext) -> None:
                                 f"{ref_id} (\"{passage.excerpt}\"): rephrase or remove", rel, text, passage.start, ref_id)
 
 
-def _check_copies(ctx: ReviewContext, reference_files: dict) -> None:
+def _check_copies(ctx: ReviewContext, reference_files: dict[str, tuple[EvaluatorReference, bytes]]) -> None:
     by_digest = {_digest(data): ref_id for ref_id, (_, data) in reference_files.items()}
     by_name = {PurePosixPath(ref.file).name: ref_id for ref_id, (ref, _) in reference_files.items()}
     materials_dir = ctx.root / layout.MATERIALS_DIR
@@ -79,7 +80,10 @@ def _check_copies(ctx: ReviewContext, reference_files: dict) -> None:
         if not path.is_file():
             continue
         rel = path.relative_to(ctx.root).as_posix()
-        ref_id = by_digest.get(_digest(path.read_bytes())) or by_name.get(path.name)
+        data = ctx.data(rel)
+        if data is None:
+            continue
+        ref_id = by_digest.get(_digest(data)) or by_name.get(path.name)
         if ref_id is not None:
             ctx.report("leak.reference-in-materials", Severity.ERROR,
                        f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from studio.review.context import ReviewContext
 from studio.review.graph import DELIVERABLE, MATERIAL
-from studio.review.texts import MaterialNames
+from studio.review.names import MaterialNames
+from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 from studio.store import layout
 from studio.validation.findings import Severity
 
@@ -19,6 +20,8 @@ def check(ctx: ReviewContext) -> None:
     if project.materials is None:
         return
     names = MaterialNames(project.materials.materials)
+    criteria = project.all_criteria()
+    named_in: dict[int, set[str]] = {}  # criterion's place in `criteria` -> materials its text names
     for index, material in enumerate(project.materials.materials):
         if not material.corrects:
             continue
@@ -26,11 +29,12 @@ def check(ctx: ReviewContext) -> None:
         if released is None:
             continue
         checks = []
-        for scope, criterion in project.all_criteria():
-            if scope != "final" and ctx.positions.get(scope, 0) < released:
+        for place, (scope, criterion) in enumerate(criteria):
+            if scope != FINAL_SCOPE and ctx.positions.get(scope, 0) < released:
                 continue
-            named = {hit.material_id for hit in names.find(criterion.text or "")}
-            if material.id in criterion.propagates or material.id in named:
+            if place not in named_in:
+                named_in[place] = {hit.material_id for hit in names.find(criterion.text or "")}
+            if material.id in criterion.propagates or material.id in named_in[place]:
                 checks.append((scope, criterion))
         loc = ("materials", index, "corrects")
         if not checks:
@@ -44,7 +48,7 @@ def check(ctx: ReviewContext) -> None:
         for corrected in material.corrects:
             affected.update(key for kind, key in ctx.graph.downstream((MATERIAL, corrected)) if kind == DELIVERABLE)
         for deliverable in sorted(affected - covered):
-            if "package" in covered:
+            if PACKAGE in covered:
                 continue
             ctx.report_node("propagation.deliverable-unchecked", Severity.WARNING,
                             f"final deliverable {deliverable} is built on {', '.join(material.corrects)}, which "

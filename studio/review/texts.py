@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from studio.model import Material, Project
-from studio.store import layout
+from studio.errors import StudioError
+from studio.model import Project
+from studio.validation.paths import material_path, subtask_path
 
 PLAIN_SUFFIXES = {".md", ".markdown", ".txt", ".csv", ".tsv", ".json", ".yaml", ".yml", ".html", ".xml", ".py"}
 
@@ -52,51 +53,71 @@ def _file_text_cached(path: str, mtime_ns: int, size: int) -> str:
             return _xlsx_text(file)
         if suffix in PLAIN_SUFFIXES or suffix == "":
             return file.read_bytes().decode("utf-8", errors="replace")
-    except Exception:  # an unreadable file has no text to check; validation reports bad files
+    except OSError:
+        raise  # the caller says which file could not be read
+    except Exception:  # a damaged PDF or workbook has no text to check; validation reports bad files
         return ""
     return ""
 
 
 def file_text(path: Path) -> str:
-    """The text of a file, cached by path, modification time and size."""
+    """The text of a file, cached by path, modification time and size; "" when it does not
+    exist. Raises OSError when it exists but cannot be read."""
     try:
         stat = path.stat()
-    except OSError:
+    except FileNotFoundError:
         return ""
     return _file_text_cached(str(path), stat.st_mtime_ns, stat.st_size)
 
 
-@dataclass(frozen=True)
-class NameHit:
-    material_id: str
-    start: int
-    matched: str
+class Refusal(StudioError):
+    """A project file review will not read: unreadable, or a link to outside the project."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
 
 
-class MaterialNames:
-    """Finds mentions of materials in a text: by id (whole word), file name or exact title."""
+def inside_project(root: Path, rel: str) -> Path | None:
+    """The file `rel` of the project at `root`, after following links; None when it does not
+    exist. Raises Refusal when it lies outside the project (a link out, or `..`)."""
+    path = root / rel
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        return None
+    except (OSError, RuntimeError) as exc:  # a link loop, or a folder on the way we may not enter
+        raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.__class__.__name__}): "
+                      "fix the file or its links so review can check it") from exc
+    if not real.is_relative_to(root.resolve()):
+        raise Refusal("files.outside-project", f"{rel} leads outside the project (to {real}): review does not read "
+                      "files outside the project folder; copy the file into the project instead of linking to it")
+    return real
 
-    def __init__(self, materials: list[Material]):
-        self._by_name: dict[str, str] = {}
-        for material in materials:
-            names = [material.id]
-            if material.file:
-                names.append(Path(material.file).name)
-            if len(material.title) >= 12:  # short titles ("Notes") would match ordinary prose
-                names.append(material.title)
-            for name in names:
-                self._by_name.setdefault(name.lower(), material.id)
-        alternatives = sorted(self._by_name, key=len, reverse=True)
-        if alternatives:
-            pattern = "|".join(re.escape(a) for a in alternatives)
-            self._regex = re.compile(rf"(?<![\w.-])(?:{pattern})(?![\w-])", re.IGNORECASE)
-        else:
-            self._regex = None
 
-    def find(self, text: str) -> list[NameHit]:
-        if self._regex is None:
-            return []
-        return [NameHit(self._by_name[m.group(0).lower()], m.start(), m.group(0)) for m in self._regex.finditer(text)]
+def project_text(root: Path, rel: str) -> str:
+    """The text of a project file as agents or judges see it; "" when it does not exist."""
+    real = inside_project(root, rel)
+    if real is None:
+        return ""
+    try:
+        return file_text(real)
+    except OSError as exc:
+        raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
+                      "fix its permissions so review can check it") from exc
+
+
+def project_bytes(root: Path, rel: str) -> bytes | None:
+    """The bytes of a project file; None when it does not exist."""
+    real = inside_project(root, rel)
+    if real is None or not real.is_file():
+        return None
+    try:
+        return real.read_bytes()
+    except OSError as exc:
+        raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
+                      "fix its permissions so review can check it") from exc
 
 
 _WORD = re.compile(r"\w+(?:[.,']\w+)*")
@@ -138,16 +159,14 @@ def shared_passages(reference_shingles: set[tuple[str, ...]], text: str, size: i
     return passages
 
 
-def agent_facing_texts(root: Path, project: Project) -> list[tuple[str, str]]:
-    """(project-relative file, text) of the brief, every instruction and every material file."""
-    texts: list[tuple[str, str]] = []
+def agent_facing_files(project: Project) -> list[str]:
+    """Project-relative paths of the brief, every instruction and every material file."""
+    files: list[str] = []
     if project.info is not None:
-        texts.append((project.info.brief, file_text(root / project.info.brief)))
+        files.append(project.info.brief)
     for sid, subtask in sorted(project.subtasks.items()):
-        rel = f"{layout.SUBTASKS_DIR}/{sid}/{subtask.instruction}"
-        texts.append((rel, file_text(root / rel)))
+        files.append(subtask_path(sid, subtask.instruction))
     for material in project.materials.materials if project.materials else []:
         if material.file:
-            rel = f"{layout.MATERIALS_DIR}/{material.file}"
-            texts.append((rel, file_text(root / rel)))
-    return texts
+            files.append(material_path(material.file))
+    return files

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from studio.graphs import cyclic_components
 from studio.model import Criterion, Project, Target
 from studio.model.base import split_artifact_ref
+from studio.model.vocabulary import FINAL_SCOPE, FINAL_TARGETS, PACKAGE
 from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
-
-FINAL_TARGETS = {Target.ARTIFACT, Target.CROSS_FILE, Target.PACKAGE}
-PACKAGE = "package"
+from studio.validation.paths import evaluator_path, rubric_file, subtask_yaml
 
 
 class _Checker:
@@ -74,7 +74,7 @@ class _Checker:
                     self.add(file, loc, f"subtask '{sid}' is scheduled twice (already in stage {placed[sid]})", "duplicate-id", sid)
                 placed.setdefault(sid, stage.id)
                 if sid not in self.project.subtasks and not layout.subtask_file(self.root, sid).is_file():
-                    self.add(file, loc, f"unknown subtask '{sid}': there is no {layout.SUBTASKS_DIR}/{sid}/{layout.SUBTASK_FILE}", "unknown-ref", sid)
+                    self.add(file, loc, f"unknown subtask '{sid}': there is no {subtask_yaml(sid)}", "unknown-ref", sid)
         for folder in layout.subtask_folders(self.root):
             if folder.name not in placed:
                 rel = (folder / layout.SUBTASK_FILE).relative_to(self.root).as_posix()
@@ -82,7 +82,7 @@ class _Checker:
 
     def check_subtasks(self) -> None:
         for key, subtask in self.project.subtasks.items():
-            file = f"{layout.SUBTASKS_DIR}/{key}/{layout.SUBTASK_FILE}"
+            file = subtask_yaml(key)
             if subtask.id != key:
                 self.add(file, ("id",), f"subtask id '{subtask.id}' differs from its folder name '{key}': rename one to match", "id-mismatch", subtask.id)
             if not (layout.subtask_dir(self.root, key) / subtask.instruction).is_file():
@@ -163,9 +163,9 @@ class _Checker:
         self.duplicates(file, [r.id for r in refs.references], lambda i: ("references", i, "id"), "evaluator reference")
         for index, ref in enumerate(refs.references):
             if not (self.root / layout.EVALUATOR_DIR / ref.file).is_file():
-                self.add(file, ("references", index, "file"), f"reference file '{layout.EVALUATOR_DIR}/{ref.file}' does not exist", "missing-file", ref.id)
+                self.add(file, ("references", index, "file"), f"reference file '{evaluator_path(ref.file)}' does not exist", "missing-file", ref.id)
             for s_index, scope in enumerate(ref.for_scopes):
-                if scope != "final" and not self.known_subtask(scope):
+                if scope != FINAL_SCOPE and not self.known_subtask(scope):
                     self.add(file, ("references", index, "for", s_index), f"'{scope}' is neither a subtask id nor 'final'", "unknown-ref", ref.id)
 
     def check_dependencies(self) -> None:
@@ -197,9 +197,12 @@ class _Checker:
         outputs = project.outputs()
         deliverable_ids = {d.id for d in project.info.delivery.final_deliverables} if project.info else set()
         owner: dict[str, str] = {}
+        outputs_of: dict[str, set[str]] = {}
+        for ref, producer in outputs.items():
+            outputs_of.setdefault(producer, set()).add(ref)
         for key, rubric in sorted(project.checkpoint_rubrics.items()):
-            file = f"{layout.SUBTASKS_DIR}/{key}/{layout.CHECKPOINT_RUBRIC_FILE}"
-            own_outputs = {ref for ref, producer in outputs.items() if producer == key}
+            file = rubric_file(key)
+            own_outputs = outputs_of.get(key, set())
             for index, criterion in enumerate(rubric.criteria):
                 loc = ("criteria", index)
                 if criterion.reuse_of is not None:
@@ -216,8 +219,8 @@ class _Checker:
             self._positive_weight(file, rubric.criteria, f"checkpoint rubric of {key}")
         for key in project.subtasks:
             if key not in project.checkpoint_rubrics and not layout.checkpoint_rubric_file(self.root, key).is_file():
-                self.add(f"{layout.SUBTASKS_DIR}/{key}/{layout.SUBTASK_FILE}", ("id",),
-                         f"subtask {key} has no checkpoint rubric: add {layout.SUBTASKS_DIR}/{key}/{layout.CHECKPOINT_RUBRIC_FILE}", "missing-file", key)
+                self.add(subtask_yaml(key), ("id",),
+                         f"subtask {key} has no checkpoint rubric: add {rubric_file(key)}", "missing-file", key)
         final = project.final_rubric
         if final is None:
             return
@@ -285,7 +288,7 @@ class _Checker:
             if not criterion.propagates:
                 continue
             file, index = self._criterion_location(scope, criterion)
-            here = None if scope == "final" else self.positions.get(scope)
+            here = None if scope == FINAL_SCOPE else self.positions.get(scope)
             for p_index, material_id in enumerate(criterion.propagates):
                 loc = ("criteria", index, "propagates", p_index)
                 material = self.project.material(material_id)
@@ -298,10 +301,7 @@ class _Checker:
                              f"which is released after {scope}", "not-yet-released", criterion.key)
 
     def _criterion_location(self, scope: str, criterion: Criterion) -> tuple[str, int]:
-        if scope == "final":
-            return layout.FINAL_RUBRIC_FILE, self.project.final_rubric.criteria.index(criterion)
-        file = f"{layout.SUBTASKS_DIR}/{scope}/{layout.CHECKPOINT_RUBRIC_FILE}"
-        return file, self.project.checkpoint_rubrics[scope].criteria.index(criterion)
+        return rubric_file(scope), self.project.row_of(scope, criterion)
 
     def check_review_records(self) -> None:
         for scope, criterion in self.project.all_criteria():
@@ -312,28 +312,10 @@ class _Checker:
 
 
 def _cycles(graph: dict[str, list[str]]) -> list[str]:
-    """One representative node per cycle of length ≥ 2 (self-loops are reported separately)."""
-    white, grey, black = 0, 1, 2
-    colour = {node: white for node in graph}
-    found: list[str] = []
-
-    def visit(node: str, stack: list[str]) -> None:
-        colour[node] = grey
-        stack.append(node)
-        for nxt in graph.get(node, []):
-            if nxt == node or nxt not in colour:
-                continue
-            if colour[nxt] == grey:
-                found.append(min(stack[stack.index(nxt):]))
-            elif colour[nxt] == white:
-                visit(nxt, stack)
-        stack.pop()
-        colour[node] = black
-
-    for node in graph:
-        if colour[node] == white:
-            visit(node, [])
-    return sorted(set(found))
+    """The smallest id of each group of criteria that require each other in a loop (two or
+    more criteria; a criterion requiring itself is reported separately)."""
+    known = {node: [nxt for nxt in successors if nxt in graph] for node, successors in graph.items()}
+    return sorted(min(component) for component in cyclic_components(known, self_loops=False))
 
 
 def check_references(loaded: LoadedProject) -> list[Problem]:

@@ -196,10 +196,10 @@ def test_weight_shares_by_target_and_dimension(project: Path):
     shares = report.weight_shares
     # positive weights: T01-C01 5, T02-C01 8, T02-C02 4, T03-C01 6 (checkpoint = 23);
     # reused T01-C01 5 + T02-C01 8 and A-01 3 (artifact = 16); X-01 7; PKG-01 5 -> 51
-    assert shares["positive_weight"] == 51
-    assert shares["by_target"] == {"artifact": round(16 / 51, 4), "checkpoint": round(23 / 51, 4),
-                                   "cross-file": round(7 / 51, 4), "package": round(5 / 51, 4)}
-    assert sum(shares["by_dimension"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert shares.positive_weight == 51
+    assert shares.by_target == {"artifact": round(16 / 51, 4), "checkpoint": round(23 / 51, 4),
+                                 "cross-file": round(7 / 51, 4), "package": round(5 / 51, 4)}
+    assert sum(shares.by_dimension.values()) == pytest.approx(1.0, abs=1e-3)
 
 
 # -- dependency map -------------------------------------------------------------------------
