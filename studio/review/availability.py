@@ -15,7 +15,7 @@ def check(ctx: ReviewContext) -> None:
     project = ctx.project
     if project.materials is None:
         return
-    names = MaterialNames(project.materials.materials)
+    names = ctx.material_names
     released = {m.id: project.release_position(m) for m in project.materials.materials}
     release_of = {m.id: m.release.subtask or "start" for m in project.materials.materials}
     if project.info is not None:

@@ -9,7 +9,8 @@ from pathlib import Path
 from studio.model import Criterion, Project
 from studio.review.graph import DependencyGraph
 from studio.review.locations import criterion_index, node_line, rubric_file, subtask_path, text_line
-from studio.review.texts import Refusal, project_bytes, project_text
+from studio.review.names import MaterialNames
+from studio.review.texts import ProjectFiles, Refusal
 from studio.store.loader import LoadedProject
 from studio.validation.findings import Finding, Severity
 
@@ -38,15 +39,39 @@ class ReviewContext:
         return DependencyGraph.build(self.project)
 
     @cached_property
+    def resolved_criteria(self) -> list[tuple[str, Criterion, Criterion]]:
+        """(scope, as written, as scored): a reused criterion is scored with its original's
+        fields; a reuse of an unknown criterion is left out."""
+        out = []
+        for scope, criterion in self.project.all_criteria():
+            scored = criterion
+            if criterion.reuse_of:
+                found = self.project.checkpoint_criterion(criterion.reuse_of)
+                if found is None:
+                    continue
+                scored = found[1]
+            out.append((scope, criterion, scored))
+        return out
+
+    @cached_property
     def positions(self) -> dict[str, int]:
         # A subtask scheduled twice keeps its last place here (validation reports the duplicate).
         return {sid: i + 1 for i, sid in enumerate(self.project.timeline())}
 
     # -- reading -----------------------------------------------------------------------------
+    @cached_property
+    def files(self) -> ProjectFiles:
+        return ProjectFiles(self.root)
+
+    @cached_property
+    def material_names(self) -> MaterialNames:
+        materials = self.project.materials
+        return MaterialNames(materials.materials if materials else [])
+
     def text(self, rel: str) -> str:
         """The text of a project file; "" (and one finding) when review may not read it."""
         try:
-            return project_text(self.root, rel)
+            return self.files.text(rel)
         except Refusal as refusal:
             self._refuse(rel, refusal)
             return ""
@@ -54,7 +79,7 @@ class ReviewContext:
     def data(self, rel: str) -> bytes | None:
         """The bytes of a project file; None when it is missing or review may not read it."""
         try:
-            return project_bytes(self.root, rel)
+            return self.files.data(rel)
         except Refusal as refusal:
             self._refuse(rel, refusal)
             return None

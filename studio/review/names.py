@@ -69,11 +69,19 @@ class NameHit:
     matched: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Name:
     rank: int  # order of preference: longer names first, then first listed
     material_id: str
-    pattern: re.Pattern[str]
+    name: str
+    _pattern: re.Pattern[str] | None = None
+
+    def match(self, text: str, start: int) -> int | None:
+        """End of this name at `start` in `text` if it counts there, else None."""
+        if self._pattern is None:  # compiled on first use: most names are never candidates
+            self._pattern = re.compile(rf"(?<![\w.-]){re.escape(self.name)}(?![\w-])", re.IGNORECASE)
+        found = self._pattern.match(text, start)
+        return None if found is None else found.end()
 
 
 def material_names(material: NamedMaterial) -> list[str]:
@@ -99,8 +107,7 @@ class MaterialNames:
             return
         by_folded: dict[str, list[_Name]] = {}
         for rank, name in enumerate(ranked):
-            pattern = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
-            by_folded.setdefault(fold(name), []).append(_Name(rank, owner[name], pattern))
+            by_folded.setdefault(fold(name), []).append(_Name(rank, owner[name], name))
         self._automaton = ahocorasick.Automaton()
         for folded, candidates in by_folded.items():
             self._automaton.add_word(folded, (len(folded), tuple(candidates)))
@@ -111,14 +118,14 @@ class MaterialNames:
             return []
         # The best confirmed name at each start, then the leftmost ones that do not overlap.
         best: dict[int, tuple[int, str, int]] = {}  # start -> (rank, material id, end)
-        for end, (length, candidates) in self._automaton.iter(fold(text)):
-            start = end - length + 1
+        for last, (length, candidates) in self._automaton.iter(fold(text)):
+            start = last - length + 1
             for name in candidates:
                 if start in best and best[start][0] < name.rank:
                     continue
-                match = name.pattern.match(text, start)
-                if match is not None:
-                    best[start] = (name.rank, name.material_id, match.end())
+                end_of_name = name.match(text, start)
+                if end_of_name is not None:
+                    best[start] = (name.rank, name.material_id, end_of_name)
         hits: list[NameHit] = []
         resume = 0
         for start in sorted(best):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from studio.review.context import ReviewContext
 from studio.review.graph import DELIVERABLE, MATERIAL
-from studio.review.names import MaterialNames
 from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 from studio.store import layout
 from studio.validation.findings import Severity
@@ -19,7 +18,7 @@ def check(ctx: ReviewContext) -> None:
     project = ctx.project
     if project.materials is None:
         return
-    names = MaterialNames(project.materials.materials)
+    names = ctx.material_names
     criteria = project.all_criteria()
     named_in: dict[int, set[str]] = {}  # criterion's place in `criteria` -> materials its text names
     for index, material in enumerate(project.materials.materials):

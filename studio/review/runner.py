@@ -12,6 +12,7 @@ from studio.review.weights import WeightShares
 from studio.store import layout
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
+from studio.validation.pause import collector_paused
 from studio.validation.validate import NotAProjectError, validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies]
@@ -42,6 +43,11 @@ def review_loaded(loaded: LoadedProject, validation: list[Finding] | None = None
     """Every finding of `loaded`: its validation findings (computed here unless given) and the rules'."""
     if validation is None:
         validation = validate_loaded(loaded)
+    with collector_paused():
+        return _review(loaded, validation)
+
+
+def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
     ctx = ReviewContext(loaded)
     ctx.findings.extend(Finding(f.file, f.line, f.column, f.message, f"validate.{f.code}", Severity.ERROR, f.object_id)
                         for f in validation)
@@ -53,7 +59,7 @@ def review_loaded(loaded: LoadedProject, validation: list[Finding] | None = None
                 raise  # on a valid project a failing rule is a bug, not a finding
             ctx.report(f"{family.__name__.rsplit('.', 1)[-1]}.skipped", Severity.ERROR,
                        f"these rules could not run on a project with validation errors ({type(exc).__name__}): "
-                       "fix the errors above first", "project.yaml")
+                       "fix the errors above first", layout.PROJECT_FILE)
     report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code)))
     try:
         report.weight_shares = weights.weight_shares(ctx)

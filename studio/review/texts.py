@@ -6,7 +6,9 @@ are, PDF through PyMuPDF, xlsx through openpyxl (cell values, sheet by sheet).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,10 +66,10 @@ def file_text(path: Path) -> str:
     """The text of a file, cached by path, modification time and size; "" when it does not
     exist. Raises OSError when it exists but cannot be read."""
     try:
-        stat = path.stat()
+        status = path.stat()
     except FileNotFoundError:
         return ""
-    return _file_text_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    return _file_text_cached(str(path), status.st_mtime_ns, status.st_size)
 
 
 class Refusal(StudioError):
@@ -79,45 +81,67 @@ class Refusal(StudioError):
         self.message = message
 
 
-def inside_project(root: Path, rel: str) -> Path | None:
-    """The file `rel` of the project at `root`, after following links; None when it does not
-    exist. Raises Refusal when it lies outside the project (a link out, or `..`)."""
-    path = root / rel
-    try:
-        real = path.resolve(strict=True)
-    except FileNotFoundError:
-        return None
-    except (OSError, RuntimeError) as exc:  # a link loop, or a folder on the way we may not enter
-        raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.__class__.__name__}): "
-                      "fix the file or its links so review can check it") from exc
-    if not real.is_relative_to(root.resolve()):
-        raise Refusal("files.outside-project", f"{rel} leads outside the project (to {real}): review does not read "
-                      "files outside the project folder; copy the file into the project instead of linking to it")
-    return real
+class ProjectFiles:
+    """Reads the files of one project for review, refusing any that lead outside it.
 
+    Folders are resolved once each (a project has few, and files many); a file is resolved
+    itself only when it is a link."""
 
-def project_text(root: Path, rel: str) -> str:
-    """The text of a project file as agents or judges see it; "" when it does not exist."""
-    real = inside_project(root, rel)
-    if real is None:
-        return ""
-    try:
-        return file_text(real)
-    except OSError as exc:
-        raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
-                      "fix its permissions so review can check it") from exc
+    def __init__(self, root: Path):
+        self.root = str(root)
+        self._real_root = os.path.realpath(self.root)
+        self._real_dirs: dict[str, str] = {}
 
+    def _real_dir(self, folder: str) -> str:
+        real = self._real_dirs.get(folder)
+        if real is None:
+            real = self._real_dirs[folder] = os.path.realpath(folder)
+        return real
 
-def project_bytes(root: Path, rel: str) -> bytes | None:
-    """The bytes of a project file; None when it does not exist."""
-    real = inside_project(root, rel)
-    if real is None or not real.is_file():
-        return None
-    try:
-        return real.read_bytes()
-    except OSError as exc:
-        raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
-                      "fix its permissions so review can check it") from exc
+    def locate(self, rel: str) -> Path | None:
+        """The file `rel` after following links; None when it does not exist. Raises Refusal
+        when it lies outside the project (a link out, or `..`)."""
+        path = os.path.join(self.root, rel)
+        try:
+            status = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:  # a folder on the way we may not enter
+            raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
+                          "fix the file's folder permissions so review can check it") from exc
+        if stat.S_ISLNK(status.st_mode):
+            real = os.path.realpath(path)
+            if not os.path.exists(real):
+                return None  # a dangling link reads as a missing file
+        else:
+            folder, name = os.path.split(path)
+            real = os.path.join(self._real_dir(folder), name)
+        if os.path.commonpath([self._real_root, real]) != self._real_root:
+            raise Refusal("files.outside-project", f"{rel} leads outside the project (to {real}): review does not "
+                          "read files outside the project folder; copy the file into the project instead of linking to it")
+        return Path(real)
+
+    def text(self, rel: str) -> str:
+        """The text of a project file as agents or judges see it; "" when it does not exist."""
+        real = self.locate(rel)
+        if real is None:
+            return ""
+        try:
+            return file_text(real)
+        except OSError as exc:
+            raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
+                          "fix its permissions so review can check it") from exc
+
+    def data(self, rel: str) -> bytes | None:
+        """The bytes of a project file; None when it does not exist or is not a file."""
+        real = self.locate(rel)
+        if real is None or not real.is_file():
+            return None
+        try:
+            return real.read_bytes()
+        except OSError as exc:
+            raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
+                          "fix its permissions so review can check it") from exc
 
 
 _WORD = re.compile(r"\w+(?:[.,']\w+)*")
@@ -126,6 +150,11 @@ _WORD = re.compile(r"\w+(?:[.,']\w+)*")
 def words(text: str) -> list[tuple[str, int]]:
     """Lower-cased words with their character offsets; numbers keep their separators."""
     return [(m.group(0).lower(), m.start()) for m in _WORD.finditer(text)]
+
+
+def plain_words(text: str) -> list[str]:
+    """The words of `words(text)` without their offsets (faster: no match objects)."""
+    return [w.lower() for w in _WORD.findall(text)]
 
 
 def shingles(tokens: list[str], size: int) -> set[tuple[str, ...]]:
@@ -139,10 +168,39 @@ class Passage:
     excerpt: str
 
 
+class Quotations:
+    """Finds, in agent-facing texts, runs of `size`+ consecutive words shared with references.
+
+    Each text is split into words once and its windows looked up once, in the union of every
+    reference's windows; only a text with a hit there is compared with each reference."""
+
+    def __init__(self, references: dict[str, str], size: int):
+        self.size = size
+        self.shingles = {ref_id: shingles(plain_words(text), size) for ref_id, text in references.items()}
+        self._any: set[tuple[str, ...]] = set().union(*self.shingles.values())
+
+    def passages(self, text: str) -> dict[str, list[Passage]]:
+        """Reference id -> the passages of `text` it shares (references sharing none left out)."""
+        plain = plain_words(text)
+        size = self.size
+        if not any(tuple(plain[i:i + size]) in self._any for i in range(len(plain) - size + 1)):
+            return {}
+        offsets = [m.start() for m in _WORD.finditer(text)]
+        found = {}
+        for ref_id, ref_shingles in self.shingles.items():
+            passages = _runs(ref_shingles, plain, offsets, size)
+            if passages:
+                found[ref_id] = passages
+        return found
+
+
 def shared_passages(reference_shingles: set[tuple[str, ...]], text: str, size: int) -> list[Passage]:
     """Runs of at least `size` consecutive words of `text` that also occur in the reference."""
     tokens = words(text)
-    plain = [w for w, _ in tokens]
+    return _runs(reference_shingles, [w for w, _ in tokens], [o for _, o in tokens], size)
+
+
+def _runs(reference_shingles: set[tuple[str, ...]], plain: list[str], offsets: list[int], size: int) -> list[Passage]:
     passages: list[Passage] = []
     i = 0
     while i + size <= len(plain):
@@ -152,7 +210,7 @@ def shared_passages(reference_shingles: set[tuple[str, ...]], text: str, size: i
                 j += 1
             length = j - i + size - 1
             excerpt = " ".join(plain[i:i + min(length, 12)]) + (" ..." if length > 12 else "")
-            passages.append(Passage(tokens[i][1], length, excerpt))
+            passages.append(Passage(offsets[i], length, excerpt))
             i = j + size - 1
         else:
             i += 1

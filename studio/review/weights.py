@@ -19,20 +19,6 @@ RULES = {
 }
 
 
-def resolved_criteria(ctx: ReviewContext) -> list[tuple[str, Criterion, Criterion]]:
-    """(scope, as written, as scored): a reused criterion is scored with its original's fields."""
-    out = []
-    for scope, criterion in ctx.project.all_criteria():
-        scored = criterion
-        if criterion.reuse_of:
-            found = ctx.project.checkpoint_criterion(criterion.reuse_of)
-            if found is None:
-                continue
-            scored = found[1]
-        out.append((scope, criterion, scored))
-    return out
-
-
 @dataclass(frozen=True)
 class WeightShares:
     """Positive weight over the whole project, and its shares (0..1, rounded to 4 places) per
@@ -55,7 +41,7 @@ def weight_shares(ctx: ReviewContext) -> WeightShares:
     """Positive weight per target and per dimension, as shares of all positive weight."""
     by_target: Counter[str] = Counter()
     by_dimension: Counter[str] = Counter()
-    for _, written, scored in resolved_criteria(ctx):
+    for _, written, scored in ctx.resolved_criteria:
         weight = scored.weight or 0
         if weight <= 0 or scored.target is None or scored.dimension is None:
             continue  # a misplaced reuse_of, which validation reports
@@ -71,7 +57,7 @@ def check(ctx: ReviewContext) -> None:
     rubrics = [(sid, r.criteria) for sid, r in sorted(project.checkpoint_rubrics.items())]
     if project.final_rubric is not None:
         rubrics.append((FINAL_SCOPE, project.final_rubric.criteria))
-    scored = {(scope, w.key): s for scope, w, s in resolved_criteria(ctx)}
+    scored = {(scope, w.key): s for scope, w, s in ctx.resolved_criteria}
     for scope, criteria in rubrics:
         weights = [scored[(scope, c.key)].weight or 0 for c in criteria if (scope, c.key) in scored]
         if criteria and not any(w > 0 for w in weights):
