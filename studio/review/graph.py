@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from studio.model import Project
 from studio.graphs import find_cycles
+from studio.model import Project
 from studio.model.base import split_artifact_ref
 from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 
@@ -23,7 +23,7 @@ class DependencyGraph:
     edges: dict[Node, list[Node]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def build(cls, project: Project) -> "DependencyGraph":
+    def build(cls, project: Project) -> DependencyGraph:
         graph = cls(project)
         add = graph.add
         for sid, subtask in project.subtasks.items():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import PurePosixPath
 
-from studio.review.context import ReviewContext
 from studio.model import EvaluatorReference
+from studio.review.context import ReviewContext
 from studio.review.locations import evaluator_path, subtask_yaml
 from studio.review.texts import Quotations, agent_facing_files
 from studio.store import layout
@@ -58,15 +58,16 @@ def check(ctx: ReviewContext) -> None:
                 ctx.report_text("leak.reference-named", Severity.ERROR,
                                 f"{rel} names the evaluator-only file '{name}' ({ref_id}): agents must not learn "
                                 "that it exists or where it is", rel, text, offset, ref_id)
-    quotations = Quotations({ref_id: ctx.text(evaluator_path(ref.file)) for ref_id, (ref, _) in reference_files.items()},
-                            QUOTE_MIN_WORDS)
+    reference_texts = {ref_id: ctx.text(evaluator_path(ref.file)) for ref_id, (ref, _) in reference_files.items()}
+    quotations = Quotations(reference_texts, QUOTE_MIN_WORDS)
     found = [(rel, text, quotations.passages(text)) for rel, text in texts]
     for ref_id in reference_files:
         for rel, text, passages in found:
             for passage in passages.get(ref_id, []):
                 ctx.report_text("leak.reference-quoted", Severity.ERROR,
                                 f"{rel} quotes {passage.words} consecutive words of evaluator-only reference "
-                                f"{ref_id} (\"{passage.excerpt}\"): rephrase or remove", rel, text, passage.start, ref_id)
+                                f"{ref_id} (\"{passage.excerpt}\"): rephrase or remove",
+                                rel, text, passage.start, ref_id)
 
 
 def _check_copies(ctx: ReviewContext, reference_files: dict[str, tuple[EvaluatorReference, bytes]]) -> None:

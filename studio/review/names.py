@@ -22,6 +22,7 @@ necessary for a real one, never sufficient, and confirmation settles it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Protocol
@@ -96,7 +97,7 @@ def material_names(material: NamedMaterial) -> list[str]:
 class MaterialNames:
     """Finds mentions of materials in a text: by id (whole word), file name or exact title."""
 
-    def __init__(self, materials: list[NamedMaterial]):
+    def __init__(self, materials: Iterable[NamedMaterial]):
         owner: dict[str, str] = {}  # lower-cased name -> material id; the first material keeps a shared name
         for material in materials:
             for name in material_names(material):

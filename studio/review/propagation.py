@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 from studio.review.context import ReviewContext
 from studio.review.graph import DELIVERABLE, MATERIAL
-from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 from studio.store import layout
 from studio.validation.findings import Severity
 

@@ -118,7 +118,8 @@ class ProjectFiles:
             real = os.path.join(self._real_dir(folder), name)
         if os.path.commonpath([self._real_root, real]) != self._real_root:
             raise Refusal("files.outside-project", f"{rel} leads outside the project (to {real}): review does not "
-                          "read files outside the project folder; copy the file into the project instead of linking to it")
+                          "read files outside the project folder; copy the file into the project instead of "
+                          "linking to it")
         return Path(real)
 
     def text(self, rel: str) -> str:

@@ -6,7 +6,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from studio.model import Criterion
 from studio.model.vocabulary import FINAL_SCOPE, Target
 from studio.review.context import ReviewContext
 from studio.review.locations import rubric_file

@@ -22,7 +22,8 @@ def validate_loaded(loaded: LoadedProject) -> list[Finding]:
         findings = []
         for problem in problems:
             line, column = loaded.locate(problem)
-            findings.append(Finding(problem.file, line, column, problem.message, problem.code, object_id=problem.object_id))
+            findings.append(Finding(problem.file, line, column, problem.message, problem.code,
+                                    object_id=problem.object_id))
         return sorted(set(findings))
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_rich_project, read, replace_in, write
 from studio.cli.main import main
 from studio.review import review_project
-from studio.store.yamlfile import YamlDocument
 from studio.store.workspace import sample_project
+from studio.store.yamlfile import YamlDocument
 from studio.validation import Severity
+from tests.helpers import make_rich_project, read, replace_in, write
 
 
 def clean_project(tmp_path: Path) -> Path:
