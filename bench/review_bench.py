@@ -43,8 +43,10 @@ T = TypeVar("T")
 PROJECTS, SUBTASKS, MATERIALS = 11, 150, 661
 CHECKPOINT_CRITERIA, CROSS_FILE, PACKAGE, REUSED = 3828, 313, 172, 1150
 DIMENSIONS = ["correctness", "completeness", "consistency", "professionalism", "usability"]
-WORDS = ("facility margin covenant leverage ebitda lender approval permit condition schedule memo model "
-         "assumption tenor amortisation borrower security valuation headroom downside update package").split()
+WORDS = (
+    "facility margin covenant leverage ebitda lender approval permit condition schedule memo model "
+    "assumption tenor amortisation borrower security valuation headroom downside update package"
+).split()
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -59,8 +61,17 @@ def _q(text: str) -> str:
     return text  # plain scalars: the generated prose has no YAML-special characters
 
 
-def make_project(root: Path, index: int, n_sub: int, n_mat: int, n_crit: int, n_cross: int, n_pkg: int,
-                 n_reuse: int, rng: random.Random) -> None:
+def make_project(
+    root: Path,
+    index: int,
+    n_sub: int,
+    n_mat: int,
+    n_crit: int,
+    n_cross: int,
+    n_pkg: int,
+    n_reuse: int,
+    rng: random.Random,
+) -> None:
     pid = f"p{index:02d}"
     subtasks = [f"T{i + 1:02d}" for i in range(n_sub)]
     stage_of = {sid: f"S{1 + i * 3 // n_sub}" for i, sid in enumerate(subtasks)}
@@ -70,12 +81,29 @@ def make_project(root: Path, index: int, n_sub: int, n_mat: int, n_crit: int, n_
     (root / ".gitignore").write_text(GITIGNORE)
     (root / "brief.md").write_text(f"# Brief of {pid}\n\n{_prose(rng, 80)}\n")
     deliverables = [(f"F{i + 1}", subtasks[-1 - (i % n_sub)]) for i in range(min(6, n_sub))]
-    lines = ["# Synthetic project for the review benchmark.", "schema_version: 1", f"id: {pid}", f"title: Project {pid}",
-             "domain: Finance", "role: Associate", "client: Client", "objective: Deliver the package.", "brief: brief.md",
-             "delivery:", "  scope: The package.", "  acceptance:", "    - Everything agrees.", "  final_deliverables:"]
+    lines = [
+        "# Synthetic project for the review benchmark.",
+        "schema_version: 1",
+        f"id: {pid}",
+        f"title: Project {pid}",
+        "domain: Finance",
+        "role: Associate",
+        "client: Client",
+        "objective: Deliver the package.",
+        "brief: brief.md",
+        "delivery:",
+        "  scope: The package.",
+        "  acceptance:",
+        "    - Everything agrees.",
+        "  final_deliverables:",
+    ]
     for did, sid in deliverables:
-        lines += [f"    - id: {did}", f"      path: final/{did}.md", f"      title: Deliverable {did}",
-                  f"      produced_by: {sid}:outputs/{sid}-main.md"]
+        lines += [
+            f"    - id: {did}",
+            f"      path: final/{did}.md",
+            f"      title: Deliverable {did}",
+            f"      produced_by: {sid}:outputs/{sid}-main.md",
+        ]
     (root / "project.yaml").write_text("\n".join(lines) + "\n")
     stages: dict[str, list[str]] = {}
     for sid in subtasks:
@@ -91,11 +119,24 @@ def make_project(root: Path, index: int, n_sub: int, n_mat: int, n_crit: int, n_
         mid = f"M{m + 1:03d}"
         suffix = ".csv" if m % 4 == 0 else ".md"
         (root / "materials" / f"{mid}{suffix}").write_text(
-            "a,b,c\n" + "\n".join(f"{rng.randint(1, 999)},{rng.random():.3f},{rng.choice(WORDS)}" for _ in range(20)) + "\n"
-            if suffix == ".csv" else f"# {mid}\n\n{_prose(rng, 120)}\n")
-        lines += [f"  - id: {mid}", f"    file: {mid}{suffix}", f"    title: Material number {mid}",
-                  f"    kind: {'source_record' if release == 'start' else 'new_evidence'}", "    provenance: reconstructed_material"]
-        lines += ["    release:", "      at: start"] if release == "start" else ["    release:", "      at: before", f"      subtask: {release}"]
+            "a,b,c\n"
+            + "\n".join(f"{rng.randint(1, 999)},{rng.random():.3f},{rng.choice(WORDS)}" for _ in range(20))
+            + "\n"
+            if suffix == ".csv"
+            else f"# {mid}\n\n{_prose(rng, 120)}\n"
+        )
+        lines += [
+            f"  - id: {mid}",
+            f"    file: {mid}{suffix}",
+            f"    title: Material number {mid}",
+            f"    kind: {'source_record' if release == 'start' else 'new_evidence'}",
+            "    provenance: reconstructed_material",
+        ]
+        lines += (
+            ["    release:", "      at: start"]
+            if release == "start"
+            else ["    release:", "      at: before", f"      subtask: {release}"]
+        )
         material_release[mid] = 0 if release == "start" else subtasks.index(release) + 1
     (root / "materials.yaml").write_text("\n".join(lines) + "\n")
     lines = ["references:"]
@@ -113,49 +154,105 @@ def make_project(root: Path, index: int, n_sub: int, n_mat: int, n_crit: int, n_
         inputs = rng.sample(available, min(len(available), 4))
         outputs = [f"outputs/{sid}-main.md", f"outputs/{sid}-annex.xlsx"]
         (folder / "instruction.md").write_text(
-            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}\n")
-        (folder / "subtask.yaml").write_text("\n".join(
-            [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"] + [f"  - {m}" for m in inputs]
-            + ["outputs:"] + [f"  - path: {o}" for o in outputs] + ["time_limit_minutes: 240"]) + "\n")
+            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}\n"
+        )
+        (folder / "subtask.yaml").write_text(
+            "\n".join(
+                [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"]
+                + [f"  - {m}" for m in inputs]
+                + ["outputs:"]
+                + [f"  - path: {o}" for o in outputs]
+                + ["time_limit_minutes: 240"]
+            )
+            + "\n"
+        )
         lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
         for c in range(per_sub[i]):
             cid = f"{sid}-C{c + 1:02d}"
             weight = rng.choice([2, 3, 5, 8, -3]) if c else 6
-            lines += [f"  - id: {cid}", f"    text: {_q(_prose(rng, 25))}", "    covers:", f"      - {sid}:{outputs[c % 2]}",
-                      "    target: checkpoint", f"    dimension: {rng.choice(DIMENSIONS)}", f"    weight: {weight}",
-                      "    review:", "      status: approved", "      reviewer: Bench Expert"]
+            lines += [
+                f"  - id: {cid}",
+                f"    text: {_q(_prose(rng, 25))}",
+                "    covers:",
+                f"      - {sid}:{outputs[c % 2]}",
+                "    target: checkpoint",
+                f"    dimension: {rng.choice(DIMENSIONS)}",
+                f"    weight: {weight}",
+                "    review:",
+                "      status: approved",
+                "      reviewer: Bench Expert",
+            ]
             if weight > 0:
                 checkpoint_ids.append((cid, sid))
         (folder / "rubric.yaml").write_text("\n".join(lines) + "\n")
         if i:
             handoffs.append((f"{subtasks[i - 1]}:outputs/{subtasks[i - 1]}-main.md", sid))
-    (root / "dependencies.yaml").write_text("\n".join(
-        ["handoffs:"] + [f"  - from: {a}\n    to: {b}\n    carries: The figures." for a, b in handoffs]) + "\n")
+    (root / "dependencies.yaml").write_text(
+        "\n".join(["handoffs:"] + [f"  - from: {a}\n    to: {b}\n    carries: The figures." for a, b in handoffs])
+        + "\n"
+    )
     lines = ["# Final rubric.", "criteria:"]
     deliverable_of = dict((sid, did) for did, sid in deliverables)
     reused = [c for c in checkpoint_ids if c[1] in deliverable_of][:n_reuse]
     for cid, sid in reused:
         lines += [f"  - reuse_of: {cid}", "    covers:", f"      - {deliverable_of[sid]}"]
     for did, _ in deliverables:
-        lines += [f"  - id: A-{did}", f"    text: {_prose(rng, 20)}", "    covers:", f"      - {did}", "    target: artifact",
-                  "    dimension: professionalism", "    weight: 4", "    review:", "      status: approved", "      reviewer: Bench Expert"]
+        lines += [
+            f"  - id: A-{did}",
+            f"    text: {_prose(rng, 20)}",
+            "    covers:",
+            f"      - {did}",
+            "    target: artifact",
+            "    dimension: professionalism",
+            "    weight: 4",
+            "    review:",
+            "      status: approved",
+            "      reviewer: Bench Expert",
+        ]
     for x in range(n_cross):
         pair = rng.sample([d for d, _ in deliverables], 2)
-        lines += [f"  - id: X-{x + 1:03d}", f"    text: {_prose(rng, 20)}", "    covers:"] + [f"      - {d}" for d in pair] + [
-            "    target: cross-file", "    dimension: consistency", "    weight: 5", "    review:", "      status: approved",
-            "      reviewer: Bench Expert"]
+        lines += (
+            [f"  - id: X-{x + 1:03d}", f"    text: {_prose(rng, 20)}", "    covers:"]
+            + [f"      - {d}" for d in pair]
+            + [
+                "    target: cross-file",
+                "    dimension: consistency",
+                "    weight: 5",
+                "    review:",
+                "      status: approved",
+                "      reviewer: Bench Expert",
+            ]
+        )
     for p in range(n_pkg):
-        lines += [f"  - id: P-{p + 1:03d}", f"    text: {_prose(rng, 20)}", "    covers:", "      - package", "    target: package",
-                  "    dimension: completeness", "    weight: 3", "    review:", "      status: approved", "      reviewer: Bench Expert"]
+        lines += [
+            f"  - id: P-{p + 1:03d}",
+            f"    text: {_prose(rng, 20)}",
+            "    covers:",
+            "      - package",
+            "    target: package",
+            "    dimension: completeness",
+            "    weight: 3",
+            "    review:",
+            "      status: approved",
+            "      reviewer: Bench Expert",
+        ]
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
 
 
 def make_corpus(base: Path, seed: int = 11) -> list[Path]:
     rng = random.Random(seed)
     roots = []
-    for i, (n_sub, n_mat, n_crit, n_cross, n_pkg, n_reuse) in enumerate(zip(
-            _split(SUBTASKS, PROJECTS), _split(MATERIALS, PROJECTS), _split(CHECKPOINT_CRITERIA, PROJECTS),
-            _split(CROSS_FILE, PROJECTS), _split(PACKAGE, PROJECTS), _split(REUSED, PROJECTS))):
+    for i, (n_sub, n_mat, n_crit, n_cross, n_pkg, n_reuse) in enumerate(
+        zip(  # all of length PROJECTS
+            _split(SUBTASKS, PROJECTS),
+            _split(MATERIALS, PROJECTS),
+            _split(CHECKPOINT_CRITERIA, PROJECTS),
+            _split(CROSS_FILE, PROJECTS),
+            _split(PACKAGE, PROJECTS),
+            _split(REUSED, PROJECTS),
+            strict=True,
+        )
+    ):
         root = base / f"p{i:02d}"
         make_project(root, i, n_sub, n_mat, n_crit, n_cross, n_pkg, n_reuse, rng)
         roots.append(root)
@@ -184,15 +281,33 @@ def make_large_project(root: Path, seed: int = 5) -> None:
     (root / ".gitignore").write_text(GITIGNORE)
     (root / "brief.md").write_text(f"# Brief\n\n{_prose(rng, 80)}\n")
     deliverables = [("F1", "T03"), ("F2", "T02")]
-    lines = ["schema_version: 1", "id: large", "title: Large project", "domain: Finance", "role: Associate",
-             "client: Client", "objective: Deliver the package.", "brief: brief.md",
-             "delivery:", "  scope: The package.", "  acceptance:", "    - Everything agrees.", "  final_deliverables:"]
+    lines = [
+        "schema_version: 1",
+        "id: large",
+        "title: Large project",
+        "domain: Finance",
+        "role: Associate",
+        "client: Client",
+        "objective: Deliver the package.",
+        "brief: brief.md",
+        "delivery:",
+        "  scope: The package.",
+        "  acceptance:",
+        "    - Everything agrees.",
+        "  final_deliverables:",
+    ]
     for did, sid in deliverables:
-        lines += [f"    - id: {did}", f"      path: final/{did}.md", f"      title: Deliverable {did}",
-                  f"      produced_by: {sid}:outputs/{sid}-main.md"]
+        lines += [
+            f"    - id: {did}",
+            f"      path: final/{did}.md",
+            f"      title: Deliverable {did}",
+            f"      produced_by: {sid}:outputs/{sid}-main.md",
+        ]
     (root / "project.yaml").write_text("\n".join(lines) + "\n")
-    (root / "stages.yaml").write_text("stages:\n  - id: S1\n    title: First\n    subtasks:\n      - T01\n"
-                                      "  - id: S2\n    title: Second\n    subtasks:\n      - T02\n      - T03\n")
+    (root / "stages.yaml").write_text(
+        "stages:\n  - id: S1\n    title: First\n    subtasks:\n      - T01\n"
+        "  - id: S2\n    title: Second\n    subtasks:\n      - T02\n      - T03\n"
+    )
     third = LARGE_MATERIALS // 3
     releases = ["start"] * third + ["T02"] * third + ["T03"] * (LARGE_MATERIALS - 2 * third)
     reference_words = [rng.choice(WORDS) for _ in range(200)]
@@ -203,28 +318,47 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         if m < SEED_QUOTES:
             body += " " + " ".join(reference_words[40:55]) + "."
         (root / "materials" / f"{mid}.md").write_text(f"# {mid}\n\n{body}\n")
-        lines += [f"  - id: {mid}", f"    file: {mid}.md", f"    title: Evidence file {mid}",
-                  f"    kind: {'source_record' if release == 'start' else 'new_evidence'}", "    provenance: reconstructed_material"]
-        lines += ["    release:", "      at: start"] if release == "start" else ["    release:", "      at: before", f"      subtask: {release}"]
+        lines += [
+            f"  - id: {mid}",
+            f"    file: {mid}.md",
+            f"    title: Evidence file {mid}",
+            f"    kind: {'source_record' if release == 'start' else 'new_evidence'}",
+            "    provenance: reconstructed_material",
+        ]
+        lines += (
+            ["    release:", "      at: start"]
+            if release == "start"
+            else ["    release:", "      at: before", f"      subtask: {release}"]
+        )
         if m == LARGE_MATERIALS - 1:
             lines += ["    corrects:"] + [f"      - M{c + 1:03d}" for c in range(SEED_UNCHECKED_CORRECTIONS)]
     (root / "materials.yaml").write_text("\n".join(lines) + "\n")
     (root / "evaluator" / "ref0.md").write_text("# Reference\n\n" + " ".join(reference_words) + "\n")
     (root / "evaluator" / "references.yaml").write_text(
-        "references:\n  - id: R0\n    file: ref0.md\n    title: Reference figures\n    for:\n      - final\n")
+        "references:\n  - id: R0\n    file: ref0.md\n    title: Reference figures\n    for:\n      - final\n"
+    )
     late = [f"M{m + 1:03d}" for m, release in enumerate(releases) if release == "T03"]
     start_materials = [f"M{m + 1:03d}" for m in range(third)]
     for i, sid in enumerate(subtasks):
         folder = root / "subtasks" / sid
         folder.mkdir(parents=True)
         outputs = [f"outputs/{sid}-main.md", f"outputs/{sid}-annex.md"]
-        inputs = start_materials[i * 3:i * 3 + 3]
+        inputs = start_materials[i * 3 : i * 3 + 3]
         named_late = f" Compare with {' and '.join(late[:SEED_LATE_IN_INSTRUCTION])}." if sid == "T01" else ""
         (folder / "instruction.md").write_text(
-            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}{named_late}\n")
-        (folder / "subtask.yaml").write_text("\n".join(
-            [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"] + [f"  - {m}" for m in inputs]
-            + ["outputs:"] + [f"  - path: {o}" for o in outputs] + ["time_limit_minutes: 240"]) + "\n")
+            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. "
+            f"{_prose(rng, 150)}{named_late}\n"
+        )
+        (folder / "subtask.yaml").write_text(
+            "\n".join(
+                [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"]
+                + [f"  - {m}" for m in inputs]
+                + ["outputs:"]
+                + [f"  - path: {o}" for o in outputs]
+                + ["time_limit_minutes: 240"]
+            )
+            + "\n"
+        )
         count = LARGE_CRITERIA if sid == "T01" else 4
         lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
         for c in range(count):
@@ -236,25 +370,53 @@ def make_large_project(root: Path, seed: int = 5) -> None:
                 status, reviewer = "draft", []
             elif sid == "T01" and c >= count - SEED_NO_REVIEWER:
                 reviewer = []
-            lines += [f"  - id: {sid}-C{c + 1:04d}", f"    text: {text}", "    covers:", f"      - {sid}:{outputs[c % 2]}",
-                      "    target: checkpoint", f"    dimension: {rng.choice(DIMENSIONS)}",
-                      f"    weight: {rng.choice([2, 3, 5, 8, -3]) if c else 6}", "    review:", f"      status: {status}",
-                      *reviewer]
+            lines += [
+                f"  - id: {sid}-C{c + 1:04d}",
+                f"    text: {text}",
+                "    covers:",
+                f"      - {sid}:{outputs[c % 2]}",
+                "    target: checkpoint",
+                f"    dimension: {rng.choice(DIMENSIONS)}",
+                f"    weight: {rng.choice([2, 3, 5, 8, -3]) if c else 6}",
+                "    review:",
+                f"      status: {status}",
+                *reviewer,
+            ]
         (folder / "rubric.yaml").write_text("\n".join(lines) + "\n")
-    (root / "dependencies.yaml").write_text("handoffs:\n  - from: T01:outputs/T01-main.md\n    to: T02\n"
-                                            "    carries: The figures.\n  - from: T02:outputs/T02-main.md\n    to: T03\n"
-                                            "    carries: The figures.\n")
+    (root / "dependencies.yaml").write_text(
+        "handoffs:\n  - from: T01:outputs/T01-main.md\n    to: T02\n"
+        "    carries: The figures.\n  - from: T02:outputs/T02-main.md\n    to: T03\n"
+        "    carries: The figures.\n"
+    )
     lines = ["# Final rubric.", "criteria:"]
     for c in range(LARGE_CRITERIA):
         lines += [f"  - reuse_of: T01-C{c + 1:04d}", "    covers:", f"      - {deliverables[c % 2][0]}"]
     for u in range(SEED_UNKNOWN_REUSE):
         lines += [f"  - reuse_of: T09-C{u + 1:04d}", "    covers:", "      - F1"]
-    lines += ["  - id: X-001", f"    text: {_prose(rng, 20)}", "    covers:", "      - F1", "      - F2", "    target: cross-file",
-              "    dimension: consistency", "    weight: 5", "    review:", "      status: approved", "      reviewer: Bench Expert",
-              "  - id: P-001", f"    text: {_prose(rng, 20)}", "    covers:", "      - package", "    target: package",
-              "    dimension: completeness", "    weight: 3", "    review:", "      status: approved", "      reviewer: Bench Expert"]
+    lines += [
+        "  - id: X-001",
+        f"    text: {_prose(rng, 20)}",
+        "    covers:",
+        "      - F1",
+        "      - F2",
+        "    target: cross-file",
+        "    dimension: consistency",
+        "    weight: 5",
+        "    review:",
+        "      status: approved",
+        "      reviewer: Bench Expert",
+        "  - id: P-001",
+        f"    text: {_prose(rng, 20)}",
+        "    covers:",
+        "      - package",
+        "    target: package",
+        "    dimension: completeness",
+        "    weight: 3",
+        "    review:",
+        "      status: approved",
+        "      reviewer: Bench Expert",
+    ]
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
-
 
 
 def floor_pass(files: list[Path]) -> int:
@@ -273,16 +435,18 @@ def expected_paper_counts() -> Counter[str]:
 
 
 def expected_large_counts() -> Counter[str]:
-    return Counter({
-        "availability.named-before-release": SEED_LATE_IN_CRITERIA + SEED_LATE_IN_INSTRUCTION,
-        "dependencies.unused-output": 3,  # the three annexes
-        "leak.reference-quoted": SEED_QUOTES,
-        "propagation.correction-unchecked": 1,
-        "validate.review-without-reviewer": SEED_NO_REVIEWER,
-        "validate.unknown-ref": SEED_UNKNOWN_REUSE,
-        "weights.draft": SEED_DRAFTS,
-        "weights.share": 1,
-    })
+    return Counter(
+        {
+            "availability.named-before-release": SEED_LATE_IN_CRITERIA + SEED_LATE_IN_INSTRUCTION,
+            "dependencies.unused-output": 3,  # the three annexes
+            "leak.reference-quoted": SEED_QUOTES,
+            "propagation.correction-unchecked": 1,
+            "validate.review-without-reviewer": SEED_NO_REVIEWER,
+            "validate.unknown-ref": SEED_UNKNOWN_REUSE,
+            "weights.draft": SEED_DRAFTS,
+            "weights.share": 1,
+        }
+    )
 
 
 @dataclass
@@ -374,10 +538,14 @@ def main(argv: list[str] | None = None) -> int:
         large = base / "large"
         make_large_project(large)
         files = sum(len(yaml_files(root)) for root in roots)
-        print(f"paper corpus: {len(roots)} projects, {SUBTASKS} subtasks, {MATERIALS} materials, "
-              f"{CHECKPOINT_CRITERIA + CROSS_FILE + PACKAGE} criteria written + reused ones; {files} YAML files")
-        print(f"large project: one checkpoint rubric of {LARGE_CRITERIA} criteria, {LARGE_CRITERIA} final criteria "
-              f"reusing them; {len(yaml_files(large))} YAML files")
+        print(
+            f"paper corpus: {len(roots)} projects, {SUBTASKS} subtasks, {MATERIALS} materials, "
+            f"{CHECKPOINT_CRITERIA + CROSS_FILE + PACKAGE} criteria written + reused ones; {files} YAML files"
+        )
+        print(
+            f"large project: one checkpoint rubric of {LARGE_CRITERIA} criteria, {LARGE_CRITERIA} final criteria "
+            f"reusing them; {len(yaml_files(large))} YAML files"
+        )
         ok = summarize("paper corpus", run_rounds(roots, args.rounds), expected_paper_counts())
         ok = summarize("large project", run_rounds([large], args.rounds), expected_large_counts()) and ok
     finally:
