@@ -48,19 +48,26 @@ class ImpactReport:
     criteria: list[CoveringCriterion] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"item": self.item, "kind": self.kind, "subtasks": [{"id": s, "via": self.via.get(s)} for s in self.subtasks],
-                "outputs": self.outputs,
-                "generated_materials": self.materials, "final_deliverables": self.deliverables,
-                "criteria": [c.to_json() for c in self.criteria]}
+        return {
+            "item": self.item,
+            "kind": self.kind,
+            "subtasks": [{"id": s, "via": self.via.get(s)} for s in self.subtasks],
+            "outputs": self.outputs,
+            "generated_materials": self.materials,
+            "final_deliverables": self.deliverables,
+            "criteria": [c.to_json() for c in self.criteria],
+        }
 
     def render(self) -> str:
         lines = [f"Changing {self.kind} {self.item} affects:"]
         if self.subtasks:
             lines.append("\nSubtasks downstream, in timeline order, and what brings them the change:")
             lines += [f"  {s:8} {self.via.get(s, '')}" for s in self.subtasks]
-        sections = [("Their outputs", self.outputs),
-                    ("Scripted materials generated from them", self.materials),
-                    ("Final deliverables built from them", self.deliverables)]
+        sections = [
+            ("Their outputs", self.outputs),
+            ("Scripted materials generated from them", self.materials),
+            ("Final deliverables built from them", self.deliverables),
+        ]
         for title, items in sections:
             if items:
                 lines.append(f"\n{title}:")
@@ -102,8 +109,10 @@ def impact_of(loaded: LoadedProject, item: str) -> ImpactReport:
     for sid in report.subtasks:
         kind, key = parents[(SUBTASK, sid)]
         report.via[sid] = f"reads {key} directly" if kind == MATERIAL else f"works on {key}"
-    report.outputs = sorted({k for kind, k in nodes if kind == OUTPUT and k != item},
-                            key=lambda r: (position.get(r.split(":", 1)[0], 10**6), r))
+    report.outputs = sorted(
+        {k for kind, k in nodes if kind == OUTPUT and k != item},
+        key=lambda r: (position.get(r.split(":", 1)[0], 10**6), r),
+    )
     report.materials = sorted({k for kind, k in nodes if kind == MATERIAL})
     report.deliverables = sorted({k for kind, k in nodes if kind == DELIVERABLE and k != item})
     for scope, cid in criteria_covering(loaded.project, nodes):

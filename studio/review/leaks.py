@@ -19,7 +19,8 @@ RULES = {
     "leak.reference-as-input": "An evaluator-only reference is listed as a subtask input.",
     "leak.reference-in-materials": "A file under materials/ is a copy of an evaluator-only reference.",
     "leak.reference-named": "An agent-facing text names an evaluator-only file.",
-    "leak.reference-quoted": f"An agent-facing text quotes {QUOTE_MIN_WORDS}+ consecutive words of an evaluator-only reference.",
+    "leak.reference-quoted": f"An agent-facing text quotes {QUOTE_MIN_WORDS}+ consecutive words of an evaluator-only "
+                             f"reference.",
 }
 
 
@@ -36,10 +37,15 @@ def check(ctx: ReviewContext) -> None:
     for sid, subtask in sorted(project.subtasks.items()):
         for index, item in enumerate(subtask.inputs):
             if item in reference_ids:
-                ctx.report_node("leak.reference-as-input", Severity.ERROR,
-                                f"{sid} lists evaluator-only reference {item} as an input: remove it; "
-                                "judges read references, agents never do",
-                                subtask_yaml(sid), ("inputs", index), sid)
+                ctx.report_node(
+                    "leak.reference-as-input",
+                    Severity.ERROR,
+                    f"{sid} lists evaluator-only reference {item} as an input: remove it; "
+                    "judges read references, agents never do",
+                    subtask_yaml(sid),
+                    ("inputs", index),
+                    sid,
+                )
 
     reference_files: dict[str, tuple[EvaluatorReference, bytes]] = {}
     for ref in references:
@@ -55,19 +61,32 @@ def check(ctx: ReviewContext) -> None:
         for name, ref_id in names.items():
             offset = text.find(name)
             if offset >= 0:
-                ctx.report_text("leak.reference-named", Severity.ERROR,
-                                f"{rel} names the evaluator-only file '{name}' ({ref_id}): agents must not learn "
-                                "that it exists or where it is", rel, text, offset, ref_id)
+                ctx.report_text(
+                    "leak.reference-named",
+                    Severity.ERROR,
+                    f"{rel} names the evaluator-only file '{name}' ({ref_id}): agents must not learn "
+                    "that it exists or where it is",
+                    rel,
+                    text,
+                    offset,
+                    ref_id,
+                )
     reference_texts = {ref_id: ctx.text(evaluator_path(ref.file)) for ref_id, (ref, _) in reference_files.items()}
     quotations = Quotations(reference_texts, QUOTE_MIN_WORDS)
     found = [(rel, text, quotations.passages(text)) for rel, text in texts]
     for ref_id in reference_files:
         for rel, text, passages in found:
             for passage in passages.get(ref_id, []):
-                ctx.report_text("leak.reference-quoted", Severity.ERROR,
-                                f"{rel} quotes {passage.words} consecutive words of evaluator-only reference "
-                                f"{ref_id} (\"{passage.excerpt}\"): rephrase or remove",
-                                rel, text, passage.start, ref_id)
+                ctx.report_text(
+                    "leak.reference-quoted",
+                    Severity.ERROR,
+                    f"{rel} quotes {passage.words} consecutive words of evaluator-only reference "
+                    f'{ref_id} ("{passage.excerpt}"): rephrase or remove',
+                    rel,
+                    text,
+                    passage.start,
+                    ref_id,
+                )
 
 
 def _check_copies(ctx: ReviewContext, reference_files: dict[str, tuple[EvaluatorReference, bytes]]) -> None:
@@ -85,6 +104,13 @@ def _check_copies(ctx: ReviewContext, reference_files: dict[str, tuple[Evaluator
             continue
         ref_id = by_digest.get(_digest(data)) or by_name.get(path.name)
         if ref_id is not None:
-            ctx.report("leak.reference-in-materials", Severity.ERROR,
-                       f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "
-                       f"keep references under {layout.EVALUATOR_DIR}/ only", rel, 1, 1, ref_id)
+            ctx.report(
+                "leak.reference-in-materials",
+                Severity.ERROR,
+                f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "
+                f"keep references under {layout.EVALUATOR_DIR}/ only",
+                rel,
+                1,
+                1,
+                ref_id,
+            )

@@ -9,8 +9,10 @@ from studio.store import layout
 from studio.validation.findings import Severity
 
 RULES = {
-    "propagation.correction-unchecked": "A material that changes an earlier input has no later criterion checking the change was applied.",
-    "propagation.deliverable-unchecked": "A final deliverable built on a corrected input has no criterion checking the correction reached it.",
+    "propagation.correction-unchecked": "A material that changes an earlier input has no later criterion checking "
+                                        "the change was applied.",
+    "propagation.deliverable-unchecked": "A final deliverable built on a corrected input has no criterion checking "
+                                         "the correction reached it.",
 }
 
 
@@ -37,10 +39,16 @@ def check(ctx: ReviewContext) -> None:
                 checks.append((scope, criterion))
         loc = ("materials", index, "corrects")
         if not checks:
-            ctx.report_node("propagation.correction-unchecked", Severity.ERROR,
-                            f"{material.id} changes {', '.join(material.corrects)}, but no criterion at or after its "
-                            f"release checks that the change reached the dependent files: add a criterion with "
-                            f"'propagates: [{material.id}]' to a later rubric", layout.MATERIALS_FILE, loc, material.id)
+            ctx.report_node(
+                "propagation.correction-unchecked",
+                Severity.ERROR,
+                f"{material.id} changes {', '.join(material.corrects)}, but no criterion at or after its "
+                f"release checks that the change reached the dependent files: add a criterion with "
+                f"'propagates: [{material.id}]' to a later rubric",
+                layout.MATERIALS_FILE,
+                loc,
+                material.id,
+            )
             continue
         covered = {ref for _, c in checks for ref in c.covers}
         affected: set[str] = set()
@@ -49,7 +57,12 @@ def check(ctx: ReviewContext) -> None:
         for deliverable in sorted(affected - covered):
             if PACKAGE in covered:
                 continue
-            ctx.report_node("propagation.deliverable-unchecked", Severity.WARNING,
-                            f"final deliverable {deliverable} is built on {', '.join(material.corrects)}, which "
-                            f"{material.id} changes, but no criterion checking the change covers it",
-                            layout.MATERIALS_FILE, loc, material.id)
+            ctx.report_node(
+                "propagation.deliverable-unchecked",
+                Severity.WARNING,
+                f"final deliverable {deliverable} is built on {', '.join(material.corrects)}, which "
+                f"{material.id} changes, but no criterion checking the change covers it",
+                layout.MATERIALS_FILE,
+                loc,
+                material.id,
+            )

@@ -60,7 +60,9 @@ def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
             ctx.report(f"{family.__name__.rsplit('.', 1)[-1]}.skipped", Severity.ERROR,
                        f"these rules could not run on a project with validation errors ({type(exc).__name__}): "
                        "fix the errors above first", layout.PROJECT_FILE)
-    report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code)))
+    # Message last in the key: findings at one place with one rule (two deliverables, say) come out
+    # in the same order on every run, not in the order of a set.
+    report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code, f.message)))
     try:
         report.weight_shares = weights.weight_shares(ctx)
     except (KeyError, AttributeError):

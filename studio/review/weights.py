@@ -28,8 +28,11 @@ class WeightShares:
     by_dimension: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"positive_weight": self.positive_weight, "by_target": dict(self.by_target),
-                "by_dimension": dict(self.by_dimension)}
+        return {
+            "positive_weight": self.positive_weight,
+            "by_target": dict(self.by_target),
+            "by_dimension": dict(self.by_dimension),
+        }
 
 
 def _shares(weights: Counter[str], total: int) -> dict[str, float]:
@@ -60,20 +63,34 @@ def check(ctx: ReviewContext) -> None:
     for scope, criteria in rubrics:
         weights = [scored[(scope, c.key)].weight or 0 for c in criteria if (scope, c.key) in scored]
         if criteria and not any(w > 0 for w in weights):
-            ctx.report_node("weights.no-positive", Severity.ERROR,
-                            f"the {'final' if scope == FINAL_SCOPE else scope + ' checkpoint'} rubric has no positive weight "
-                            "(W+ = 0), so it cannot be scored: add a positive criterion", rubric_file(scope), ("criteria",))
+            ctx.report_node(
+                "weights.no-positive",
+                Severity.ERROR,
+                f"the {'final' if scope == FINAL_SCOPE else scope + ' checkpoint'} rubric has no positive weight "
+                "(W+ = 0), so it cannot be scored: add a positive criterion",
+                rubric_file(scope),
+                ("criteria",),
+            )
         for criterion in criteria:
             # A reused criterion is reviewed where it was written, in its checkpoint rubric.
             if criterion.review.status.value == "draft" and criterion.reuse_of is None:
-                ctx.report_criterion("weights.draft", Severity.WARNING,
-                                     f"criterion {criterion.key} is still a draft: have an expert review it",
-                                     scope, criterion, "review")
+                ctx.report_criterion(
+                    "weights.draft",
+                    Severity.WARNING,
+                    f"criterion {criterion.key} is still a draft: have an expert review it",
+                    scope,
+                    criterion,
+                    "review",
+                )
     shares = weight_shares(ctx)
     if shares.positive_weight:
-        ctx.report("weights.share", Severity.INFO,
-                   f"positive weight {shares.positive_weight}: by target {_percent(shares.by_target)}; "
-                   f"by dimension {_percent(shares.by_dimension)}", rubric_file(FINAL_SCOPE))
+        ctx.report(
+            "weights.share",
+            Severity.INFO,
+            f"positive weight {shares.positive_weight}: by target {_percent(shares.by_target)}; "
+            f"by dimension {_percent(shares.by_dimension)}",
+            rubric_file(FINAL_SCOPE),
+        )
 
 
 def _percent(shares: dict[str, float]) -> str:
