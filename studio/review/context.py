@@ -25,6 +25,7 @@ class ReviewContext:
     loaded: LoadedProject
     findings: list[Finding] = field(default_factory=list)
     refused: set[str] = field(default_factory=set)
+    memo: dict[str, object] = field(default_factory=dict)  # results one rule computes and another reuses
 
     @property
     def project(self) -> Project:

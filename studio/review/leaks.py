@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from pathlib import PurePosixPath
 
 from studio.model import EvaluatorReference
@@ -92,25 +94,36 @@ def check(ctx: ReviewContext) -> None:
 def _check_copies(ctx: ReviewContext, reference_files: dict[str, tuple[EvaluatorReference, bytes]]) -> None:
     by_digest = {_digest(data): ref_id for ref_id, (_, data) in reference_files.items()}
     by_name = {PurePosixPath(ref.file).name: ref_id for ref_id, (ref, _) in reference_files.items()}
-    materials_dir = ctx.root / layout.MATERIALS_DIR
-    if not materials_dir.is_dir():
+    sizes = {len(data) for _, data in reference_files.values()}
+    root = str(ctx.root)
+    materials_dir = os.path.join(root, layout.MATERIALS_DIR)
+    if not os.path.isdir(materials_dir):
         return
-    for path in sorted(materials_dir.rglob("*")):
-        if not path.is_file():
-            continue
-        rel = path.relative_to(ctx.root).as_posix()
-        data = ctx.data(rel)
-        if data is None:
-            continue
-        ref_id = by_digest.get(_digest(data)) or by_name.get(path.name)
-        if ref_id is not None:
-            ctx.report(
-                "leak.reference-in-materials",
-                Severity.ERROR,
-                f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "
-                f"keep references under {layout.EVALUATOR_DIR}/ only",
-                rel,
-                1,
-                1,
-                ref_id,
-            )
+    # Links to folders are not followed (a link to a file is, if it stays inside the project).
+    for folder, _, names in os.walk(materials_dir):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                status = os.stat(path)
+            except OSError:
+                continue  # a dangling link is not a file
+            if not stat.S_ISREG(status.st_mode):
+                continue
+            if status.st_size not in sizes and name not in by_name and not os.path.islink(path):
+                continue  # not a reference's size nor name: cannot be a copy, no need to read it
+            rel = path[len(root) + 1:].replace(os.sep, "/")
+            data = ctx.data(rel)
+            if data is None:
+                continue
+            ref_id = by_digest.get(_digest(data)) or by_name.get(name)
+            if ref_id is not None:
+                ctx.report(
+                    "leak.reference-in-materials",
+                    Severity.ERROR,
+                    f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "
+                    f"keep references under {layout.EVALUATOR_DIR}/ only",
+                    rel,
+                    1,
+                    1,
+                    ref_id,
+                )

@@ -62,11 +62,11 @@ def _file_text_cached(path: str, mtime_ns: int, size: int) -> str:
     return ""
 
 
-def file_text(path: Path) -> str:
+def file_text(path: str | Path) -> str:
     """The text of a file, cached by path, modification time and size; "" when it does not
     exist. Raises OSError when it exists but cannot be read."""
     try:
-        status = path.stat()
+        status = os.stat(path)
     except FileNotFoundError:
         return ""
     return _file_text_cached(str(path), status.st_mtime_ns, status.st_size)
@@ -98,7 +98,7 @@ class ProjectFiles:
             real = self._real_dirs[folder] = os.path.realpath(folder)
         return real
 
-    def locate(self, rel: str) -> Path | None:
+    def locate(self, rel: str) -> str | None:
         """The file `rel` after following links; None when it does not exist. Raises Refusal
         when it lies outside the project (a link out, or `..`)."""
         path = os.path.join(self.root, rel)
@@ -120,7 +120,7 @@ class ProjectFiles:
             raise Refusal("files.outside-project", f"{rel} leads outside the project (to {real}): review does not "
                           "read files outside the project folder; copy the file into the project instead of "
                           "linking to it")
-        return Path(real)
+        return real
 
     def text(self, rel: str) -> str:
         """The text of a project file as agents or judges see it; "" when it does not exist."""
@@ -136,10 +136,11 @@ class ProjectFiles:
     def data(self, rel: str) -> bytes | None:
         """The bytes of a project file; None when it does not exist or is not a file."""
         real = self.locate(rel)
-        if real is None or not real.is_file():
+        if real is None or not os.path.isfile(real):
             return None
         try:
-            return real.read_bytes()
+            with open(real, "rb") as file:
+                return file.read()
         except OSError as exc:
             raise Refusal("files.unreadable", f"{rel} cannot be read ({exc.strerror or exc}): "
                           "fix its permissions so review can check it") from exc
