@@ -173,19 +173,27 @@ class Passage:
 class Quotations:
     """Finds, in agent-facing texts, runs of `size`+ consecutive words shared with references.
 
-    Each text is split into words once and its windows looked up once, in the union of every
-    reference's windows; only a text with a hit there is compared with each reference."""
+    Each text is split into words once. A shared run of `size` words holds, wholly inside it, a
+    run of `anchor` = size // 2 words starting at a multiple of `anchor`, and that shorter run
+    occurs in some reference too; so a text is first probed only at every `anchor`-th word, in
+    the union of the references' short runs. Only a text with a hit there is compared with each
+    reference word by word."""
 
     def __init__(self, references: dict[str, str], size: int):
         self.size = size
-        self.shingles = {ref_id: shingles(plain_words(text), size) for ref_id, text in references.items()}
-        self._any: set[tuple[str, ...]] = set().union(*self.shingles.values())
+        self.anchor = max(1, size // 2)
+        words_of = {ref_id: plain_words(text) for ref_id, text in references.items()}
+        self.shingles = {ref_id: shingles(tokens, size) for ref_id, tokens in words_of.items()}
+        self._anchors: set[tuple[str, ...]] = set()
+        for tokens in words_of.values():
+            if len(tokens) >= size:
+                self._anchors |= shingles(tokens, self.anchor)
 
     def passages(self, text: str) -> dict[str, list[Passage]]:
         """Reference id -> the passages of `text` it shares (references sharing none left out)."""
         plain = plain_words(text)
-        size = self.size
-        if not any(tuple(plain[i:i + size]) in self._any for i in range(len(plain) - size + 1)):
+        size, anchor, anchors = self.size, self.anchor, self._anchors
+        if not any(tuple(plain[i:i + anchor]) in anchors for i in range(0, len(plain) - anchor + 1, anchor)):
             return {}
         offsets = [m.start() for m in _WORD.finditer(text)]
         found = {}

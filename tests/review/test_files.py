@@ -10,6 +10,9 @@ import stat
 import tempfile
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from studio.review import review_project
 from studio.review.texts import Quotations, plain_words, shared_passages, shingles
 from tests.helpers import make_rich_project, write
@@ -115,3 +118,18 @@ def test_quotations_agree_with_one_reference_at_a_time():
     assert [p.words for p in found["A"]] == [15]  # the 11-word run at the end is not a quotation
     assert [p.words for p in found["B"]] == [12]
     assert quotations.passages("nothing shared here at all") == {}
+
+
+VOCABULARY = ["alpha", "beta", "gamma", "Delta", "1,000", "it's"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(VOCABULARY), max_size=30), min_size=1, max_size=3),
+       st.lists(st.sampled_from(VOCABULARY + ["\n", "-"]), max_size=60), st.integers(1, 13))
+def test_quotations_probe_misses_no_shared_run(references: list[list[str]], text_words: list[str], size: int):
+    """The sparse probe is only a shortcut: every run a word-by-word scan finds is still found."""
+    texts = {f"R{i}": " ".join(words) for i, words in enumerate(references)}
+    text = " ".join(text_words)
+    found = Quotations(texts, size).passages(text)
+    for ref_id, reference in texts.items():
+        assert found.get(ref_id, []) == shared_passages(shingles(plain_words(reference), size), text, size)
