@@ -123,13 +123,19 @@ def test_quotations_agree_with_one_reference_at_a_time():
 VOCABULARY = ["alpha", "beta", "gamma", "Delta", "1,000", "it's"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(VOCABULARY), max_size=30), min_size=1, max_size=3),
-       st.lists(st.sampled_from(VOCABULARY + ["\n", "-"]), max_size=60), st.integers(1, 13))
-def test_quotations_probe_misses_no_shared_run(references: list[list[str]], text_words: list[str], size: int):
-    """The sparse probe is only a shortcut: every run a word-by-word scan finds is still found."""
+       st.lists(st.sampled_from(VOCABULARY + ["\n", "-"]), max_size=20), st.integers(1, 13), st.data())
+def test_quotations_probe_misses_no_shared_run(references: list[list[str]], prefix: list[str], size: int,
+                                               data: st.DataObject):
+    """The sparse probe is only a shortcut: every run a word-by-word scan finds is still found.
+    The text quotes a slice of the first reference after a prefix of any length."""
+    first = references[0]
+    start = data.draw(st.integers(0, len(first)))
+    quoted = first[start:data.draw(st.integers(start, len(first)))]
+    suffix = data.draw(st.lists(st.sampled_from(VOCABULARY), max_size=10))
     texts = {f"R{i}": " ".join(words) for i, words in enumerate(references)}
-    text = " ".join(text_words)
+    text = " ".join(prefix + quoted + suffix)
     found = Quotations(texts, size).passages(text)
     for ref_id, reference in texts.items():
         assert found.get(ref_id, []) == shared_passages(shingles(plain_words(reference), size), text, size)
