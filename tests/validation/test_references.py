@@ -222,3 +222,19 @@ def test_final_rubric_with_no_positive_weight_counts_reused_weights(blank_projec
     findings = validate_project(blank_project)
     files = sorted(f.file for f in findings if f.code == "no-positive-weight")
     assert files == ["final/rubric.yaml", "subtasks/T01/rubric.yaml"]
+
+
+def test_requires_chain_longer_than_the_recursion_limit_and_two_separate_loops(rich: Path) -> None:
+    # 2,000 criteria, each requiring the next: the old recursive search hit Python's recursion
+    # limit here. The chain ends in a loop back to C0500, and C0001 <-> C0002 is a second loop.
+    lines = ["criteria:"]
+    for n in range(1, 2001):
+        needed = 500 if n == 2000 else (1 if n == 2 else n + 1)
+        lines += [f"  - id: T03-C{n:04d}", "    text: The memo states the recommendation.", "    covers:",
+                  "      - T03:outputs/memo.md", "    target: checkpoint", "    dimension: completeness",
+                  "    weight: 6", "    requires:", f"      - T03-C{needed:04d}"]
+    write(rich, "subtasks/T03/rubric.yaml", "\n".join(lines) + "\n")
+    cycles = [f for f in validate_project(rich) if f.code == "requires-cycle"]
+    # One finding per loop, on its smallest id, at that criterion's `requires` key.
+    assert [f.object_id for f in cycles] == ["T03-C0001", "T03-C0500"]
+    assert [f.line for f in cycles] == [9, 9 + 9 * 499]
