@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from studio.model import Criterion, Rubric
-from studio.model.vocabulary import FINAL_SCOPE
+from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 from studio.review import review_project
 from studio.review.runner import review_loaded
 from studio.store.loader import load_project
@@ -40,7 +40,8 @@ def test_indexed_lookups_agree_with_scans_on_the_sample():
 
 
 def _criterion(key: str, weight: int = 3) -> Criterion:
-    return Criterion(id=key, text="t", covers=[], target="checkpoint", dimension="correctness", weight=weight)
+    return Criterion(id=key, text="t", covers=[], target=Target.CHECKPOINT, dimension=Dimension.CORRECTNESS,
+                     weight=weight)
 
 
 def test_duplicate_ids_resolve_to_the_first_as_a_scan_would():
