@@ -8,17 +8,24 @@ from pathlib import Path
 
 from studio.model import Criterion, Project
 from studio.review.graph import DependencyGraph
-from studio.review.locations import criterion_index, node_line, rubric_file, text_line
-from studio.review.texts import file_text
-from studio.store import layout
+from studio.review.locations import criterion_index, node_line, rubric_file, subtask_path, text_line
+from studio.review.names import MaterialNames
+from studio.review.texts import ProjectFiles, Refusal
 from studio.store.loader import LoadedProject
 from studio.validation.findings import Finding, Severity
+
+RULES = {
+    "files.unreadable": "A file review must read (instruction, material, reference) cannot be read.",
+    "files.outside-project": "A file review must read is a link to a file outside the project folder.",
+}
 
 
 @dataclass
 class ReviewContext:
     loaded: LoadedProject
     findings: list[Finding] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)
+    memo: dict[str, object] = field(default_factory=dict)  # results one rule computes and another reuses
 
     @property
     def project(self) -> Project:
@@ -33,14 +40,60 @@ class ReviewContext:
         return DependencyGraph.build(self.project)
 
     @cached_property
+    def resolved_criteria(self) -> list[tuple[str, Criterion, Criterion]]:
+        """(scope, as written, as scored): a reused criterion is scored with its original's
+        fields; a reuse of an unknown criterion is left out."""
+        out = []
+        for scope, criterion in self.project.all_criteria():
+            scored = criterion
+            if criterion.reuse_of:
+                found = self.project.checkpoint_criterion(criterion.reuse_of)
+                if found is None:
+                    continue
+                scored = found[1]
+            out.append((scope, criterion, scored))
+        return out
+
+    @cached_property
     def positions(self) -> dict[str, int]:
+        # A subtask scheduled twice keeps its last place here (validation reports the duplicate).
         return {sid: i + 1 for i, sid in enumerate(self.project.timeline())}
+
+    # -- reading -----------------------------------------------------------------------------
+    @cached_property
+    def files(self) -> ProjectFiles:
+        return ProjectFiles(self.root)
+
+    @cached_property
+    def material_names(self) -> MaterialNames:
+        materials = self.project.materials
+        return MaterialNames(materials.materials if materials else [])
+
+    def text(self, rel: str) -> str:
+        """The text of a project file; "" (and one finding) when review may not read it."""
+        try:
+            return self.files.text(rel)
+        except Refusal as refusal:
+            self._refuse(rel, refusal)
+            return ""
+
+    def data(self, rel: str) -> bytes | None:
+        """The bytes of a project file; None when it is missing or review may not read it."""
+        try:
+            return self.files.data(rel)
+        except Refusal as refusal:
+            self._refuse(rel, refusal)
+            return None
+
+    def _refuse(self, rel: str, refusal: Refusal) -> None:
+        if rel not in self.refused:
+            self.refused.add(rel)
+            self.report(refusal.rule, Severity.ERROR, refusal.message, rel)
 
     def instruction(self, subtask_id: str) -> tuple[str, str]:
         """(project-relative path, text) of a subtask's instruction."""
-        subtask = self.project.subtasks[subtask_id]
-        rel = f"{layout.SUBTASKS_DIR}/{subtask_id}/{subtask.instruction}"
-        return rel, file_text(self.root / rel)
+        rel = subtask_path(subtask_id, self.project.subtasks[subtask_id].instruction)
+        return rel, self.text(rel)
 
     # -- reporting ---------------------------------------------------------------------------
     def report(self, rule: str, severity: Severity, message: str, file: str, line: int = 1,

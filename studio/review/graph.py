@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from studio.graphs import find_cycles
 from studio.model import Project
 from studio.model.base import split_artifact_ref
-
-PACKAGE = "package"
+from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 
 # Node kinds; a node is (kind, key).
 MATERIAL, SUBTASK, OUTPUT, DELIVERABLE = "material", "subtask", "output", "deliverable"
@@ -23,7 +23,7 @@ class DependencyGraph:
     edges: dict[Node, list[Node]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def build(cls, project: Project) -> "DependencyGraph":
+    def build(cls, project: Project) -> DependencyGraph:
         graph = cls(project)
         add = graph.add
         for sid, subtask in project.subtasks.items():
@@ -69,31 +69,15 @@ class DependencyGraph:
         return parents
 
     def artifact_cycles(self) -> list[list[str]]:
-        """Cycles among subtasks through handoffs (each as a list of subtask ids)."""
+        """Cycles among subtasks through handoffs (each as a list of subtask ids, the first
+        repeated at the end): one per group of subtasks caught in a loop."""
         successors: dict[str, set[str]] = defaultdict(set)
         if self.project.dependencies is not None:
             for handoff in self.project.dependencies.handoffs:
                 producer, _ = split_artifact_ref(handoff.artifact)
                 successors[producer].add(handoff.to)
-        cycles: list[list[str]] = []
-        state: dict[str, int] = {}
-        stack: list[str] = []
-
-        def visit(node: str) -> None:
-            state[node] = 1
-            stack.append(node)
-            for nxt in sorted(successors.get(node, ())):
-                if state.get(nxt) == 1:
-                    cycles.append(stack[stack.index(nxt):] + [nxt])
-                elif nxt not in state:
-                    visit(nxt)
-            stack.pop()
-            state[node] = 2
-
-        for node in sorted(successors):
-            if node not in state:
-                visit(node)
-        return cycles
+        ordered = {node: sorted(successors[node]) for node in sorted(successors)}
+        return find_cycles(ordered)
 
 
 def criteria_covering(project: Project, nodes: list[Node]) -> list[tuple[str, str]]:
@@ -104,7 +88,7 @@ def criteria_covering(project: Project, nodes: list[Node]) -> list[tuple[str, st
     hits: list[tuple[str, str]] = []
     for scope, criterion in project.all_criteria():
         covers = set(criterion.covers)
-        if scope == "final":
+        if scope == FINAL_SCOPE:
             if covers & deliverables or (deliverables and PACKAGE in covers):
                 hits.append((scope, criterion.key))
         elif covers & outputs:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
+from studio.validation.paths import evaluator_path, material_path, rubric_file, subtask_path, subtask_yaml
 
-
-def rubric_file(scope: str) -> str:
-    return layout.FINAL_RUBRIC_FILE if scope == "final" else f"{layout.SUBTASKS_DIR}/{scope}/{layout.CHECKPOINT_RUBRIC_FILE}"
+__all__ = ["criterion_index", "criterion_location", "evaluator_path", "material_path", "node_line", "rubric_file",
+           "subtask_path", "subtask_yaml", "text_line"]
 
 
 def criterion_index(loaded: LoadedProject, scope: str, criterion_id: str) -> int | None:
-    project = loaded.project
-    rubric = project.final_rubric if scope == "final" else project.checkpoint_rubrics.get(scope)
-    for index, criterion in enumerate(rubric.criteria if rubric else []):
-        if criterion.key == criterion_id:
-            return index
-    return None
+    return loaded.project.criterion_row(scope, criterion_id)
 
 
 def criterion_location(loaded: LoadedProject, scope: str, criterion_id: str) -> tuple[str, int]:

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from studio.review import alignment, availability, dependencies, leaks, propagation, weights
+from studio.review import alignment, availability, context, dependencies, leaks, propagation, weights
 from studio.review.context import ReviewContext
+from studio.review.weights import WeightShares
 from studio.store import layout
-from studio.store.loader import load_project
+from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
+from studio.validation.pause import collector_paused
 from studio.validation.validate import NotAProjectError, validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies]
-RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()}
+RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 
 @dataclass
 class ReviewReport:
     findings: list[Finding] = field(default_factory=list)
-    weight_shares: dict = field(default_factory=dict)
+    weight_shares: WeightShares = field(default_factory=WeightShares)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -28,16 +31,23 @@ class ReviewReport:
     def has_errors(self) -> bool:
         return self.count(Severity.ERROR) > 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "findings": [f.to_json() | {"rule": f.code} for f in self.findings],
             "counts": {s.value: self.count(s) for s in Severity},
-            "weight_shares": self.weight_shares,
+            "weight_shares": self.weight_shares.to_json(),
         }
 
 
-def review_loaded(loaded) -> ReviewReport:
-    validation = validate_loaded(loaded)
+def review_loaded(loaded: LoadedProject, validation: list[Finding] | None = None) -> ReviewReport:
+    """Every finding of `loaded`: its validation findings (computed here unless given) and the rules'."""
+    if validation is None:
+        validation = validate_loaded(loaded)
+    with collector_paused():
+        return _review(loaded, validation)
+
+
+def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
     ctx = ReviewContext(loaded)
     ctx.findings.extend(Finding(f.file, f.line, f.column, f.message, f"validate.{f.code}", Severity.ERROR, f.object_id)
                         for f in validation)
@@ -49,12 +59,14 @@ def review_loaded(loaded) -> ReviewReport:
                 raise  # on a valid project a failing rule is a bug, not a finding
             ctx.report(f"{family.__name__.rsplit('.', 1)[-1]}.skipped", Severity.ERROR,
                        f"these rules could not run on a project with validation errors ({type(exc).__name__}): "
-                       "fix the errors above first", "project.yaml")
-    report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code)))
+                       "fix the errors above first", layout.PROJECT_FILE)
+    # Message last in the key: findings at one place with one rule (two deliverables, say) come out
+    # in the same order on every run, not in the order of a set.
+    report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code, f.message)))
     try:
         report.weight_shares = weights.weight_shares(ctx)
     except (KeyError, AttributeError):
-        report.weight_shares = {}
+        report.weight_shares = WeightShares()
     return report
 
 

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 
 
-class Severity(str, Enum):
+class Severity(str, Enum):  # noqa: UP042 (StrEnum would change str(severity) for callers)
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"

@@ -8,6 +8,7 @@ from studio.errors import StudioError
 from studio.store import layout
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding
+from studio.validation.pause import collector_paused
 from studio.validation.references import check_references
 
 
@@ -16,12 +17,14 @@ class NotAProjectError(StudioError):
 
 
 def validate_loaded(loaded: LoadedProject) -> list[Finding]:
-    problems = list(loaded.problems) + check_references(loaded)
-    findings = []
-    for problem in problems:
-        line, column = loaded.locate(problem)
-        findings.append(Finding(problem.file, line, column, problem.message, problem.code, object_id=problem.object_id))
-    return sorted(set(findings))
+    with collector_paused():
+        problems = list(loaded.problems) + check_references(loaded)
+        findings = []
+        for problem in problems:
+            line, column = loaded.locate(problem)
+            findings.append(Finding(problem.file, line, column, problem.message, problem.code,
+                                    object_id=problem.object_id))
+        return sorted(set(findings))
 
 
 def validate_project(path: Path) -> list[Finding]:

@@ -30,10 +30,10 @@ def test_material_change_reaches_consumers_outputs_deliverables_and_criteria(ric
     assert report.outputs == ["T01:outputs/report.md", "T02:outputs/model.xlsx", "T03:outputs/memo.md"]
     assert report.materials == ["M03"]
     assert report.deliverables == ["F1", "F2"]
-    ids = [c["id"] for c in report.criteria]
+    ids = [c.id for c in report.criteria]
     assert ids[:6] == ["T01-C01", "T02-C01", "T02-C02", "T02-G01", "T02-N01", "T03-C01"]
     assert set(ids[6:]) == {"T01-C01", "T02-C01", "X-01", "A-01", "PKG-01"}  # final rubric
-    assert all(c["line"] >= 1 for c in report.criteria)
+    assert all(c.line >= 1 for c in report.criteria)
 
 
 def test_output_change_includes_its_own_criteria_but_not_upstream(rich):
@@ -41,13 +41,13 @@ def test_output_change_includes_its_own_criteria_but_not_upstream(rich):
     assert report.subtasks == ["T03"]
     assert "T01" not in report.subtasks and "F1" not in report.deliverables
     assert report.deliverables == ["F2"]
-    assert {c["id"] for c in report.criteria if c["scope"] == "T02"} == {"T02-C01", "T02-C02", "T02-G01", "T02-N01"}
+    assert {c.id for c in report.criteria if c.scope == "T02"} == {"T02-C01", "T02-C02", "T02-G01", "T02-N01"}
 
 
 def test_last_subtask_has_nothing_downstream_but_its_outputs(rich):
     report = impact_of(rich, "T03")
     assert report.subtasks == [] and report.outputs == ["T03:outputs/memo.md"]
-    assert [c["id"] for c in report.criteria] == ["T03-C01"]
+    assert [c.id for c in report.criteria] == ["T03-C01"]
 
 
 def test_unknown_item(rich):

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_rich_project, read, replace_in, write
 from studio.cli.main import main
 from studio.review import review_project
-from studio.store.yamlfile import YamlDocument
 from studio.store.workspace import sample_project
+from studio.store.yamlfile import YamlDocument
 from studio.validation import Severity
+from tests.helpers import make_rich_project, read, replace_in, write
 
 
 def clean_project(tmp_path: Path) -> Path:
@@ -20,11 +20,24 @@ def clean_project(tmp_path: Path) -> Path:
     root = make_rich_project(tmp_path / "proj")
     write(root, "subtasks/T02/instruction.md", "# T02\n\nBuild outputs/model.xlsx from the term sheet (M02).\n")
     write(root, "subtasks/T03/instruction.md", "# T03\n\nWrite outputs/memo.md for the credit committee.\n")
-    replace_in(root, "subtasks/T02/rubric.yaml", "    requires:\n      - T02-C01\n",
-               "    requires:\n      - T02-C01\n    propagates:\n      - M02\n")
-    replace_in(root, "final/rubric.yaml", "    requires:\n      - T02-C01\n",
-               "    requires:\n      - T02-C01\n    propagates:\n      - M02\n")
-    for rel in ("subtasks/T01/rubric.yaml", "subtasks/T02/rubric.yaml", "subtasks/T03/rubric.yaml", "final/rubric.yaml"):
+    replace_in(
+        root,
+        "subtasks/T02/rubric.yaml",
+        "    requires:\n      - T02-C01\n",
+        "    requires:\n      - T02-C01\n    propagates:\n      - M02\n",
+    )
+    replace_in(
+        root,
+        "final/rubric.yaml",
+        "    requires:\n      - T02-C01\n",
+        "    requires:\n      - T02-C01\n    propagates:\n      - M02\n",
+    )
+    for rel in (
+        "subtasks/T01/rubric.yaml",
+        "subtasks/T02/rubric.yaml",
+        "subtasks/T03/rubric.yaml",
+        "final/rubric.yaml",
+    ):
         document = YamlDocument.load(root / rel)
         for criterion in document.data["criteria"]:
             if "reuse_of" not in criterion:
@@ -59,9 +72,14 @@ def test_sample_project_reviews_clean_of_errors(capsys):
 
 # -- alignment ------------------------------------------------------------------------------
 
+
 def test_output_without_criterion(project: Path):
-    replace_in(project, "subtasks/T03/subtask.yaml", "  - path: outputs/memo.md\n",
-               "  - path: outputs/memo.md\n  - path: outputs/annex.md\n")
+    replace_in(
+        project,
+        "subtasks/T03/subtask.yaml",
+        "  - path: outputs/memo.md\n",
+        "  - path: outputs/memo.md\n  - path: outputs/annex.md\n",
+    )
     (hit,) = rules(project)["alignment.output-uncovered"]
     assert (hit.file, hit.line, hit.severity) == ("subtasks/T03/subtask.yaml", 8, Severity.ERROR)
     assert "outputs/annex.md" in hit.message
@@ -89,7 +107,7 @@ def test_deliverable_without_artifact_quality(project: Path):
 def test_no_cross_file_and_no_package_criteria(project: Path):
     text = read(project, "final/rubric.yaml")
     head, x01 = text.split("  - id: X-01", 1)
-    rest = x01[x01.index("  - id: A-01"):]
+    rest = x01[x01.index("  - id: A-01") :]
     rest = rest[: rest.index("  - id: PKG-01")]
     write(project, "final/rubric.yaml", head + rest)
     found = rules(project, Severity.ERROR)
@@ -98,9 +116,13 @@ def test_no_cross_file_and_no_package_criteria(project: Path):
 
 # -- information availability --------------------------------------------------------------
 
+
 def test_instruction_names_a_material_not_yet_released(project: Path):
-    write(project, "subtasks/T01/instruction.md",
-          "# T01\n\nUsing M01, write `outputs/report.md`.\n\nCompare with term-sheet.md as well.\n")
+    write(
+        project,
+        "subtasks/T01/instruction.md",
+        "# T01\n\nUsing M01, write `outputs/report.md`.\n\nCompare with term-sheet.md as well.\n",
+    )
     (hit,) = rules(project)["availability.named-before-release"]
     assert (hit.file, hit.line, hit.column) == ("subtasks/T01/instruction.md", 5, 14)
     assert "M02" in hit.message and "before T02" in hit.message
@@ -120,8 +142,10 @@ def test_materials_named_at_or_after_release_are_fine(project: Path):
 
 # -- leaks ----------------------------------------------------------------------------------
 
-REFERENCE = ("# Reference\n\nThe correct margin after the restatement is the top tier because opening leverage "
-             "rises above the threshold agreed with the lenders in the term sheet.\n")
+REFERENCE = (
+    "# Reference\n\nThe correct margin after the restatement is the top tier because opening leverage "
+    "rises above the threshold agreed with the lenders in the term sheet.\n"
+)
 
 
 def test_reference_listed_as_input(project: Path):
@@ -143,16 +167,24 @@ def test_reference_file_named_in_an_instruction(project: Path):
 
 def test_reference_quoted_at_length_but_short_overlap_is_fine(project: Path):
     write(project, "evaluator/answer-T02.md", REFERENCE)
-    write(project, "materials/term-sheet.md", "# Term sheet\n\nMargin grid: the top tier applies when opening leverage rises.\n")
+    write(
+        project,
+        "materials/term-sheet.md",
+        "# Term sheet\n\nMargin grid: the top tier applies when opening leverage rises.\n",
+    )
     assert "leak.reference-quoted" not in rules(project)  # 5 shared words is a shared fact, not a quote
-    write(project, "materials/term-sheet.md",
-          "# Term sheet\n\nNote: the correct margin after the restatement is the top tier because opening "
-          "leverage rises above the threshold.\n")
+    write(
+        project,
+        "materials/term-sheet.md",
+        "# Term sheet\n\nNote: the correct margin after the restatement is the top tier because opening "
+        "leverage rises above the threshold.\n",
+    )
     (hit,) = rules(project)["leak.reference-quoted"]
     assert hit.file == "materials/term-sheet.md" and hit.line == 3 and "17 consecutive words" in hit.message
 
 
 # -- propagation ----------------------------------------------------------------------------
+
 
 def test_correction_without_a_later_check(project: Path):
     for rel in ("subtasks/T02/rubric.yaml", "final/rubric.yaml"):
@@ -171,12 +203,17 @@ def test_correction_checked_but_not_on_every_dependent_deliverable(project: Path
 def test_a_criterion_naming_the_correction_counts_as_a_check(project: Path):
     for rel in ("subtasks/T02/rubric.yaml", "final/rubric.yaml"):
         replace_in(project, rel, "    propagates:\n      - M02\n", "")
-    replace_in(project, "subtasks/T02/rubric.yaml", "text: The model uses the term sheet's margin.",
-               "text: The model uses the margin of M02.")
+    replace_in(
+        project,
+        "subtasks/T02/rubric.yaml",
+        "text: The model uses the term sheet's margin.",
+        "text: The model uses the margin of M02.",
+    )
     assert "propagation.correction-unchecked" not in rules(project)
 
 
 # -- weights --------------------------------------------------------------------------------
+
 
 def test_rubric_without_positive_weight(project: Path):
     replace_in(project, "subtasks/T03/rubric.yaml", "weight: 6", "weight: -6")
@@ -185,8 +222,12 @@ def test_rubric_without_positive_weight(project: Path):
 
 
 def test_draft_criteria_are_listed(project: Path):
-    replace_in(project, "subtasks/T03/rubric.yaml", "      status: approved\n      reviewer: A. Expert\n",
-               "      status: draft\n")
+    replace_in(
+        project,
+        "subtasks/T03/rubric.yaml",
+        "      status: approved\n      reviewer: A. Expert\n",
+        "      status: draft\n",
+    )
     (hit,) = rules(project)["weights.draft"]
     assert hit.object_id == "T03-C01" and hit.severity is Severity.WARNING
 
@@ -196,13 +237,18 @@ def test_weight_shares_by_target_and_dimension(project: Path):
     shares = report.weight_shares
     # positive weights: T01-C01 5, T02-C01 8, T02-C02 4, T03-C01 6 (checkpoint = 23);
     # reused T01-C01 5 + T02-C01 8 and A-01 3 (artifact = 16); X-01 7; PKG-01 5 -> 51
-    assert shares["positive_weight"] == 51
-    assert shares["by_target"] == {"artifact": round(16 / 51, 4), "checkpoint": round(23 / 51, 4),
-                                   "cross-file": round(7 / 51, 4), "package": round(5 / 51, 4)}
-    assert sum(shares["by_dimension"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert shares.positive_weight == 51
+    assert shares.by_target == {
+        "artifact": round(16 / 51, 4),
+        "checkpoint": round(23 / 51, 4),
+        "cross-file": round(7 / 51, 4),
+        "package": round(5 / 51, 4),
+    }
+    assert sum(shares.by_dimension.values()) == pytest.approx(1.0, abs=1e-3)
 
 
 # -- dependency map -------------------------------------------------------------------------
+
 
 def test_handoff_from_an_output_nobody_produces(project: Path):
     replace_in(project, "dependencies.yaml", "  - from: T02:outputs/model.xlsx", "  - from: T02:outputs/ghost.xlsx")
@@ -211,13 +257,17 @@ def test_handoff_from_an_output_nobody_produces(project: Path):
 
 
 def test_backwards_handoff_and_cycle(project: Path):
-    write(project, "dependencies.yaml", """\
+    write(
+        project,
+        "dependencies.yaml",
+        """\
 handoffs:
   - from: T02:outputs/model.xlsx
     to: T03
   - from: T03:outputs/memo.md
     to: T02
-""")
+""",
+    )
     found = rules(project)
     assert found["dependencies.backwards"][0].line == 5
     assert "T02 -> T03 -> T02" in found["dependencies.cycle"][0].message
@@ -230,6 +280,7 @@ def test_unused_output_is_information_only(project: Path):
 
 
 # -- command line ---------------------------------------------------------------------------
+
 
 def test_review_cli_exit_codes_and_json(project: Path, capsys):
     assert main(["review", str(project), "--format", "json"]) == 0
