@@ -697,8 +697,8 @@ def main() -> None:
     permit_letter()
     b = d["bs"][2]
     print("reported EBITDA", d["ebitda"], "restated FY2025", d["ebitda_restated_fy2025"])
-    print("net debt", d["net_debt"], "leverage FY2025 reported %.2fx restated %.2fx" % (
-        d["net_debt"][2] / d["ebitda"][2], d["net_debt"][2] / d["ebitda_restated_fy2025"]))
+    reported, restated = d["net_debt"][2] / d["ebitda"][2], d["net_debt"][2] / d["ebitda_restated_fy2025"]
+    print("net debt", d["net_debt"], f"leverage FY2025 reported {reported:.2f}x restated {restated:.2f}x")
     print("balance sheet FY2025", b)
     print("cash flows", d["cfs"])
     print("wrote", ", ".join(sorted(p.name for p in OUT.iterdir() if p.suffix in (".xlsx", ".pdf", ".csv"))))

@@ -30,3 +30,11 @@ def test_public_exceptions_derive_from_studio_error():
                 offenders.append(f"{name}.{cls_name}")
     assert offenders == []
     assert {"YamlSyntaxError", "HistoryError", "VerdictTableError", "RatingTableError"} <= set(seen)
+
+
+def test_the_model_package_lists_what_it_exports():
+    import studio.model as model
+
+    assert sorted(model.__all__) == sorted(model._MODULE_OF)
+    for name in model.__all__:
+        assert getattr(model, name) is not None

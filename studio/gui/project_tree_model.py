@@ -39,7 +39,8 @@ def _build(project: Project) -> _Node:
         for sid in stage.subtasks:
             subtask = project.subtasks.get(sid)
             sub_node = stage_node.add(_Node(f"{sid}  {subtask.title if subtask else '(missing)'}", "subtask"))
-            for criterion in project.checkpoint_rubrics.get(sid).criteria if sid in project.checkpoint_rubrics else []:
+            rubric = project.checkpoint_rubrics.get(sid)
+            for criterion in rubric.criteria if rubric is not None else []:
                 sub_node.add(_Node(criterion.key, "criterion", criterion=criterion))
     if project.final_rubric is not None:
         final = root.add(_Node("Final rubric", "final"))
@@ -74,7 +75,7 @@ class ProjectTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, self._node(parent).children[row])
 
-    def parent(self, index=QModelIndex()):  # type: ignore[override]
+    def parent(self, index=QModelIndex()):
         if not index.isValid():
             return QModelIndex()
         node = index.internalPointer().parent

@@ -21,7 +21,12 @@ _EXPORTS = {
     "studio.model.bundle": ["Project"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_MODULE_OF)
+__all__ = [
+    "FINAL_SCOPE", "ID_PATTERN", "PACKAGE", "ArtifactRef", "Criterion", "DeliveryContract", "DependenciesFile",
+    "Dimension", "EvaluatorReference", "FinalDeliverable", "GeneratedRelease", "Handoff", "Material",
+    "MaterialKind", "MaterialsFile", "Output", "Project", "ProjectInfo", "Provenance", "ReferencesFile",
+    "Release", "ReviewRecord", "ReviewStatus", "Rubric", "Stage", "StagesFile", "Subtask", "Target",
+]
 
 if TYPE_CHECKING:
     from studio.model.base import ID_PATTERN, ArtifactRef
@@ -29,8 +34,14 @@ if TYPE_CHECKING:
     from studio.model.project import DeliveryContract, FinalDeliverable, ProjectInfo
     from studio.model.rubric import Criterion, ReviewRecord, ReviewStatus, Rubric
     from studio.model.schedule import (
-        EvaluatorReference, GeneratedRelease, Material, MaterialKind, MaterialsFile, Provenance,
-        ReferencesFile, Release,
+        EvaluatorReference,
+        GeneratedRelease,
+        Material,
+        MaterialKind,
+        MaterialsFile,
+        Provenance,
+        ReferencesFile,
+        Release,
     )
     from studio.model.vocabulary import FINAL_SCOPE, PACKAGE, Dimension, Target
     from studio.model.workflow import DependenciesFile, Handoff, Output, Stage, StagesFile, Subtask
