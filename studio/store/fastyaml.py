@@ -1,0 +1,201 @@
+"""Read-only YAML loads through libyaml: plain data and node locations in one C-backed pass.
+
+Opening a project only reads its files, so it does not need ruamel.yaml's round-trip tree
+(comments, quotes, order for saving). libyaml (through PyYAML's CParser) composes the node tree
+in C; one walk over it builds the plain dicts, lists and scalars pydantic validates, and the
+tree itself answers `locate`. The round-trip parser stays the authority: anything this reader
+does not handle exactly as it would (explicit tags, aliases, merge keys, timestamps, non-string
+or duplicate keys, directives, syntax errors) is handed to `YamlDocument.parse` + `plain`, so
+both always give the same data, locations and messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from yaml import YAMLError
+from yaml.cyaml import CParser
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from studio.store.yamlfile import (
+    MAX_DEPTH,
+    ProjectResolver,
+    YamlDocument,
+    plain,
+    read_text,
+    too_deep,
+)
+
+# Tags this reader's resolver gives: plain scalars are resolved during the walk, quoted and
+# block scalars are strings, collections are plain maps and lists. An explicit tag is anything else.
+_PLAIN = "!fast-plain"
+_STR = "!fast-str"
+_ODD = "!fast-odd"
+_COLLECTION = "!fast-collection"
+
+_NULLS = frozenset(("~", "null", "Null", "NULL"))
+_TRUE = frozenset(("true", "True", "TRUE"))
+_FALSE = frozenset(("false", "False", "FALSE"))
+_NUMBER_START = frozenset("-+0123456789.")
+_DECIMAL = re.compile(r"-?[0-9]+\Z")
+_DIRECTIVE = re.compile(r"^%", re.MULTILINE)
+_RESOLVER = ProjectResolver()
+
+
+class _Unusual(Exception):
+    """The text uses a YAML feature left to the round-trip parser."""
+
+
+class _Composer(CParser):
+    """libyaml's composer with a resolver that only sorts scalars by style (see the tags above)."""
+
+    def resolve(self, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode:
+            if implicit[0]:
+                return _PLAIN
+            return _STR if implicit[1] else _ODD  # neither: the non-specific tag `!`
+        return _COLLECTION
+
+    # Path resolvers are not used; the composer calls these around every collection.
+    def descend_resolver(self, current_node: Node | None, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+@dataclass
+class FastDocument:
+    """One project file read for viewing or checking: plain data, and its node tree for locations."""
+
+    path: Path
+    data: Any
+    text: str
+    root: Node | None
+
+    def locate(self, loc: tuple[str | int, ...]) -> tuple[int, int]:
+        """Same answers as `YamlDocument.locate` on the same text (a property test checks it)."""
+        node = self.root
+        data = self.data
+        line, column = 1, 1
+        if node is not None and not isinstance(node, ScalarNode):
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        for step in loc:
+            if isinstance(node, MappingNode) and isinstance(step, str) and isinstance(data, dict) and step in data:
+                for key_node, value_node in node.value:
+                    if key_node.value == step:
+                        break
+                line, column = key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                # A scalar is located at its value, unless written as nothing (`key:`).
+                if isinstance(value_node, ScalarNode) and not (value_node.value == "" and value_node.tag == _PLAIN):
+                    line, column = value_node.start_mark.line + 1, value_node.start_mark.column + 1
+                node, data = value_node, data[step]
+            elif isinstance(node, SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+                node, data = node.value[step], data[step]
+                line, column = node.start_mark.line + 1, node.start_mark.column + 1
+            else:
+                break
+        return line, column
+
+
+Document = FastDocument | YamlDocument
+
+
+def load(path: Path) -> tuple[Document, Any]:
+    """Read one project YAML file: (document to locate in, plain data). Raises YamlSyntaxError."""
+    text = read_text(path)
+    return parse(Path(path), text)
+
+
+def parse(path: Path, text: str) -> tuple[Document, Any]:
+    try:
+        if _DIRECTIVE.search(text):
+            raise _Unusual
+        root = CParser.get_single_node(_Composer(text))
+        data = None if root is None else _Builder("*" in text).build(root, 1)
+    except (_Unusual, YAMLError):
+        document = YamlDocument.parse(path, text)
+        return document, plain(document.data)
+    return FastDocument(path=path, data=data, text=text, root=root), data
+
+
+class _Builder:
+    """Turns a composed node tree into plain data, refusing what the round-trip parser must decide."""
+
+    def __init__(self, may_alias: bool):
+        # Only a text with a `*` can hold an alias; then every node is checked for a second use.
+        self.seen: set[int] | None = set() if may_alias else None
+
+    def build(self, node: Node, depth: int) -> Any:
+        if self.seen is not None:
+            if id(node) in self.seen:
+                raise _Unusual  # an alias: copies and their limits are plain()'s business
+            self.seen.add(id(node))
+        cls = node.__class__
+        if cls is ScalarNode:
+            return _scalar(node)
+        if node.tag != _COLLECTION:
+            raise _Unusual
+        if depth > MAX_DEPTH:
+            raise too_deep(node.start_mark.line + 1, node.start_mark.column + 1)
+        if cls is SequenceNode:
+            return [self.build(item, depth + 1) for item in node.value]
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not ScalarNode:
+                raise _Unusual
+            key = _scalar(key_node)
+            if key.__class__ is not str or key in mapping or key == "<<":
+                raise _Unusual  # non-string keys, duplicates (ruamel words the error), merge keys
+            if self.seen is not None:
+                self.seen.add(id(key_node))
+            mapping[key] = self.build(value_node, depth + 1)
+        return mapping
+
+
+def _scalar(node: Node) -> Any:
+    tag = node.tag
+    value: str = node.value
+    if tag == _STR:
+        return value
+    if tag != _PLAIN:
+        raise _Unusual
+    if not value:
+        return None
+    first = value[0]
+    if first in "tTfF":
+        return True if value in _TRUE else False if value in _FALSE else value
+    if first in "~nN":
+        return None if value in _NULLS else value
+    if first in _NUMBER_START:
+        return _number(value)
+    if first in "<=" and value in ("<<", "="):
+        raise _Unusual
+    return value
+
+
+def _number(value: str) -> Any:
+    """A plain scalar that may be a number or a date, resolved by the round-trip parser's own rules."""
+    tag = _RESOLVER.resolve(ScalarNode, value, (True, False))
+    suffix = str(tag.suffix if hasattr(tag, "suffix") else tag)
+    if suffix.endswith(":str"):
+        return value
+    if suffix.endswith(":int") and _DECIMAL.match(value):
+        return int(value)
+    if suffix.endswith(":float"):
+        return _float(value)
+    raise _Unusual  # 0x/0o/0b integers, timestamps: rare, and ruamel has its own types for them
+
+
+def _float(value: str) -> float:
+    text = value.replace("_", "").lower()
+    sign = -1.0 if text[0] == "-" else 1.0
+    digits = text[1:] if text[0] in "+-" else text
+    if digits == ".inf":
+        return sign * float("inf")
+    if digits == ".nan":
+        return float("nan")
+    return sign * float(digits)
