@@ -5,7 +5,7 @@ Opening a project only reads its files, so it does not need ruamel.yaml's round-
 in C; one walk over it builds the plain dicts, lists and scalars pydantic validates, and the
 tree itself answers `locate`. The round-trip parser stays the authority: anything this reader
 does not handle exactly as it would (explicit tags, aliases, merge keys, timestamps, non-string
-or duplicate keys, directives, syntax errors) is handed to `YamlDocument.parse` + `plain`, so
+or duplicate keys, directives, tabs, syntax errors) is handed to `YamlDocument.parse` + `plain`, so
 both always give the same data, locations and messages.
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 
 from yaml import YAMLError
 from yaml.cyaml import CParser
+from ruamel.yaml.nodes import ScalarNode as RoundTripScalarNode
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studio.store.yamlfile import (
@@ -41,7 +42,8 @@ _TRUE = frozenset(("true", "True", "TRUE"))
 _FALSE = frozenset(("false", "False", "FALSE"))
 _NUMBER_START = frozenset("-+0123456789.")
 _DECIMAL = re.compile(r"-?[0-9]+\Z")
-_DIRECTIVE = re.compile(r"^%", re.MULTILINE)
+# Directives change how the rest is read; ruamel refuses some tabs libyaml accepts (`a\t`).
+_ROUND_TRIP_ONLY = re.compile(r"^%|\t", re.MULTILINE)
 _RESOLVER = ProjectResolver()
 
 
@@ -112,7 +114,7 @@ def load(path: Path) -> tuple[Document, Any]:
 
 def parse(path: Path, text: str) -> tuple[Document, Any]:
     try:
-        if _DIRECTIVE.search(text):
+        if _ROUND_TRIP_ONLY.search(text):
             raise _Unusual
         root = CParser.get_single_node(_Composer(text))
         data = None if root is None else _Builder("*" in text).build(root, 1)
@@ -179,8 +181,7 @@ def _scalar(node: Node) -> Any:
 
 def _number(value: str) -> Any:
     """A plain scalar that may be a number or a date, resolved by the round-trip parser's own rules."""
-    tag = _RESOLVER.resolve(ScalarNode, value, (True, False))
-    suffix = str(tag.suffix if hasattr(tag, "suffix") else tag)
+    suffix = str(_RESOLVER.resolve(RoundTripScalarNode, value, (True, False)).suffix)
     if suffix.endswith(":str"):
         return value
     if suffix.endswith(":int") and _DECIMAL.match(value):

@@ -115,6 +115,28 @@ def check_nesting(text: str) -> None:
         return
 
 
+def _odd_key_position(text: str) -> tuple[int, int]:
+    """Where the first list or mapping used as a key starts, else the top of the file."""
+    try:
+        pending = [libyaml.compose(text, Loader=libyaml.CSafeLoader)]
+    except libyaml.YAMLError:
+        return 1, 1
+    visited: set[int] = set()  # aliases share nodes, and may even point back up
+    while pending:
+        node = pending.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, libyaml.MappingNode):
+            for key, value in node.value:
+                if not isinstance(key, libyaml.ScalarNode):
+                    return key.start_mark.line + 1, key.start_mark.column + 1
+            pending += [value for _, value in reversed(node.value)]
+        elif isinstance(node, libyaml.SequenceNode):
+            pending += reversed(node.value)
+    return 1, 1
+
+
 def read_text(path: Path) -> str:
     """A project YAML file's text, refused with a located message when too big or not UTF-8."""
     path = Path(path)
@@ -171,6 +193,11 @@ class YamlDocument:
             raise YamlSyntaxError(f"YAML syntax: {problem}", line, column) from None
         except YAMLError as exc:
             raise YamlSyntaxError(f"YAML syntax: {exc}", 1, 1) from None
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+            # ruamel.yaml itself fails on a few odd constructs (a mapping used as a key, `0x_`).
+            raise YamlSyntaxError(
+                f"YAML syntax: cannot read this ({exc}): write keys as text and numbers with digits",
+                *_odd_key_position(text)) from None
         return cls(path=Path(path), data=data, text=text)
 
     @classmethod
@@ -201,6 +228,8 @@ class YamlDocument:
             line, column = node.lc.line + 1, node.lc.col + 1
         for step in loc:
             if isinstance(node, CommentedMap) and isinstance(step, str) and step in node:
+                if step not in node.lc.data:
+                    break  # a key merged in from elsewhere (`<<: *base`): stay on this mapping
                 key_line, key_col = node.lc.key(step)
                 line, column = key_line + 1, key_col + 1
                 child = node[step]
@@ -244,35 +273,32 @@ class _Plainer:
         self.seen: set[int] = set()
         self.copied = 0
 
-    def value(self, data: Any, parent: Any, step: Any, depth: int, copying: bool = False) -> Any:
+    def value(self, data: Any, parent: Any, step: Any, depth: int, alias_at: tuple[int, int] | None = None) -> Any:
+        """`alias_at` is where the alias being copied is used, once inside a copy."""
         if not isinstance(data, (dict, list)):
             return data
         if depth > MAX_DEPTH:
             raise too_deep(*_position(parent, step))
-        if id(data) in self.seen:
-            copying = True
+        if id(data) in self.seen and alias_at is None:
+            # In a list ruamel records an alias item at its anchor: name the list that uses it.
+            alias_at = _position(parent, step) if isinstance(parent, CommentedMap) else _position(parent, None)
         self.seen.add(id(data))
-        if copying:
+        if alias_at is not None:
             self.copied += len(data)
             if self.copied > MAX_ALIAS_VALUES:
                 raise YamlLimitError(
                     f"YAML aliases (*name) expand to more than {MAX_ALIAS_VALUES:,} copied values: "
-                    "write the values out or use fewer aliases", *_position(parent, step))
+                    "write the values out or use fewer aliases", *alias_at)
         if isinstance(data, dict):
-            return {k if isinstance(k, str) else str(k): self.value(v, data, k, depth + 1, copying)
+            return {k if isinstance(k, str) else str(k): self.value(v, data, k, depth + 1, alias_at)
                     for k, v in data.items()}
-        return [self.value(v, data, i, depth + 1, copying) for i, v in enumerate(data)]
+        return [self.value(v, data, i, depth + 1, alias_at) for i, v in enumerate(data)]
 
 
 def _position(parent: Any, step: Any) -> tuple[int, int]:
-    """1-based position of the key or item `step` of a round-trip container (1, 1) if unknown."""
-    try:
-        if isinstance(parent, CommentedMap):
-            line, column = parent.lc.key(step)
-        elif isinstance(parent, CommentedSeq):
-            line, column = parent.lc.item(step)
-        else:
-            return 1, 1
-        return line + 1, column + 1
-    except (KeyError, IndexError, TypeError):
+    """1-based position of the key or item `step` of a round-trip container, else of the container."""
+    if not isinstance(parent, (CommentedMap, CommentedSeq)):
         return 1, 1
+    known = parent.lc.data.get(step) if isinstance(parent.lc.data, dict) else None
+    line, column = (known[0], known[1]) if known else (parent.lc.line, parent.lc.col)
+    return line + 1, column + 1
