@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from studio.cli.main import main
-from tests.helpers import REPO_ROOT, line_of, make_rich_project, replace_in, write
+from tests.helpers import REPO_ROOT, column_of, line_of, make_rich_project, replace_in, write
 
 LOCATED = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$")
 
@@ -163,6 +163,55 @@ def test_weight_out_of_range(blank_project: Path, capsys) -> None:
     _, _, column, message = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "weight: 42"), "weight")
     assert "10" in message
     assert column == text.splitlines()[line_of(text, "weight: 42") - 1].index("42") + 1
+
+
+
+@pytest.mark.parametrize("written", ["1_0", "\u0665", "+5", "5.0", "true", "'5'"])
+def test_weight_not_written_as_a_plain_whole_number(blank_project: Path, capsys, written: str) -> None:
+    # YAML (or pydantic's lax mode) would read each as 10, 5 or 1: say how to write it instead.
+    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", f"weight: {written}")
+    run = run_inprocess(capsys, str(blank_project))
+    _, _, column, message = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, f"weight: {written}"),
+                                           "not a plain whole number", "`weight: 5`")
+    assert column == column_of(text, f"weight: {written}") + len("weight: ")
+
+
+# -- hostile YAML: located refusals, not hangs, tracebacks or 1:1 ---------------------------
+
+
+def test_nul_byte_is_reported_on_its_line(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "materials.yaml", "title: Source notes", "title: Source\x00 notes")
+    run = run_inprocess(capsys, str(blank_project))
+    _, _, column, message = assert_problem(run, "materials.yaml", line_of(text, "title: Source"), "U+0000")
+    assert column == column_of(text, "title: Source") + len("title: Source")
+
+
+def test_alias_bomb_is_refused_where_the_aliases_are_used(blank_project: Path) -> None:
+    names = "abcdefghi"
+    bomb = ["a: &a [" + ",".join("x" * 9) + "]"] + [
+        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]" for previous, name in zip(names, names[1:])]
+    path = blank_project / "project.yaml"
+    path.write_text("\n".join(bomb) + "\n", encoding="utf-8")
+    assert path.stat().st_size <= 340
+    run = run_subprocess(str(blank_project))  # a whole process: it must end (timeout=60), not expand 9**9 values
+    (finding,) = [row for row in run.located() if row[0] == "project.yaml"]
+    assert "aliases" in finding[3] and "fewer aliases" in finding[3]
+    assert 2 <= finding[1] <= 9
+    assert run.code == 1
+    run.assert_no_traceback()
+
+
+def test_deeply_nested_lists_are_refused_not_a_recursion_error(blank_project: Path) -> None:
+    path = blank_project / "stages.yaml"
+    path.write_text("stages: " + "[" * 300 + "]" * 300 + "\n", encoding="utf-8")
+    assert path.stat().st_size <= 620
+    run = run_subprocess(str(blank_project))
+    run.assert_no_traceback()
+    assert "RecursionError" not in run.stdout + run.stderr
+    (finding,) = [row for row in run.located() if row[0] == "stages.yaml"]
+    assert finding[1:3] == (1, len("stages: ") + 64)  # the first list past the 64th level
+    assert "levels deep" in finding[3]
+    assert run.code == 1
 
 
 # -- duplicate ids ---------------------------------------------------------------------------
