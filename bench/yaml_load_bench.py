@@ -104,7 +104,8 @@ def main() -> int:
     print(f"floor, libyaml node pass (yaml.compose, CSafeLoader): median {floor_median * 1000:.0f} ms")
     print(summary("fast read (parse + plain data + locations)", fast_ratios))
     print(summary("load_project (fast read + pydantic validation)", load_ratios))
-    print(f"round-trip parse + plain(), once: {t_round_trip * 1000:.0f} ms = {t_round_trip / floor_median:.1f}x the floor")
+    print(f"round-trip parse + plain(), once: {t_round_trip * 1000:.0f} ms "
+          f"= {t_round_trip / floor_median:.1f}x the floor")
     for line in wrong:
         print("WRONG:", line)
     return 1 if wrong else 0

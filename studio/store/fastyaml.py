@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from yaml import YAMLError
-from yaml.cyaml import CParser
 from ruamel.yaml.nodes import ScalarNode as RoundTripScalarNode
+from yaml import YAMLError
+from yaml._yaml import CParser
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studio.store.yamlfile import (
@@ -42,8 +42,11 @@ _TRUE = frozenset(("true", "True", "TRUE"))
 _FALSE = frozenset(("false", "False", "FALSE"))
 _NUMBER_START = frozenset("-+0123456789.")
 _DECIMAL = re.compile(r"-?[0-9]+\Z")
-# Directives change how the rest is read; ruamel refuses some tabs libyaml accepts (`a\t`).
-_ROUND_TRIP_ONLY = re.compile(r"^%|\t", re.MULTILINE)
+# Left to the round-trip parser: directives, which change how the rest is read; anchors, aliases
+# and tags (`&a`, `*a`, `!t` starting a token), whose names the two scanners end differently
+# (`&x?*`) and whose copies plain() budgets; tabs (ruamel refuses `a\t`) and block scalar headers
+# followed by a comment without a space (`|#`), which libyaml accepts.
+_ROUND_TRIP_ONLY = re.compile(r"^%|(?:^|[\s\[\]{},])[&*!]\S|\t|[|>][-+0-9]*#", re.MULTILINE)
 _RESOLVER = ProjectResolver()
 
 
@@ -87,9 +90,7 @@ class FastDocument:
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
         for step in loc:
             if isinstance(node, MappingNode) and isinstance(step, str) and isinstance(data, dict) and step in data:
-                for key_node, value_node in node.value:
-                    if key_node.value == step:
-                        break
+                key_node, value_node = next((k, v) for k, v in node.value if k.value == step)
                 line, column = key_node.start_mark.line + 1, key_node.start_mark.column + 1
                 # A scalar is located at its value, unless written as nothing (`key:`).
                 if isinstance(value_node, ScalarNode) and not (value_node.value == "" and value_node.tag == _PLAIN):
@@ -117,45 +118,35 @@ def parse(path: Path, text: str) -> tuple[Document, Any]:
         if _ROUND_TRIP_ONLY.search(text):
             raise _Unusual
         root = CParser.get_single_node(_Composer(text))
-        data = None if root is None else _Builder("*" in text).build(root, 1)
+        if isinstance(root, ScalarNode):
+            raise _Unusual  # not a project file anyway; the scanners differ on `#` in a top-level `|`
+        data = None if root is None else _build(root, 1)
     except (_Unusual, YAMLError):
         document = YamlDocument.parse(path, text)
         return document, plain(document.data)
     return FastDocument(path=path, data=data, text=text, root=root), data
 
 
-class _Builder:
-    """Turns a composed node tree into plain data, refusing what the round-trip parser must decide."""
-
-    def __init__(self, may_alias: bool):
-        # Only a text with a `*` can hold an alias; then every node is checked for a second use.
-        self.seen: set[int] | None = set() if may_alias else None
-
-    def build(self, node: Node, depth: int) -> Any:
-        if self.seen is not None:
-            if id(node) in self.seen:
-                raise _Unusual  # an alias: copies and their limits are plain()'s business
-            self.seen.add(id(node))
-        cls = node.__class__
-        if cls is ScalarNode:
-            return _scalar(node)
-        if node.tag != _COLLECTION:
+def _build(node: Node, depth: int) -> Any:
+    """Plain data of a node, refusing (_Unusual) what the round-trip parser must decide."""
+    cls = node.__class__
+    if cls is ScalarNode:
+        return _scalar(node)
+    if node.tag != _COLLECTION:
+        raise _Unusual
+    if depth > MAX_DEPTH:
+        raise too_deep(node.start_mark.line + 1, node.start_mark.column + 1)
+    if cls is SequenceNode:
+        return [_build(item, depth + 1) for item in node.value]
+    mapping: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        if key_node.__class__ is not ScalarNode:
             raise _Unusual
-        if depth > MAX_DEPTH:
-            raise too_deep(node.start_mark.line + 1, node.start_mark.column + 1)
-        if cls is SequenceNode:
-            return [self.build(item, depth + 1) for item in node.value]
-        mapping: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.__class__ is not ScalarNode:
-                raise _Unusual
-            key = _scalar(key_node)
-            if key.__class__ is not str or key in mapping or key == "<<":
-                raise _Unusual  # non-string keys, duplicates (ruamel words the error), merge keys
-            if self.seen is not None:
-                self.seen.add(id(key_node))
-            mapping[key] = self.build(value_node, depth + 1)
-        return mapping
+        key = _scalar(key_node)
+        if key.__class__ is not str or key in mapping:
+            raise _Unusual  # non-string keys, duplicates (ruamel words the error)
+        mapping[key] = _build(value_node, depth + 1)
+    return mapping
 
 
 def _scalar(node: Node) -> Any:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from studio.model import (
     DependenciesFile,
@@ -18,8 +20,7 @@ from studio.model import (
     StagesFile,
     Subtask,
 )
-from studio.store import layout
-from studio.store import fastyaml
+from studio.store import fastyaml, layout
 from studio.store.yamlfile import YamlSyntaxError
 
 M = TypeVar("M", bound=BaseModel)
@@ -56,7 +57,7 @@ class LoadedProject:
         return document.locate(problem.loc)
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: ErrorDetails) -> str:
     """A pydantic error as a sentence that says what to do."""
     loc = [str(p) for p in error["loc"] if not str(p).startswith("function-after")]
     where = ".".join(loc)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import re
-from collections.abc import Iterator
 
 import yaml as libyaml
 from ruamel.yaml import YAML
@@ -107,8 +105,9 @@ def check_nesting(text: str) -> None:
         for event in libyaml.parse(text, Loader=libyaml.CSafeLoader):
             if isinstance(event, libyaml.CollectionStartEvent):
                 depth += 1
+                mark = event.start_mark
                 if depth > MAX_DEPTH:
-                    raise too_deep(event.start_mark.line + 1, event.start_mark.column + 1)
+                    raise too_deep(mark.line + 1, mark.column + 1) if mark else too_deep(1, 1)
             elif isinstance(event, libyaml.CollectionEndEvent):
                 depth -= 1
     except libyaml.YAMLError:
@@ -128,7 +127,7 @@ def _odd_key_position(text: str) -> tuple[int, int]:
             continue
         visited.add(id(node))
         if isinstance(node, libyaml.MappingNode):
-            for key, value in node.value:
+            for key, _ in node.value:
                 if not isinstance(key, libyaml.ScalarNode):
                     return key.start_mark.line + 1, key.start_mark.column + 1
             pending += [value for _, value in reversed(node.value)]
@@ -169,7 +168,7 @@ class YamlDocument:
     text: str
 
     @classmethod
-    def parse(cls, path: Path, text: str) -> "YamlDocument":
+    def parse(cls, path: Path, text: str) -> YamlDocument:
         check_nesting(text)
         try:
             data = make_yaml().load(text)
@@ -201,7 +200,7 @@ class YamlDocument:
         return cls(path=Path(path), data=data, text=text)
 
     @classmethod
-    def load(cls, path: Path) -> "YamlDocument":
+    def load(cls, path: Path) -> YamlDocument:
         return cls.parse(path, read_text(path))
 
     def dumps(self) -> str:
@@ -228,7 +227,7 @@ class YamlDocument:
             line, column = node.lc.line + 1, node.lc.col + 1
         for step in loc:
             if isinstance(node, CommentedMap) and isinstance(step, str) and step in node:
-                if step not in node.lc.data:
+                if not (node.lc.data or {}).get(step):
                     break  # a key merged in from elsewhere (`<<: *base`): stay on this mapping
                 key_line, key_col = node.lc.key(step)
                 line, column = key_line + 1, key_col + 1
@@ -242,6 +241,8 @@ class YamlDocument:
                         line, column = value_pos[0] + 1, value_pos[1] + 1
                 node = child
             elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
+                if not (node.lc.data or {}).get(step):
+                    break  # ruamel records no position for some odd items
                 item_line, item_col = node.lc.item(step)
                 line, column = item_line + 1, item_col + 1
                 node = node[step]

@@ -88,7 +88,8 @@ SCALARS = st.one_of(
     st.sampled_from(["017", "007", "-0", "+5", "1_0", "+0", "0x1F", "0o17", "0b101", "0x_", "٥", "5.0", "1.", ".5",
                      "-1.5e3", "1e3", "1_0.5", ".inf", "-.Inf", "+.INF", ".nan", ".NaN", "~", "null", "true", "TRUE",
                      "2024-01-02", "2024-01-02 10:00:00", "2024-1-2", "12:30", "1:2:3", "=", "<<", "0.", "-.5",
-                     "'quoted'", "'it''s'", '"dq \\t \\u00e9 \\" end"', "'017'", '"+5"', "''", '""', "a # not a comment",
+                     "'quoted'", "'it''s'", '"dq \\t \\u00e9 \\" end"', "'017'", '"+5"', "''", '""',
+                     "a # not a comment",
                      "text: with colon", "!!str 5", "!!int 7", "!custom tag", "! bang", "some words and more"]),
 )
 EMPTY = ""

@@ -276,8 +276,9 @@ def test_locate_a_merged_key_stays_on_the_mapping() -> None:
 
 def test_plain_refuses_an_alias_bomb_where_it_is_used() -> None:
     names = "abcdefghi"
+    pairs = zip(names, names[1:], strict=False)
     text = "a: &a [" + ",".join("x" * 9) + "]\n" + "".join(
-        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]\n" for previous, name in zip(names, names[1:]))
+        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]\n" for previous, name in pairs)
     document = YamlDocument.parse(Path("bomb.yaml"), text)  # the tree shares the aliased lists: cheap
     with pytest.raises(YamlLimitError) as info:
         plain(document.data)

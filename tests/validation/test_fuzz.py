@@ -161,7 +161,7 @@ def alias_fan_out(draw: st.DrawFn) -> tuple[str, int]:
     fan_out = draw(st.integers(1, 12))
     names = [f"z{i}" for i in range(levels)]
     lines = [f"{names[0]}: &{names[0]} [" + ", ".join(["v"] * fan_out) + "]"]
-    for previous, name in zip(names, names[1:]):
+    for previous, name in zip(names, names[1:], strict=False):
         if draw(st.booleans()):
             lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * fan_out) + "]")
         else:

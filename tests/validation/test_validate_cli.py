@@ -188,8 +188,9 @@ def test_nul_byte_is_reported_on_its_line(blank_project: Path, capsys) -> None:
 
 def test_alias_bomb_is_refused_where_the_aliases_are_used(blank_project: Path) -> None:
     names = "abcdefghi"
+    pairs = zip(names, names[1:], strict=False)
     bomb = ["a: &a [" + ",".join("x" * 9) + "]"] + [
-        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]" for previous, name in zip(names, names[1:])]
+        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]" for previous, name in pairs]
     path = blank_project / "project.yaml"
     path.write_text("\n".join(bomb) + "\n", encoding="utf-8")
     assert path.stat().st_size <= 340
