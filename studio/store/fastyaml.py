@@ -46,7 +46,17 @@ _DECIMAL = re.compile(r"-?[0-9]+\Z")
 # and tags (`&a`, `*a`, `!t` starting a token), whose names the two scanners end differently
 # (`&x?*`) and whose copies plain() budgets; tabs (ruamel refuses `a\t`) and block scalar headers
 # followed by a comment without a space (`|#`), which libyaml accepts.
-_ROUND_TRIP_ONLY = re.compile(r"^%|(?:^|[\s\[\]{},])[&*!]\S|\t|[|>][-+0-9]*#", re.MULTILINE)
+_DIRECTIVE = re.compile(r"^%", re.MULTILINE)
+_ANCHOR_ALIAS_OR_TAG = re.compile(r"(?<![^\s\[\]{},])[&*!]\S")
+_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
+
+
+def _round_trip_only(text: str) -> bool:
+    # Substring tests first: each regex runs only on a text holding its first character.
+    return ("\t" in text
+            or ("%" in text and _DIRECTIVE.search(text) is not None)
+            or (("&" in text or "*" in text or "!" in text) and _ANCHOR_ALIAS_OR_TAG.search(text) is not None)
+            or (("|" in text or ">" in text) and _HEADER_COMMENT.search(text) is not None))
 _RESOLVER = ProjectResolver()
 
 
@@ -115,7 +125,7 @@ def load(path: Path) -> tuple[Document, Any]:
 
 def parse(path: Path, text: str) -> tuple[Document, Any]:
     try:
-        if _ROUND_TRIP_ONLY.search(text):
+        if _round_trip_only(text):
             raise _Unusual
         root = CParser.get_single_node(_Composer(text))
         if isinstance(root, ScalarNode):
@@ -164,7 +174,8 @@ def _scalar(node: Node) -> Any:
     if first in "~nN":
         return None if value in _NULLS else value
     if first in _NUMBER_START:
-        return _number(value)
+        # Digits with an optional minus can only be an integer under the project resolver.
+        return int(value) if _DECIMAL.match(value) else _number(value)
     if first in "<=" and value in ("<<", "="):
         raise _Unusual
     return value
