@@ -9,6 +9,7 @@ arbitrary YAML-like text (where both must give the same error, or the same resul
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.review_bench import make_project
 from studio.store import fastyaml, layout
 from studio.store.yamlfile import MAX_ALIAS_VALUES, MAX_DEPTH, YamlDocument, YamlLimitError, YamlSyntaxError, plain
-from tests.helpers import BLANK_TEMPLATE, REPO_ROOT
+from tests.helpers import BLANK_TEMPLATE, REPO_ROOT, make_rich_project
 
 SAMPLE = REPO_ROOT / "projects" / "kestrel-refinancing"
 REAL_FILES = [pytest.param(root / p.relative_to(root), id=f"{root.name}/{p.relative_to(root).as_posix()}")
@@ -76,6 +78,17 @@ def assert_same_reading(text: str) -> fastyaml.Document | None:
 def test_real_files_read_alike_and_through_libyaml(path: Path) -> None:
     document = assert_same_reading(path.read_text(encoding="utf-8"))
     assert isinstance(document, fastyaml.FastDocument)  # no fallback: the C reader did the work
+
+
+def test_generated_projects_read_alike_and_through_libyaml(tmp_path: Path) -> None:
+    # The richer test project, and a project of the review benchmark's synthetic corpus.
+    rich = make_rich_project(tmp_path / "rich")
+    bench = tmp_path / "bench"
+    make_project(bench, 0, n_sub=4, n_mat=9, n_crit=30, n_cross=3, n_pkg=2, n_reuse=4, rng=random.Random(3))
+    files = [path for root in (rich, bench) for path in layout.yaml_files(root)]
+    assert len(files) >= 15
+    for path in files:
+        assert isinstance(assert_same_reading(path.read_text(encoding="utf-8")), fastyaml.FastDocument), path
 
 
 # -- generated documents ---------------------------------------------------------------------

@@ -72,7 +72,8 @@ def test_edit_criterion_weight_keeps_comments_and_order(blank_project: Path) -> 
 def test_edit_material_title_keeps_everything_else(blank_project: Path) -> None:
     path = blank_project / "materials.yaml"
     original = path.read_text(encoding="utf-8")
-    commented = original.replace("    kind: source_record\n", "    # kind decides how the judge treats it\n    kind: source_record\n")
+    commented = original.replace(
+        "    kind: source_record\n", "    # kind decides how the judge treats it\n    kind: source_record\n")
     path.write_text(commented, encoding="utf-8")
 
     document = YamlDocument.load(path)
@@ -138,8 +139,10 @@ def test_locate_in_rubric_lists() -> None:
     path = BLANK_TEMPLATE / "final/rubric.yaml"
     text = path.read_text(encoding="utf-8")
     document = YamlDocument.load(path)
-    assert document.locate(("criteria", 1, "weight")) == (line_of(text, "weight: 5"), column_of(text, "weight: 5") + len("weight: "))
-    assert document.locate(("criteria", 1, "review", "status")) == (line_of(text, "status: draft"), column_of(text, "draft"))
+    assert document.locate(("criteria", 1, "weight")) == (
+        line_of(text, "weight: 5"), column_of(text, "weight: 5") + len("weight: "))
+    assert document.locate(("criteria", 1, "review", "status")) == (
+        line_of(text, "status: draft"), column_of(text, "draft"))
     assert document.locate(("criteria", 0, "covers", 0)) == (line_of(text, "- F1"), column_of(text, "F1"))
     assert document.locate(("criteria", 1)) == (line_of(text, "- id: PKG-01"), column_of(text, "id: PKG-01"))
     # A wrong kind of step (a key into a list) stops at the list.

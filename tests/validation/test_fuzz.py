@@ -34,7 +34,8 @@ YAML_FILES: dict[str, list[str]] = {
 
 SCALAR_LINE = re.compile(r"^(?P<head>\s*(?:-\s+)?(?:[A-Za-z_][\w-]*:\s+)?)(?P<value>\S.*)$")
 
-YAML_NOISE = st.text(alphabet=st.sampled_from(list(":-[]{}#&*!|>'\"%@`,?\t\n ~\\") + list("abcXYZ019é")), min_size=1, max_size=12)
+YAML_NOISE = st.text(alphabet=st.sampled_from(list(":-[]{}#&*!|>'\"%@`,?\t\n ~\\") + list("abcXYZ019é")),
+                     min_size=1, max_size=12)
 REPLACEMENT_SCALARS = st.one_of(
     st.text(max_size=20),
     st.integers(min_value=-10**12, max_value=10**12).map(str),
@@ -59,7 +60,8 @@ def _mutate(data: st.DataObject, text: str) -> bytes:
         other = data.draw(st.integers(0, len(lines) - 1), label="other line")
         lines[index], lines[other] = lines[other], lines[index]
     elif kind == "scalar":
-        candidates = [i for i, line in enumerate(lines) if SCALAR_LINE.match(line.rstrip("\n")) and not line.lstrip().startswith("#")]
+        candidates = [i for i, line in enumerate(lines)
+                      if SCALAR_LINE.match(line.rstrip("\n")) and not line.lstrip().startswith("#")]
         if candidates:
             i = data.draw(st.sampled_from(candidates), label="scalar line")
             match = SCALAR_LINE.match(lines[i].rstrip("\n"))
@@ -83,7 +85,8 @@ def _mutate(data: st.DataObject, text: str) -> bytes:
     elif kind == "bytes":
         raw = "".join(lines).encode("utf-8")
         at = data.draw(st.integers(0, len(raw)), label="at")
-        junk = data.draw(st.sampled_from([b"\xff", b"\xfe\xff", b"\xc3", b"\x00", b"\xef\xbb\xbf", b"\r", b"\r\n"]), label="junk")
+        junk = data.draw(st.sampled_from([b"\xff", b"\xfe\xff", b"\xc3", b"\x00", b"\xef\xbb\xbf", b"\r", b"\r\n"]),
+                         label="junk")
         return raw[:at] + junk + raw[at:]
     return "".join(lines).encode("utf-8", "surrogatepass")
 
@@ -128,7 +131,8 @@ def test_replacing_a_whole_file_with_any_yaml_value(variant: str, data: st.DataO
     rel = data.draw(st.sampled_from(YAML_FILES[variant]), label="file")
     value = data.draw(st.sampled_from(["", "\n", "# only a comment\n", "42\n", "- a\n- b\n", "null\n", "text\n",
                                        "criteria:\n", "criteria: 5\n", "criteria: [1, 2]\n", "stages: []\n",
-                                       "materials:\n  - 1\n", "handoffs:\n  - {}\n", "? [a]\n: b\n", "{1: 2}\n"]), label="value")
+                                       "materials:\n  - 1\n", "handoffs:\n  - {}\n", "? [a]\n: b\n", "{1: 2}\n"]),
+                      label="value")
     _check(variant, rel, value.encode("utf-8"))
 
 

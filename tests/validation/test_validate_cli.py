@@ -70,13 +70,13 @@ def assert_problem(run: Run, file: str, line: int, *fragments: str) -> tuple[str
 # the text on the line the finding points at, fragments of its message).
 ONE_EDIT_CASES = [
     # malformed YAML; an unclosed bracket points at the sequence it opens
-    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01", ("YAML syntax",),
-                 id="unclosed-bracket"),
-    pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law", ("duplicate key", "domain"),
-                 id="duplicate-yaml-key"),
+    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01",
+                 ("YAML syntax",), id="unclosed-bracket"),
+    pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law",
+                 ("duplicate key", "domain"), id="duplicate-yaml-key"),
     # schema violations; a rule spanning two keys (gate and weight) lands on the criterion itself
-    pytest.param("materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n", "colour: blue",
-                 ("unknown key 'colour'",), id="unknown-key"),
+    pytest.param("materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n",
+                 "colour: blue", ("unknown key 'colour'",), id="unknown-key"),
     pytest.param("final/rubric.yaml", "dimension: completeness", "dimension: beauty", "dimension: beauty",
                  ("dimension", "correctness"), id="unknown-dimension"),
     pytest.param("subtasks/T01/rubric.yaml", "    weight: 5\n", "    weight: 5\n    gate: true\n", "- id: T01-C01",
@@ -234,7 +234,8 @@ def test_duplicate_criterion_id_in_one_rubric(blank_project: Path, capsys) -> No
     text = path.read_text(encoding="utf-8")
     run = run_inprocess(capsys, str(blank_project))
     # Reported once, on the second occurrence.
-    finding = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01", occurrence=2), "duplicate", "T01-C01")
+    finding = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01", occurrence=2),
+                             "duplicate", "T01-C01")
     # A scalar's location is its value.
     assert finding[2] == text.splitlines()[finding[1] - 1].index("T01-C01") + 1
     assert not [r for r in run.located() if r[1] == line_of(text, "- id: T01-C01") and "duplicate" in r[3]]
@@ -244,7 +245,8 @@ def test_duplicate_material_id(blank_project: Path, capsys) -> None:
     path = blank_project / "materials.yaml"
     path.write_text(
         path.read_text(encoding="utf-8")
-        + "  - id: M01\n    file: other.md\n    title: Other notes\n    kind: template\n    provenance: scenario_assumption\n",
+        + "  - id: M01\n    file: other.md\n    title: Other notes\n    kind: template\n"
+        + "    provenance: scenario_assumption\n",
         encoding="utf-8",
     )
     write(blank_project, "materials/other.md", "# Other\n")
@@ -273,7 +275,8 @@ def test_handoff_backwards_in_time(tmp_path: Path, capsys) -> None:
 
 
 def test_handoff_to_itself_is_backwards(blank_project: Path, capsys) -> None:
-    text = write(blank_project, "dependencies.yaml", "handoffs:\n  - from: T01:outputs/report.md\n    to: T01\n").read_text()
+    text = write(blank_project, "dependencies.yaml",
+                 "handoffs:\n  - from: T01:outputs/report.md\n    to: T01\n").read_text()
     run = run_inprocess(capsys, str(blank_project))
     assert_problem(run, "dependencies.yaml", line_of(text, "to: T01"), "backwards in time")
 
@@ -345,6 +348,7 @@ def test_subprocess_json_format(blank_project: Path) -> None:
         assert {"file", "line", "column", "message"} <= finding.keys()
         assert finding["line"] >= 1 and finding["column"] >= 1 and finding["message"]
     assert any(
-        f["file"] == "subtasks/T01/rubric.yaml" and f["line"] == line_of(text, "dimension: beauty") and "dimension" in f["message"]
+        f["file"] == "subtasks/T01/rubric.yaml" and f["line"] == line_of(text, "dimension: beauty")
+        and "dimension" in f["message"]
         for f in findings
     )
