@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +85,20 @@ class _Composer(CParser):
 
 @dataclass
 class FastDocument:
-    """One project file read for viewing or checking: plain data, and its node tree for locations."""
+    """One project file read for viewing or checking: plain data, and its text to locate in.
+
+    The node tree is composed again on the first `locate`, not kept from the load: most files
+    of a project never need a location, and a whole project's trees kept alive make the garbage
+    collector's passes over them cost more than the parse itself.
+    """
 
     path: Path
     data: Any
     text: str
-    root: Node | None
+
+    @cached_property
+    def root(self) -> Node | None:
+        return _compose(self.text)
 
     def locate(self, loc: tuple[str | int, ...]) -> tuple[int, int]:
         """Same answers as `YamlDocument.locate` on the same text (a property test checks it)."""
@@ -127,14 +136,19 @@ def parse(path: Path, text: str) -> tuple[Document, Any]:
     try:
         if _round_trip_only(text):
             raise _Unusual
-        root = CParser.get_single_node(_Composer(text))
+        root = _compose(text)
         if isinstance(root, ScalarNode):
             raise _Unusual  # not a project file anyway; the scanners differ on `#` in a top-level `|`
         data = None if root is None else _build(root, 1)
     except (_Unusual, YAMLError):
         document = YamlDocument.parse(path, text)
         return document, plain(document.data)
-    return FastDocument(path=path, data=data, text=text, root=root), data
+    return FastDocument(path=path, data=data, text=text), data
+
+
+def _compose(text: str) -> Node | None:
+    node: Node | None = CParser.get_single_node(_Composer(text))
+    return node
 
 
 def _build(node: Node, depth: int) -> Any:
