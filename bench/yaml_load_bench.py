@@ -3,7 +3,10 @@
 The floor is `yaml.compose(text, Loader=yaml.CSafeLoader)` of every YAML file of the corpus
 made by review_bench.make_corpus: the C parser building its node tree, nothing else. Measured
 against it, in alternating pairs:
-  - fast read: `fastyaml.load` of every file (read, parse, plain data, node tree kept for locations);
+  - fast read: `fastyaml.load` of every file (read, parse, plain data; the node tree for
+    locations is composed again on the first `locate` of a file);
+  - fast read + locate: the same, then one `locate` in every file (what a review that reports
+    something in every file pays);
   - project load: `load_project` of every project (the fast read plus pydantic validation).
 The round-trip ruamel parse + plain() of the same files, which loads used before, is timed once.
 Prints min/median/max of the paired ratios. Exits 1 if the fast read's data differ from the
@@ -41,6 +44,12 @@ def node_pass(files: list[Path]) -> None:
 def fast_read(files: list[Path]) -> None:
     for path in files:
         fastyaml.load(path)
+
+
+def fast_read_and_locate(files: list[Path]) -> None:
+    for path in files:
+        document, _ = fastyaml.load(path)
+        document.locate(("criteria", 0, "weight"))
 
 
 def round_trip(files: list[Path]) -> None:
@@ -87,22 +96,26 @@ def main() -> int:
         files = [path for root in roots for path in yaml_files(root)]
         wrong = check(roots, files)
         size = sum(path.stat().st_size for path in files)
-        fast_ratios, load_ratios, floors = [], [], []
+        fast_ratios, located_ratios, load_ratios, floors = [], [], [], []
         for _ in range(PAIRS):
             floor = timed(node_pass, files)
             fast = timed(fast_read, files)
             floor_2 = timed(node_pass, files)
+            located = timed(fast_read_and_locate, files)
+            floor_3 = timed(node_pass, files)
             load = timed(load_all, roots)
-            floors += [floor, floor_2]
+            floors += [floor, floor_2, floor_3]
             fast_ratios.append(fast / floor)
-            load_ratios.append(load / floor_2)
+            located_ratios.append(located / floor_2)
+            load_ratios.append(load / floor_3)
         t_round_trip = timed(round_trip, files)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     floor_median = statistics.median(floors)
     print(f"corpus: {len(roots)} projects, {len(files)} YAML files, {size / 1e6:.1f} MB")
     print(f"floor, libyaml node pass (yaml.compose, CSafeLoader): median {floor_median * 1000:.0f} ms")
-    print(summary("fast read (parse + plain data + locations)", fast_ratios))
+    print(summary("fast read (parse + plain data)", fast_ratios))
+    print(summary("fast read + one locate per file (node tree composed again)", located_ratios))
     print(summary("load_project (fast read + pydantic validation)", load_ratios))
     print(f"round-trip parse + plain(), once: {t_round_trip * 1000:.0f} ms "
           f"= {t_round_trip / floor_median:.1f}x the floor")
