@@ -136,6 +136,19 @@ def _odd_key_position(text: str) -> tuple[int, int]:
     return 1, 1
 
 
+def _deepest_point(text: str) -> tuple[int, int]:
+    """Where open brackets first pass MAX_DEPTH, else the start of the most indented line."""
+    depth = 0
+    for match in re.finditer(r"[\[\]{}]", text):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return position_of(text, match.start())
+    lines = _BREAK.split(text)
+    indents = [len(line) - len(line.lstrip(" -")) for line in lines]
+    deepest = max(range(len(lines)), key=indents.__getitem__)
+    return deepest + 1, indents[deepest] + 1
+
+
 def read_text(path: Path) -> str:
     """A project YAML file's text, refused with a located message when too big or not UTF-8."""
     path = Path(path)
@@ -192,6 +205,9 @@ class YamlDocument:
             raise YamlSyntaxError(f"YAML syntax: {problem}", line, column) from None
         except YAMLError as exc:
             raise YamlSyntaxError(f"YAML syntax: {exc}", 1, 1) from None
+        except RecursionError:
+            # Only if libyaml stopped before the depth check could (it refuses text ruamel reads).
+            raise too_deep(*_deepest_point(text)) from None
         except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
             # ruamel.yaml itself fails on a few odd constructs (a mapping used as a key, `0x_`).
             raise YamlSyntaxError(

@@ -303,3 +303,12 @@ def test_deep_nesting_is_refused_before_the_recursive_parser() -> None:
         YamlDocument.parse(Path("deep.yaml"), text)
     assert "64 levels" in info.value.message
     assert info.value.line == 65  # the 64th list, nested in the top mapping
+
+
+def test_recursion_in_the_round_trip_parser_becomes_a_located_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The libyaml depth check is the first line of defence; this is the second, for text it cannot scan.
+    monkeypatch.setattr("studio.store.yamlfile.check_nesting", lambda text: None)
+    text = "a: " + "[" * 2000 + "]" * 2000 + "\n"
+    with pytest.raises(YamlLimitError) as info:
+        YamlDocument.parse(Path("deep.yaml"), text)
+    assert (info.value.line, info.value.column) == (1, len("a: ") + 65)
