@@ -47,6 +47,9 @@ _DECIMAL = re.compile(r"-?[0-9]+\Z")
 # and tags (`&a`, `*a`, `!t` starting a token), whose names the two scanners end differently
 # (`&x?*`) and whose copies plain() budgets; tabs (ruamel refuses `a\t`) and block scalar headers
 # followed by a comment without a space (`|#`), which libyaml accepts.
+# ruamel reads NEL and the Unicode line and paragraph separators as line breaks (YAML 1.1),
+# libyaml as text (YAML 1.2); ruamel counts a byte order mark as a column, libyaml skips it.
+_ODD_BREAKS = ("\x85", "\u2028", "\u2029", "\ufeff")
 _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 _ANCHOR_ALIAS_OR_TAG = re.compile(r"(?<![^\s\[\]{},])[&*!]\S")
 _HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
@@ -55,6 +58,7 @@ _HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
 def _round_trip_only(text: str) -> bool:
     # Substring tests first: each regex runs only on a text holding its first character.
     return ("\t" in text
+            or any(char in text for char in _ODD_BREAKS)
             or ("%" in text and _DIRECTIVE.search(text) is not None)
             or (("&" in text or "*" in text or "!" in text) and _ANCHOR_ALIAS_OR_TAG.search(text) is not None)
             or (("|" in text or ">" in text) and _HEADER_COMMENT.search(text) is not None))

@@ -208,8 +208,9 @@ class YamlDocument:
         except RecursionError:
             # Only if libyaml stopped before the depth check could (it refuses text ruamel reads).
             raise too_deep(*_deepest_point(text)) from None
-        except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
-            # ruamel.yaml itself fails on a few odd constructs (a mapping used as a key, `0x_`).
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, RuntimeError) as exc:
+            # ruamel.yaml itself fails on a few odd constructs (a mapping used as a key, `0x_`,
+            # "overlap in comment" with Unicode line separators).
             raise YamlSyntaxError(
                 f"YAML syntax: cannot read this ({exc}): write keys as text and numbers with digits",
                 *_odd_key_position(text)) from None
