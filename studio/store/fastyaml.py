@@ -24,6 +24,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studio.store.yamlfile import (
     MAX_DEPTH,
+    PROJECT_INT,
     ProjectResolver,
     YamlDocument,
     plain,
@@ -42,7 +43,6 @@ _NULLS = frozenset(("~", "null", "Null", "NULL"))
 _TRUE = frozenset(("true", "True", "TRUE"))
 _FALSE = frozenset(("false", "False", "FALSE"))
 _NUMBER_START = frozenset("-+0123456789.")
-_DECIMAL = re.compile(r"-?[0-9]+\Z")
 # Left to the round-trip parser: directives, which change how the rest is read; anchors, aliases
 # and tags (`&a`, `*a`, `!t` starting a token), whose names the two scanners end differently
 # (`&x?*`) and whose copies plain() budgets; tabs (ruamel refuses `a\t`) and block scalar headers
@@ -192,8 +192,8 @@ def _scalar(node: Node) -> Any:
     if first in "~nN":
         return None if value in _NULLS else value
     if first in _NUMBER_START:
-        # Digits with an optional minus can only be an integer under the project resolver.
-        return int(value) if _DECIMAL.match(value) else _number(value)
+        # The project's integer rule, checked first: nothing else it matches can be a float or date.
+        return int(value) if PROJECT_INT.match(value) else _number(value)
     if first in "<=" and value in ("<<", "="):
         raise _Unusual
     return value
@@ -204,11 +204,9 @@ def _number(value: str) -> Any:
     suffix = str(_RESOLVER.resolve(RoundTripScalarNode, value, (True, False)).suffix)
     if suffix.endswith(":str"):
         return value
-    if suffix.endswith(":int") and _DECIMAL.match(value):
-        return int(value)
     if suffix.endswith(":float"):
         return _float(value)
-    raise _Unusual  # 0x/0o/0b integers, timestamps: rare, and ruamel has its own types for them
+    raise _Unusual  # timestamps: rare, and ruamel has its own types for them
 
 
 def _float(value: str) -> float:

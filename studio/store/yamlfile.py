@@ -31,12 +31,11 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 10_000
 
-# YAML 1.2 integers as project files may write them: decimal digits with an optional minus, or
-# the 0b/0o/0x forms with at least one digit. ruamel also reads `+5` and `1_0` as integers; here
-# they stay strings, so a weight written that way is reported instead of silently read as 5 or 10.
-PROJECT_INT = re.compile(
-    r"^(?:-?[0-9]+|[-+]?0b[01][01_]*|[-+]?0o[0-7][0-7_]*|[-+]?0x[0-9a-fA-F][0-9a-fA-F_]*)$"
-)
+# An integer in a project file is written in decimal digits, with at most a leading minus and no
+# leading zero. ruamel (YAML 1.2) also reads `+5`, `1_0`, `017`, `0x1F`, `0o17` and `0b101` as
+# integers; here they stay text, so a weight written that way is reported instead of silently
+# read as 5, 10, 17, 31, 15 or 5. Both YAML readers use this rule.
+PROJECT_INT = re.compile(r"^-?(?:0|[1-9][0-9]*)$")
 INT_TAG = "tag:yaml.org,2002:int"
 
 

@@ -241,10 +241,10 @@ def test_file_over_the_size_cap_is_refused(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_yaml_1_2_scalars_and_strict_integers() -> None:
-    text = "a: yes\nb: on\nc: 017\nd: 0o17\ne: +5\nf: 1_0\ng: -3\nh: ~\ni:\nj: .inf\n"
+    text = "a: yes\nb: on\nc: 017\nd: 0o17\ne: +5\nf: 1_0\ng: -3\nh: ~\ni:\nj: .inf\nk: 0x1F\nl: 0\nm: 1.5\n"
     data = YamlDocument.parse(Path("x.yaml"), text).data
-    assert plain(data) == {"a": "yes", "b": "on", "c": 17, "d": 15, "e": "+5", "f": "1_0", "g": -3,
-                           "h": None, "i": None, "j": float("inf")}
+    assert plain(data) == {"a": "yes", "b": "on", "c": "017", "d": "0o17", "e": "+5", "f": "1_0", "g": -3,
+                           "h": None, "i": None, "j": float("inf"), "k": "0x1F", "l": 0, "m": 1.5}
 
 
 def test_strings_that_look_like_integers_round_trip_unquoted(tmp_path: Path) -> None:

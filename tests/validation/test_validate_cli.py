@@ -166,7 +166,7 @@ def test_weight_out_of_range(blank_project: Path, capsys) -> None:
 
 
 
-@pytest.mark.parametrize("written", ["1_0", "\u0665", "+5", "5.0", "true", "'5'"])
+@pytest.mark.parametrize("written", ["1_0", "\u0665", "+5", "05", "0x5", "5.0", "true", "'5'"])
 def test_weight_not_written_as_a_plain_whole_number(blank_project: Path, capsys, written: str) -> None:
     # YAML (or pydantic's lax mode) would read each as 10, 5 or 1: say how to write it instead.
     text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", f"weight: {written}")
