@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -20,6 +20,21 @@ WorkspacePath = Annotated[
 ArtifactRef = Annotated[
     str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*:(?!/)[^\\:*?\"<>|]+$")
 ]
+
+
+def _plain_integer(value: Any) -> Any:
+    # YAML reads `true` as a bool (an int to Python) and `5.0` as a float; the project loaders read
+    # `+5`, `1_0` and `٥` as text. None of them is a weight the author can be assumed to mean.
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    written = str(value).lower() if isinstance(value, bool) else repr(value)
+    raise ValueError(f"{written} is not a plain whole number: write it with the digits 0-9 and at most "
+                     "a leading minus, without quotes, e.g. `weight: 5` or `weight: -3`")
+
+
+# A whole number written as one: `5` or `-3`, never "5", 5.0, +5, 1_0 or true. Bounds go in a
+# Field before it (Annotated[int, Field(ge=..), PLAIN_INTEGER]) so the JSON Schema keeps them.
+PLAIN_INTEGER = BeforeValidator(_plain_integer)
 
 
 def split_artifact_ref(ref: str) -> tuple[str, str]:

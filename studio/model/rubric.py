@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Self
+from typing import Annotated, Self
 
 from pydantic import Field, model_validator
 
-from studio.model.base import Identifier, StrictModel
+from studio.model.base import PLAIN_INTEGER, Identifier, StrictModel
 from studio.model.vocabulary import Dimension, Target
 
 __all__ = ["Criterion", "Dimension", "ReviewRecord", "ReviewStatus", "Rubric", "Target"]
+
+
+Weight = Annotated[int, Field(ge=-10, le=10), PLAIN_INTEGER]
 
 
 class ReviewStatus(str, Enum):
@@ -37,7 +40,7 @@ class Criterion(StrictModel):
     covers: list[str] = Field(default_factory=list, description="Artifacts covered: SUBTASK:PATH outputs, final deliverable ids, or 'package'.")
     target: Target | None = None
     dimension: Dimension | None = None
-    weight: int | None = Field(default=None, ge=-10, le=10)
+    weight: Weight | None = None
     gate: bool = Field(default=False, description="A fatal gate: weight 0, a triggered gate scores the rubric 0.")
     requires: list[Identifier] = Field(default_factory=list, description="Criteria that must hold for this one to be credited.")
     propagates: list[Identifier] = Field(

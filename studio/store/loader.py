@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from studio.model import (
     DependenciesFile,
@@ -18,8 +20,8 @@ from studio.model import (
     StagesFile,
     Subtask,
 )
-from studio.store import layout
-from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
+from studio.store import fastyaml, layout
+from studio.store.yamlfile import YamlSyntaxError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,7 +45,7 @@ class LoadedProject:
 
     root: Path
     project: Project
-    documents: dict[str, YamlDocument] = field(default_factory=dict)
+    documents: dict[str, fastyaml.Document] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     def locate(self, problem: Problem) -> tuple[int, int]:
@@ -55,7 +57,7 @@ class LoadedProject:
         return document.locate(problem.loc)
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: ErrorDetails) -> str:
     """A pydantic error as a sentence that says what to do."""
     loc = [str(p) for p in error["loc"] if not str(p).startswith("function-after")]
     where = ".".join(loc)
@@ -77,22 +79,22 @@ def _read_model(
 ) -> M | None:
     rel = path.relative_to(loaded.root).as_posix()
     try:
-        document = YamlDocument.load(path)
+        document, data = fastyaml.load(path)
     except YamlSyntaxError as exc:
-        loaded.problems.append(Problem(rel, (), exc.message, "yaml-syntax", line=exc.line, column=exc.column))
+        loaded.problems.append(Problem(rel, (), exc.message, exc.code, line=exc.line, column=exc.column))
         return None
     except OSError as exc:
         loaded.problems.append(Problem(rel, (), f"cannot read file: {exc.strerror}", "unreadable"))
         return None
     loaded.documents[rel] = document
-    if document.data is None:
+    if data is None:
         loaded.problems.append(Problem(rel, (), "file is empty: it must hold a YAML mapping", "schema"))
         return None
-    if not isinstance(document.data, dict):
+    if not isinstance(data, dict):
         loaded.problems.append(Problem(rel, (), "top level must be a mapping of keys to values", "schema"))
         return None
     try:
-        value = model.model_validate(plain(document.data))
+        value = model.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
             loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))

@@ -8,7 +8,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from studio.store import layout
-from studio.store.yamlfile import YamlDocument, YamlSyntaxError
+from studio.store.yamlfile import YamlDocument, YamlLimitError, YamlSyntaxError, plain
 from tests.helpers import BLANK_TEMPLATE, RICH_FILES, column_of, line_of, make_rich_project
 
 BLANK_YAML = sorted(p.relative_to(BLANK_TEMPLATE).as_posix() for p in layout.yaml_files(BLANK_TEMPLATE))
@@ -72,7 +72,8 @@ def test_edit_criterion_weight_keeps_comments_and_order(blank_project: Path) -> 
 def test_edit_material_title_keeps_everything_else(blank_project: Path) -> None:
     path = blank_project / "materials.yaml"
     original = path.read_text(encoding="utf-8")
-    commented = original.replace("    kind: source_record\n", "    # kind decides how the judge treats it\n    kind: source_record\n")
+    commented = original.replace(
+        "    kind: source_record\n", "    # kind decides how the judge treats it\n    kind: source_record\n")
     path.write_text(commented, encoding="utf-8")
 
     document = YamlDocument.load(path)
@@ -138,8 +139,10 @@ def test_locate_in_rubric_lists() -> None:
     path = BLANK_TEMPLATE / "final/rubric.yaml"
     text = path.read_text(encoding="utf-8")
     document = YamlDocument.load(path)
-    assert document.locate(("criteria", 1, "weight")) == (line_of(text, "weight: 5"), column_of(text, "weight: 5") + len("weight: "))
-    assert document.locate(("criteria", 1, "review", "status")) == (line_of(text, "status: draft"), column_of(text, "draft"))
+    assert document.locate(("criteria", 1, "weight")) == (
+        line_of(text, "weight: 5"), column_of(text, "weight: 5") + len("weight: "))
+    assert document.locate(("criteria", 1, "review", "status")) == (
+        line_of(text, "status: draft"), column_of(text, "draft"))
     assert document.locate(("criteria", 0, "covers", 0)) == (line_of(text, "- F1"), column_of(text, "F1"))
     assert document.locate(("criteria", 1)) == (line_of(text, "- id: PKG-01"), column_of(text, "id: PKG-01"))
     # A wrong kind of step (a key into a list) stops at the list.
@@ -213,3 +216,99 @@ def test_parse_accepts_text_and_keeps_it(tmp_path: Path) -> None:
     assert document.data == {"a": 1}
     assert document.text == "a: 1\n"
     assert document.path == tmp_path / "x.yaml"
+
+
+def test_control_character_is_located_at_its_own_line(tmp_path: Path) -> None:
+    path = tmp_path / "nul.yaml"
+    path.write_bytes(b"id: T01\ntitle: a\x00b\n")
+    with pytest.raises(YamlSyntaxError) as info:
+        YamlDocument.load(path)
+    assert (info.value.line, info.value.column) == (2, 9)
+    assert "U+0000" in info.value.message and "remove it" in info.value.message
+
+
+def test_file_over_the_size_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("studio.store.yamlfile.MAX_FILE_BYTES", 100)
+    path = tmp_path / "big.yaml"
+    path.write_text("a: " + "x" * 200 + "\n", encoding="utf-8")
+    with pytest.raises(YamlLimitError) as info:
+        YamlDocument.load(path)
+    assert (info.value.line, info.value.column) == (1, 1)
+    assert "MB" in info.value.message and "split it" in info.value.message
+
+
+# -- resolver: YAML 1.2, and integers written as digits ----------------------------------------
+
+
+def test_yaml_1_2_scalars_and_strict_integers() -> None:
+    text = "a: yes\nb: on\nc: 017\nd: 0o17\ne: +5\nf: 1_0\ng: -3\nh: ~\ni:\nj: .inf\nk: 0x1F\nl: 0\nm: 1.5\n"
+    data = YamlDocument.parse(Path("x.yaml"), text).data
+    assert plain(data) == {"a": "yes", "b": "on", "c": "017", "d": "0o17", "e": "+5", "f": "1_0", "g": -3,
+                           "h": None, "i": None, "j": float("inf"), "k": "0x1F", "l": 0, "m": 1.5}
+
+
+def test_strings_that_look_like_integers_round_trip_unquoted(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text("e: +5\nf: 1_0\nweight: 5\n", encoding="utf-8")
+    document = YamlDocument.load(path)
+    document.data["weight"] = 6
+    document.save()
+    assert path.read_text(encoding="utf-8") == "e: +5\nf: 1_0\nweight: 6\n"
+
+
+# -- more locations ----------------------------------------------------------------------------
+
+
+def test_locate_empty_value_with_a_comment_or_in_flow_points_at_its_key() -> None:
+    text = "title: # to do\ndomain: {role: , client: ~}\n"
+    document = YamlDocument.parse(Path("x.yaml"), text)
+    assert document.locate(("title",)) == (1, 1)
+    assert document.locate(("domain", "role")) == (2, column_of(text, "role"))
+    assert document.locate(("domain", "client")) == (2, column_of(text, "~"))  # written null: at the value
+
+
+def test_locate_a_merged_key_stays_on_the_mapping() -> None:
+    text = "base: &b\n  x: 1\nitem:\n  <<: *b\n  y: 2\n"
+    document = YamlDocument.parse(Path("x.yaml"), text)
+    assert document.locate(("item", "y")) == (5, 6)
+    assert document.locate(("item", "x")) == document.locate(("item", "absent")) == (3, 1)
+
+
+# -- limits of plain(): the data history diffs and old loads validated -------------------------
+
+
+def test_plain_refuses_an_alias_bomb_where_it_is_used() -> None:
+    names = "abcdefghi"
+    pairs = zip(names, names[1:], strict=False)
+    text = "a: &a [" + ",".join("x" * 9) + "]\n" + "".join(
+        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]\n" for previous, name in pairs)
+    document = YamlDocument.parse(Path("bomb.yaml"), text)  # the tree shares the aliased lists: cheap
+    with pytest.raises(YamlLimitError) as info:
+        plain(document.data)
+    assert "10,000" in info.value.message
+    assert 2 <= info.value.line <= 9
+    assert info.value.column == column_of(text, "&", occurrence=info.value.line)  # the list that uses them
+
+
+def test_plain_copies_aliases_within_the_budget() -> None:
+    document = YamlDocument.parse(Path("x.yaml"), "a: &a {k: [1, 2]}\nb: *a\nc: [*a, *a]\n")
+    data = plain(document.data)
+    assert data["b"] == data["c"][0] == {"k": [1, 2]}
+    assert data["b"] is not data["a"]  # copies: editing one plain value never changes another
+
+
+def test_deep_nesting_is_refused_before_the_recursive_parser() -> None:
+    text = "a:\n" + "".join(" " * (2 * i + 2) + "-\n" for i in range(200))
+    with pytest.raises(YamlLimitError) as info:
+        YamlDocument.parse(Path("deep.yaml"), text)
+    assert "64 levels" in info.value.message
+    assert info.value.line == 65  # the 64th list, nested in the top mapping
+
+
+def test_recursion_in_the_round_trip_parser_becomes_a_located_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The libyaml depth check is the first line of defence; this is the second, for text it cannot scan.
+    monkeypatch.setattr("studio.store.yamlfile.check_nesting", lambda text: None)
+    text = "a: " + "[" * 2000 + "]" * 2000 + "\n"
+    with pytest.raises(YamlLimitError) as info:
+        YamlDocument.parse(Path("deep.yaml"), text)
+    assert (info.value.line, info.value.column) == (1, len("a: ") + 65)

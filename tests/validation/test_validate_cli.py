@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from studio.cli.main import main
-from tests.helpers import REPO_ROOT, line_of, make_rich_project, replace_in, write
+from tests.helpers import REPO_ROOT, column_of, line_of, make_rich_project, replace_in, write
 
 LOCATED = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<column>\d+): (?P<message>.+)$")
 
@@ -70,13 +70,13 @@ def assert_problem(run: Run, file: str, line: int, *fragments: str) -> tuple[str
 # the text on the line the finding points at, fragments of its message).
 ONE_EDIT_CASES = [
     # malformed YAML; an unclosed bracket points at the sequence it opens
-    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01", ("YAML syntax",),
-                 id="unclosed-bracket"),
-    pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law", ("duplicate key", "domain"),
-                 id="duplicate-yaml-key"),
+    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01",
+                 ("YAML syntax",), id="unclosed-bracket"),
+    pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law",
+                 ("duplicate key", "domain"), id="duplicate-yaml-key"),
     # schema violations; a rule spanning two keys (gate and weight) lands on the criterion itself
-    pytest.param("materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n", "colour: blue",
-                 ("unknown key 'colour'",), id="unknown-key"),
+    pytest.param("materials.yaml", "    kind: source_record\n", "    kind: source_record\n    colour: blue\n",
+                 "colour: blue", ("unknown key 'colour'",), id="unknown-key"),
     pytest.param("final/rubric.yaml", "dimension: completeness", "dimension: beauty", "dimension: beauty",
                  ("dimension", "correctness"), id="unknown-dimension"),
     pytest.param("subtasks/T01/rubric.yaml", "    weight: 5\n", "    weight: 5\n    gate: true\n", "- id: T01-C01",
@@ -165,6 +165,56 @@ def test_weight_out_of_range(blank_project: Path, capsys) -> None:
     assert column == text.splitlines()[line_of(text, "weight: 42") - 1].index("42") + 1
 
 
+
+@pytest.mark.parametrize("written", ["1_0", "\u0665", "+5", "05", "0x5", "5.0", "true", "'5'"])
+def test_weight_not_written_as_a_plain_whole_number(blank_project: Path, capsys, written: str) -> None:
+    # YAML (or pydantic's lax mode) would read each as 10, 5 or 1: say how to write it instead.
+    text = replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", f"weight: {written}")
+    run = run_inprocess(capsys, str(blank_project))
+    _, _, column, message = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, f"weight: {written}"),
+                                           "not a plain whole number", "`weight: 5`")
+    assert column == column_of(text, f"weight: {written}") + len("weight: ")
+
+
+# -- hostile YAML: located refusals, not hangs, tracebacks or 1:1 ---------------------------
+
+
+def test_nul_byte_is_reported_on_its_line(blank_project: Path, capsys) -> None:
+    text = replace_in(blank_project, "materials.yaml", "title: Source notes", "title: Source\x00 notes")
+    run = run_inprocess(capsys, str(blank_project))
+    _, _, column, message = assert_problem(run, "materials.yaml", line_of(text, "title: Source"), "U+0000")
+    assert column == column_of(text, "title: Source") + len("title: Source")
+
+
+def test_alias_bomb_is_refused_where_the_aliases_are_used(blank_project: Path) -> None:
+    names = "abcdefghi"
+    pairs = zip(names, names[1:], strict=False)
+    bomb = ["a: &a [" + ",".join("x" * 9) + "]"] + [
+        f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]" for previous, name in pairs]
+    path = blank_project / "project.yaml"
+    path.write_text("\n".join(bomb) + "\n", encoding="utf-8")
+    assert path.stat().st_size <= 340
+    run = run_subprocess(str(blank_project))  # a whole process: it must end (timeout=60), not expand 9**9 values
+    (finding,) = [row for row in run.located() if row[0] == "project.yaml"]
+    assert "aliases" in finding[3] and "fewer aliases" in finding[3]
+    assert 2 <= finding[1] <= 9
+    assert run.code == 1
+    run.assert_no_traceback()
+
+
+def test_deeply_nested_lists_are_refused_not_a_recursion_error(blank_project: Path) -> None:
+    path = blank_project / "stages.yaml"
+    path.write_text("stages: " + "[" * 300 + "]" * 300 + "\n", encoding="utf-8")
+    assert path.stat().st_size <= 620
+    run = run_subprocess(str(blank_project))
+    run.assert_no_traceback()
+    assert "RecursionError" not in run.stdout + run.stderr
+    (finding,) = [row for row in run.located() if row[0] == "stages.yaml"]
+    assert finding[1:3] == (1, len("stages: ") + 64)  # the first list past the 64th level
+    assert "levels deep" in finding[3]
+    assert run.code == 1
+
+
 # -- duplicate ids ---------------------------------------------------------------------------
 
 SECOND_CRITERION = """\
@@ -184,7 +234,8 @@ def test_duplicate_criterion_id_in_one_rubric(blank_project: Path, capsys) -> No
     text = path.read_text(encoding="utf-8")
     run = run_inprocess(capsys, str(blank_project))
     # Reported once, on the second occurrence.
-    finding = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01", occurrence=2), "duplicate", "T01-C01")
+    finding = assert_problem(run, "subtasks/T01/rubric.yaml", line_of(text, "- id: T01-C01", occurrence=2),
+                             "duplicate", "T01-C01")
     # A scalar's location is its value.
     assert finding[2] == text.splitlines()[finding[1] - 1].index("T01-C01") + 1
     assert not [r for r in run.located() if r[1] == line_of(text, "- id: T01-C01") and "duplicate" in r[3]]
@@ -194,7 +245,8 @@ def test_duplicate_material_id(blank_project: Path, capsys) -> None:
     path = blank_project / "materials.yaml"
     path.write_text(
         path.read_text(encoding="utf-8")
-        + "  - id: M01\n    file: other.md\n    title: Other notes\n    kind: template\n    provenance: scenario_assumption\n",
+        + "  - id: M01\n    file: other.md\n    title: Other notes\n    kind: template\n"
+        + "    provenance: scenario_assumption\n",
         encoding="utf-8",
     )
     write(blank_project, "materials/other.md", "# Other\n")
@@ -223,7 +275,8 @@ def test_handoff_backwards_in_time(tmp_path: Path, capsys) -> None:
 
 
 def test_handoff_to_itself_is_backwards(blank_project: Path, capsys) -> None:
-    text = write(blank_project, "dependencies.yaml", "handoffs:\n  - from: T01:outputs/report.md\n    to: T01\n").read_text()
+    text = write(blank_project, "dependencies.yaml",
+                 "handoffs:\n  - from: T01:outputs/report.md\n    to: T01\n").read_text()
     run = run_inprocess(capsys, str(blank_project))
     assert_problem(run, "dependencies.yaml", line_of(text, "to: T01"), "backwards in time")
 
@@ -295,6 +348,7 @@ def test_subprocess_json_format(blank_project: Path) -> None:
         assert {"file", "line", "column", "message"} <= finding.keys()
         assert finding["line"] >= 1 and finding["column"] >= 1 and finding["message"]
     assert any(
-        f["file"] == "subtasks/T01/rubric.yaml" and f["line"] == line_of(text, "dimension: beauty") and "dimension" in f["message"]
+        f["file"] == "subtasks/T01/rubric.yaml" and f["line"] == line_of(text, "dimension: beauty")
+        and "dimension" in f["message"]
         for f in findings
     )
