@@ -61,6 +61,35 @@ def _q(text: str) -> str:
     return text  # plain scalars: the generated prose has no YAML-special characters
 
 
+def _write_project_file(root: Path, pid: str, title: str, deliverables: list[tuple[str, str]],
+                        comment: str | None = None) -> None:
+    """project.yaml with one final deliverable per (id, producing subtask)."""
+    lines = [comment] if comment else []
+    lines += [
+        "schema_version: 1",
+        f"id: {pid}",
+        f"title: {title}",
+        "domain: Finance",
+        "role: Associate",
+        "client: Client",
+        "objective: Deliver the package.",
+        "brief: brief.md",
+        "delivery:",
+        "  scope: The package.",
+        "  acceptance:",
+        "    - Everything agrees.",
+        "  final_deliverables:",
+    ]
+    for did, sid in deliverables:
+        lines += [
+            f"    - id: {did}",
+            f"      path: final/{did}.md",
+            f"      title: Deliverable {did}",
+            f"      produced_by: {sid}:outputs/{sid}-main.md",
+        ]
+    (root / "project.yaml").write_text("\n".join(lines) + "\n")
+
+
 def make_project(
     root: Path,
     index: int,
@@ -81,30 +110,7 @@ def make_project(
     (root / ".gitignore").write_text(GITIGNORE)
     (root / "brief.md").write_text(f"# Brief of {pid}\n\n{_prose(rng, 80)}\n")
     deliverables = [(f"F{i + 1}", subtasks[-1 - (i % n_sub)]) for i in range(min(6, n_sub))]
-    lines = [
-        "# Synthetic project for the review benchmark.",
-        "schema_version: 1",
-        f"id: {pid}",
-        f"title: Project {pid}",
-        "domain: Finance",
-        "role: Associate",
-        "client: Client",
-        "objective: Deliver the package.",
-        "brief: brief.md",
-        "delivery:",
-        "  scope: The package.",
-        "  acceptance:",
-        "    - Everything agrees.",
-        "  final_deliverables:",
-    ]
-    for did, sid in deliverables:
-        lines += [
-            f"    - id: {did}",
-            f"      path: final/{did}.md",
-            f"      title: Deliverable {did}",
-            f"      produced_by: {sid}:outputs/{sid}-main.md",
-        ]
-    (root / "project.yaml").write_text("\n".join(lines) + "\n")
+    _write_project_file(root, pid, f"Project {pid}", deliverables, "# Synthetic project for the review benchmark.")
     stages: dict[str, list[str]] = {}
     for sid in subtasks:
         stages.setdefault(stage_of[sid], []).append(sid)
@@ -281,29 +287,7 @@ def make_large_project(root: Path, seed: int = 5) -> None:
     (root / ".gitignore").write_text(GITIGNORE)
     (root / "brief.md").write_text(f"# Brief\n\n{_prose(rng, 80)}\n")
     deliverables = [("F1", "T03"), ("F2", "T02")]
-    lines = [
-        "schema_version: 1",
-        "id: large",
-        "title: Large project",
-        "domain: Finance",
-        "role: Associate",
-        "client: Client",
-        "objective: Deliver the package.",
-        "brief: brief.md",
-        "delivery:",
-        "  scope: The package.",
-        "  acceptance:",
-        "    - Everything agrees.",
-        "  final_deliverables:",
-    ]
-    for did, sid in deliverables:
-        lines += [
-            f"    - id: {did}",
-            f"      path: final/{did}.md",
-            f"      title: Deliverable {did}",
-            f"      produced_by: {sid}:outputs/{sid}-main.md",
-        ]
-    (root / "project.yaml").write_text("\n".join(lines) + "\n")
+    _write_project_file(root, "large", "Large project", deliverables)
     (root / "stages.yaml").write_text(
         "stages:\n  - id: S1\n    title: First\n    subtasks:\n      - T01\n"
         "  - id: S2\n    title: Second\n    subtasks:\n      - T02\n      - T03\n"
