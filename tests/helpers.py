@@ -267,3 +267,18 @@ def make_rich_project(dest: Path) -> Path:
     for rel, text in RICH_FILES.items():
         write(dest, rel, text)
     return dest
+
+
+def isolate_git(home: Path, monkeypatch, name: str, email: str) -> None:
+    """No user or system git configuration under `home`; the identity comes from the environment only."""
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for variable in ("EMAIL", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(variable, raising=False)
+    for variable in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(variable, name)
+    for variable in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(variable, email)

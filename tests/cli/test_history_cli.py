@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from studio.cli.main import main
+from tests.helpers import isolate_git
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 IDENTITY = {"GIT_AUTHOR_NAME": "Cli Author", "GIT_AUTHOR_EMAIL": "cli@example.com",
@@ -26,16 +27,7 @@ IDENTITY = {"GIT_AUTHOR_NAME": "Cli Author", "GIT_AUTHOR_EMAIL": "cli@example.co
 @pytest.fixture(autouse=True)
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user or system git configuration; the identity comes from the environment only."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for name in ("EMAIL", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_INDEX_FILE"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in IDENTITY.items():
-        monkeypatch.setenv(name, value)
+    isolate_git(tmp_path / "home", monkeypatch, "Cli Author", "cli@example.com")
 
 
 def git(cwd: Path, *args: str) -> str:

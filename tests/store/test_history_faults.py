@@ -17,6 +17,7 @@ from studio.store.editing import OutsideProjectError, ProjectEditor
 from studio.store.history import HistoryError, MissingIdentityError, ProjectRepository
 from studio.store.workspace import WorkspaceError, create_project, ensure_workspace_sample
 from studio.store.yamlfile import YamlDocument
+from tests.helpers import isolate_git
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 IDENTITY_VARIABLES = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
@@ -25,16 +26,7 @@ IDENTITY_VARIABLES = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME
 @pytest.fixture(autouse=True)
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user or system git configuration; an identity given by the environment only."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for name in ("EMAIL", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_INDEX_FILE"):
-        monkeypatch.delenv(name, raising=False)
-    for name in IDENTITY_VARIABLES:
-        monkeypatch.setenv(name, "Test Author" if name.endswith("NAME") else "author@example.com")
+    isolate_git(tmp_path / "home", monkeypatch, "Test Author", "author@example.com")
 
 
 def forget_identity(monkeypatch: pytest.MonkeyPatch) -> None:
