@@ -39,7 +39,7 @@ COMMANDS = [
     Command("save", "commit the project's changes with a message", "history_cmd", "configure_save"),
     Command("history", "list saved revisions, newest first", "history_cmd", "configure_history"),
     Command("diff", "what changed in one subtask or criterion between revisions", "history_cmd", "configure_diff"),
-    Command("restore", "put a file back as it was at a revision", "history_cmd", "configure_restore"),
+    Command("restore", "put a file or folder back as it was at a revision", "history_cmd", "configure_restore"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
     Command("score", "score a verdict table (CSV or xlsx)", "score_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
