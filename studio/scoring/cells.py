@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from studio.scoring.engine import DIMENSIONS, FINAL_TARGETS
+from studio.model.vocabulary import Target
+from studio.scoring.engine import DIMENSIONS
 
-TARGETS = ("checkpoint",) + FINAL_TARGETS
+# Every target a verdict row may name: the checkpoint target, then the final targets in report order.
+TARGETS: tuple[str, ...] = tuple(target.value for target in Target)
 TRUE_WORDS = {"1", "pass", "true", "yes"}
 FALSE_WORDS = {"0", "fail", "false", "no"}
 

@@ -13,10 +13,12 @@ from statistics import fmean
 from typing import Iterable, NamedTuple, Sequence
 
 from studio.errors import StudioError
+from studio.model import vocabulary
 
-FINAL_SCOPE = "final"
-FINAL_TARGETS = ("artifact", "cross-file", "package")
-DIMENSIONS = ("correctness", "completeness", "consistency", "professionalism", "usability")
+# The model's words as plain strings: they key the profiles and are printed as they are.
+FINAL_SCOPE: str = vocabulary.FINAL_SCOPE
+FINAL_TARGETS: tuple[str, ...] = tuple(target.value for target in vocabulary.FINAL_TARGETS)
+DIMENSIONS: tuple[str, ...] = tuple(dimension.value for dimension in vocabulary.Dimension)
 PASS_THRESHOLD = 90.0
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.errors import StudioError
+from studio.graphs import cyclic_components
 from studio.scoring.cells import check_cells
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
 from studio.tabular import cell_name, is_xlsx, read_rows
@@ -172,23 +173,17 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
 
 
 def _check_requires(rubrics: Rubrics, requires_rows, bad) -> None:
-    index: dict[tuple[str, str, str], dict[str, tuple[str, ...]]] = {}
-    for number, (project, system, scope), criterion, requires in requires_rows:
-        known = index.get((project, system, scope))
-        if known is None:
-            rubric = rubrics[project][system][scope]
-            known = index[(project, system, scope)] = dict(zip(rubric.ids, rubric.requires))
-        for needed in requires:
-            if needed not in known:
-                bad(number, "requires", f"criterion {criterion} requires '{needed}', which is not in {project}/{system}/{scope}")
-        # Follow requires from this criterion; coming back to it is a cycle.
-        stack, seen = list(requires), set()
-        while stack:
-            current = stack.pop()
-            if current == criterion:
+    """Every required id exists in its rubric, and no criterion is on a `requires` cycle."""
+    by_rubric: dict[tuple[str, str, str], list[tuple[int, str, tuple[str, ...]]]] = {}
+    for number, key, criterion, requires in requires_rows:
+        by_rubric.setdefault(key, []).append((number, criterion, requires))
+    for (project, system, scope), rows in by_rubric.items():
+        rubric = rubrics[project][system][scope]
+        known = dict(zip(rubric.ids, rubric.requires))
+        on_cycle = {node for component in cyclic_components(known) for node in component}
+        for number, criterion, requires in rows:
+            for needed in requires:
+                if needed not in known:
+                    bad(number, "requires", f"criterion {criterion} requires '{needed}', which is not in {project}/{system}/{scope}")
+            if criterion in on_cycle:
                 bad(number, "requires", f"criterion {criterion} is part of a 'requires' cycle")
-                break
-            if current in seen or current not in known:
-                continue
-            seen.add(current)
-            stack.extend(known[current])
