@@ -6,10 +6,10 @@ a score that depends on one is None ("unavailable"), and every result counts the
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import compress
-from statistics import fmean
 from typing import Iterable, NamedTuple, Sequence
 
 from studio.errors import StudioError
@@ -95,9 +95,8 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
     the (resolved) verdicts they require. ScoringError for an unknown id or a cycle.
 
     Depth-first with an explicit stack, so a chain of thousands of criteria needs no recursion."""
-    position: dict[str, int] = {}
-    for k in range(start, end):
-        position.setdefault(ids[k], k)
+    # The first row of each id (built from the end, so earlier rows overwrite later ones).
+    position = dict(zip(reversed(ids[start:end]), range(end - 1, start - 1, -1)))
 
     def row_of(i: int, needed: str) -> int:
         if needed not in position:
@@ -248,12 +247,18 @@ def system_project_scores(results: dict[str, RubricResult], profiles: tuple[dict
 def _mean_or_none(values: list[float | None]) -> float | None:
     if not values or any(v is None for v in values):
         return None
-    return fmean(values)  # type: ignore[arg-type]
+    return _fmean(values)  # type: ignore[arg-type]
 
 
 def _available_mean(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None]
-    return fmean(present) if present else None
+    return _fmean(present) if present else None
+
+
+def _fmean(values: list[float]) -> float:
+    """statistics.fmean's exact result (fsum / n) without importing statistics on the
+    score path."""
+    return math.fsum(values) / len(values)
 
 
 def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:

@@ -1,0 +1,156 @@
+"""Scoring a plain CSV verdict table column by column in C-level passes, without numpy.
+
+A table the size of the paper's benchmark (40,000 rows) is scored faster than numpy can be
+imported, so this is the fast path for such tables (see `studio.scoring.score_table`). The
+file is split into cells by str.split, each column is a slice of the cells, and every check
+is a map, zip or set over a column; the checked rubrics are then scored by the same engine as
+the row-by-row reader's.
+
+It reads only what it can read exactly: quote-free text with \\n or \\r\\n line ends, no blank
+line, every row as wide as the header, each column named once, no empty id cell, no
+criterion twice in a rubric, weights shared across systems, and every cell valid. Anything
+else (and any ScoringError: unknown `requires`, a cycle, W+ = 0) returns None, and the
+row-by-row reader decides and names the bad rows.
+"""
+
+from __future__ import annotations
+
+from itertools import compress, islice, repeat
+from operator import ne, or_
+
+from studio.scoring.cells import check_cells
+from studio.scoring.engine import FINAL_SCOPE, BenchmarkScores, RubricColumns, ScoringError, score_benchmark
+
+ID_COLUMNS = ("project", "system", "scope", "criterion")
+REQUIRED = ID_COLUMNS + ("weight", "target", "dimension", "verdict")
+OPTIONAL = ("gate", "requires")
+# Characters str.strip() removes that a machine-written ASCII table might hold; with none of
+# them (and ASCII text) no cell needs stripping.
+_ASCII_BLANKS = (" ", "\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+class _Specs(dict):
+    """(weight, target, dimension, verdict, gate, final) cells -> checked values or problems,
+    each distinct combination checked once."""
+
+    def __missing__(self, key: tuple) -> tuple | list:
+        value = self[key] = check_cells(*key)
+        return value
+
+
+class _Requires(dict):
+    """A `requires` cell -> the ids it names, split once per distinct cell."""
+
+    def __missing__(self, cell: str) -> tuple[str, ...]:
+        value = self[cell] = tuple(part.strip() for part in cell.split(";") if part.strip())
+        return value
+
+
+def score_plain_text(text: str) -> BenchmarkScores | None:
+    """Scores of the table whose text (BOM removed) is `text`, or None where the row-by-row
+    reader must decide."""
+    if '"' in text or "\x00" in text:
+        return None
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        text = text.replace("\r\n", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    header_end = text.find("\n")
+    if header_end < 0 or "\n\n" in text or text.startswith("\n"):
+        return None
+    names = [name.strip().lower() for name in text[:header_end].split(",")]
+    width = len(names)
+    if any(name not in names for name in REQUIRED) or any(names.count(n) > 1 for n in REQUIRED + OPTIONAL):
+        return None
+    body = text[header_end + 1:]
+    rows = body.count("\n") + 1
+    cells = body.replace("\n", ",").split(",")
+    if len(cells) != rows * width or body.count(",") != rows * (width - 1):
+        return None  # a ragged row: the counts alone cannot place it
+    if set(map(str.count, body.split("\n"), repeat(","))) != {width - 1}:
+        return None
+    del body
+    column = {name: cells[names.index(name)::width] for name in REQUIRED + OPTIONAL if name in names}
+    del cells
+    return _score(column, rows, needs_strip=not text.isascii() or any(map(text.__contains__, _ASCII_BLANKS)))
+
+
+def _score(column: dict[str, list[str]], rows: int, needs_strip: bool) -> BenchmarkScores | None:
+    ids = [list(map(str.strip, column[name])) if needs_strip else column[name] for name in ID_COLUMNS]
+    if not all(map(all, ids)):
+        return None  # an empty id cell
+    projects, systems, scopes, criteria = ids
+    specs = _Specs()
+    gates = column["gate"] if "gate" in column else repeat("", rows)
+    checked = list(map(specs.__getitem__, zip(column["weight"], column["target"], column["dimension"],
+                                              column["verdict"], gates, map(FINAL_SCOPE.__eq__, scopes))))
+    if any(type(value) is list for value in specs.values()):
+        return None
+    weights, targets, dimensions, verdicts, gate_flags = zip(*checked)
+    del checked
+    requires = tuple(map(_Requires().__getitem__, column["requires"])) if "requires" in column else ((),) * rows
+    fields = (tuple(criteria), weights, targets, dimensions, verdicts, gate_flags, requires)
+    starts = _run_starts(projects, systems, scopes)
+    order = _rubric_order(projects, systems, scopes, starts)
+    if order is not None:  # rows of a rubric are scattered: gather them (stable, so their order stays)
+        fields = tuple(tuple(map(f.__getitem__, order)) for f in fields)
+        projects, systems, scopes = ([c[i] for i in order] for c in (projects, systems, scopes))
+        starts = _run_starts(projects, systems, scopes)
+    rubrics: dict[str, dict[str, dict[str, RubricColumns]]] = {}
+    shared = _SharedWeights()
+    for start, end in zip(starts, starts[1:] + [rows]):
+        rubric = RubricColumns(*(f[start:end] for f in fields))
+        if not shared.fits(projects[start], scopes[start], rubric):
+            return None
+        rubrics.setdefault(projects[start], {}).setdefault(systems[start], {})[scopes[start]] = rubric
+    try:
+        return score_benchmark(rubrics)
+    except ScoringError:
+        return None  # the row reader names the rows (or raises the same error)
+
+
+class _SharedWeights:
+    """Checks that no criterion is listed twice in a rubric and that every system's rubric of
+    a (project, scope) weighs each criterion alike.
+
+    Systems usually list a rubric identically, so a rubric is first compared whole (tuple
+    equality, in C) with the first one seen for its project and scope; only one that differs
+    is checked criterion by criterion."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, str], RubricColumns] = {}
+        self.merged: dict[tuple[str, str], dict[str, int]] = {}
+
+    def fits(self, project: str, scope: str, rubric: RubricColumns) -> bool:
+        key = (project, scope)
+        first = self.first.get(key)
+        if first is not None and first.ids == rubric.ids:
+            return first.weights == rubric.weights
+        if len(set(rubric.ids)) != len(rubric.ids):
+            return False  # a criterion twice: the row reader merges identical rows or reports them
+        if first is None:
+            self.first[key] = rubric
+            return True
+        known = self.merged.get(key)
+        if known is None:
+            known = self.merged[key] = dict(zip(first.ids, first.weights))
+        return all(known.setdefault(cid, weight) == weight for cid, weight in zip(rubric.ids, rubric.weights))
+
+
+def _run_starts(projects: list[str], systems: list[str], scopes: list[str]) -> list[int]:
+    """Row indices where project, system or scope changes value: the starts of rubric runs."""
+    changed = [map(ne, c, islice(c, 1, None)) for c in (projects, systems, scopes)]
+    return [0, *compress(range(1, len(projects)), map(or_, map(or_, changed[0], changed[1]), changed[2]))]
+
+
+def _rubric_order(projects: list[str], systems: list[str], scopes: list[str], starts: list[int]) -> list[int] | None:
+    """None when each rubric's rows are contiguous (runs start at `starts`), else the row order
+    that makes them so."""
+    keys = list(zip(map(projects.__getitem__, starts), map(systems.__getitem__, starts), map(scopes.__getitem__, starts)))
+    if len(set(keys)) == len(keys):
+        return None
+    first: dict[tuple[str, str, str], int] = {}
+    rank = [first.setdefault(key, len(first)) for key in zip(projects, systems, scopes)]
+    return sorted(range(len(rank)), key=rank.__getitem__)
