@@ -28,10 +28,26 @@ class RatingTableError(StudioError):
 
 
 def read_rating_table(path: Path | str) -> Ratings:
+    """The ratings of a CSV or xlsx table; RatingTableError naming every bad row.
+
+    A clean plain CSV is read column-wise (studio.agreement.columns); anything else, and any
+    table with a problem, row by row here, the authority that names the bad rows."""
     path = Path(path)
     source = str(path)
     if not path.is_file():
         raise RatingTableError(source, ["no such file"])
+    if not is_xlsx(path):
+        from studio.agreement.columns import read_plain_ratings
+
+        ratings = read_plain_ratings(path)
+        if ratings is not None:
+            return ratings
+    return read_rows_checked(path)
+
+
+def read_rows_checked(path: Path) -> Ratings:
+    """The row-by-row reading: every problem, named by row and column."""
+    source = str(path)
     try:
         rows = read_rows(path)
     except (OSError, UnicodeDecodeError) as exc:

@@ -16,12 +16,12 @@ authority: it names each bad row, or scores what this path declined.
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
 
 import numpy as np
 
 from studio.scoring.cells import TARGETS, check_cells
+from studio.tabular_arrays import Cells, Declined, factorize, read_padded, split_cells
 from studio.scoring.engine import (
     DIMENSIONS,
     FINAL_SCOPE,
@@ -36,142 +36,45 @@ from studio.scoring.engine import (
 ID_COLUMNS = ("project", "system", "scope", "criterion")
 SPEC_COLUMNS = ("weight", "target", "dimension", "verdict", "gate")
 
-# First or last bytes of an id cell that str.strip() could remove: ASCII blanks, and any byte
-# of a multi-byte UTF-8 character (some of which are Unicode spaces). Such tables decline.
-_EDGE_DOUBT = np.zeros(256, dtype=bool)
-_EDGE_DOUBT[list(b" \t\x0b\x0c\x1c\x1d\x1e\x1f")] = True
-_EDGE_DOUBT[0x80:] = True
-
 # Effective verdicts h as small ints ordered fail < missing < pass: the three-valued AND of
 # `requires` is then the minimum.
 FAIL, MISSING, PASS = 0, 1, 2
 _H_OF = {False: FAIL, None: MISSING, True: PASS}
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier for combining the words of a wide cell
-
-
-class _Declined(Exception):
-    """This table is not for the array path; the row-by-row path decides."""
-
-
-# _LOW_BYTES[r]: the mask keeping the first r bytes of a little-endian 64-bit word.
-_LOW_BYTES = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
-
-
-class _Cells:
-    """The body cells of a CSV whose separators have been located: cell (row, column) is
-    data[starts[row, column]:ends[row, column]]."""
-
-    def __init__(self, data: bytes, starts: np.ndarray, ends: np.ndarray):
-        self.data = data
-        self.bytes = np.frombuffer(data, dtype=np.uint8)
-        self.starts, self.ends = starts, ends
-        self.lengths = ends - starts
-        # Every byte offset read as the start of a little-endian 64-bit word (stride 1 byte),
-        # over the data plus 8 zero bytes, so that a word may run past the last cell.
-        padded = np.frombuffer(data + bytes(8), dtype=np.uint8)
-        self._word_at = np.ndarray((len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
-
-    def text(self, row: int, column: int) -> str:
-        return self.data[self.starts[row, column]:self.ends[row, column]].decode("utf-8")
-
-    def words(self, column: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Each cell's bytes, zero-padded to a multiple of 8, as rows of 64-bit words. With no
-        NUL byte in the file, equal words mean equal cells."""
-        starts = self.starts[:, column] if rows is None else self.starts[rows, column]
-        lengths = self.lengths[:, column] if rows is None else self.lengths[rows, column]
-        count = max(1, -(-int(lengths.max(initial=0)) // 8))
-        words = np.empty((len(starts), count), dtype=np.uint64)
-        last = len(self._word_at) - 1
-        for j in range(count):
-            # A cell shorter than 8j bytes may start near the end; its word is masked to 0 anyway.
-            at = starts + 8 * j if j == 0 else np.minimum(starts + 8 * j, last)
-            words[:, j] = self._word_at[at] & _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-        return words
-
-
-def _factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(code of each row, first row of each code) for rows of words. Wide rows are hashed to
-    one word, then every row is compared with its code's first row, so a collision declines
-    rather than merges two values."""
-    key = words[:, 0]
-    for j in range(1, words.shape[1]):
-        key = key * _MIX ^ words[:, j]
-    _, first, codes = np.unique(key, return_index=True, return_inverse=True)
-    if words.shape[1] > 1 and not np.array_equal(words[first[codes]], words):
-        raise _Declined("hash collision")
-    return codes.reshape(-1), first
-
-
 def score_plain_csv(path: Path) -> BenchmarkScores | None:
     """Scores of the table at `path`, or None where the row-by-row path must decide."""
     try:
-        return _score(path.read_bytes())
-    except _Declined:
+        return _score(*read_padded(path))
+    except Declined:
         return None
 
 
-def _split(data: bytes) -> tuple[list[str], _Cells]:
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    crlf = b"\r" in data
-    if crlf and data.count(b"\r") != data.count(b"\r\n"):
-        raise _Declined("bare carriage returns: csv.reader's rules apply")
-    if not data or b'"' in data or b"\x00" in data:
-        raise _Declined("quotes or NUL bytes: csv.reader's rules apply")
-    if not data.endswith(b"\n"):
-        data += b"\n"
-    if data.startswith((b"\n", b"\r\n")) or b"\n\n" in data or b"\n\r\n" in data:
-        raise _Declined("empty lines")
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Declined("not UTF-8") from None
-    header = data[:data.index(b"\n")].decode("utf-8").split(",")
-    width, lines = len(header), data.count(b"\n")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero((raw == ord(",")) | (raw == ord("\n")))
-    if lines < 2 or len(ends) != lines * width:
-        raise _Declined("no body, or rows of different widths")
-    ends = ends.reshape(lines, width)
-    if not (raw[ends[:, -1]] == ord("\n")).all():
-        raise _Declined("rows of different widths")  # with `lines` newlines in all, each ends a row
-    starts = np.empty_like(ends)
-    starts.flat[0] = 0
-    starts.flat[1:] = ends.flat[:-1] + 1
-    if crlf:
-        ends[:, -1] -= raw[ends[:, -1] - 1] == ord("\r")  # the last cell stops before "\r\n"
-    return header, _Cells(data, starts[1:], ends[1:])
-
-
-def _score(data: bytes) -> BenchmarkScores:
-    header, cells = _split(data)
+def _score(buffer: bytearray, size: int) -> BenchmarkScores:
+    header, cells = split_cells(buffer, size)
     names = [h.strip().lower() for h in header]
     if any(name not in names for name in ID_COLUMNS + SPEC_COLUMNS[:4]):
-        raise _Declined("header lacks a column")
+        raise Declined("header lacks a column")
     col = {name: names.index(name) for name in ID_COLUMNS + SPEC_COLUMNS + ("requires",) if name in names}
 
-    ids = [col[name] for name in ID_COLUMNS]
-    if not cells.lengths[:, ids].all():
-        raise _Declined("an empty id cell")
-    if _EDGE_DOUBT[cells.bytes[cells.starts[:, ids]]].any() or _EDGE_DOUBT[cells.bytes[cells.ends[:, ids] - 1]].any():
-        raise _Declined("an id cell that stripping might change")
+    if any(names.count(name) > 1 for name in ID_COLUMNS + SPEC_COLUMNS + ("requires",)):
+        raise Declined("a column named twice")
+    if cells.edges_doubtful([col[name] for name in ID_COLUMNS]):
+        raise Declined("an empty id cell, or one that stripping might change")
 
     # Rubrics: one code per (project, system, scope).
-    rubric, rubric_first = _factorize(np.hstack([cells.words(col[name]) for name in ID_COLUMNS[:3]]))
+    rubric, rubric_first = factorize(np.hstack([cells.words(col[name]) for name in ID_COLUMNS[:3]]))
     keys = [tuple(cells.text(r, col[name]) for name in ID_COLUMNS[:3]) for r in rubric_first.tolist()]
     final_rubric = np.array([scope == FINAL_SCOPE for _, _, scope in keys])
 
     # Criteria: one code per id; no id twice in a rubric; one weight per (project, scope, id).
-    criterion, criterion_first = _factorize(cells.words(col["criterion"]))
+    criterion, criterion_first = factorize(cells.words(col["criterion"]))
     criterion_code = {cells.text(r, col["criterion"]): c for c, r in enumerate(criterion_first.tolist())}
     n_criteria = len(criterion_first)
     row_key = rubric * n_criteria + criterion
     order = np.argsort(row_key, kind="stable")
     sorted_keys = row_key[order]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
-        raise _Declined("a criterion listed twice in one rubric")
+        raise Declined("a criterion listed twice in one rubric")
 
     weight, target, dimension, verdict, gate = _specs(cells, col, final_rubric[rubric])
 
@@ -182,7 +85,7 @@ def _score(data: bytes) -> BenchmarkScores:
     grouped_keys, grouped_weights = weight_key[by_weight_key], weight[by_weight_key]
     same = grouped_keys[1:] == grouped_keys[:-1]
     if (same & (grouped_weights[1:] != grouped_weights[:-1])).any():
-        raise _Declined("a criterion weighed differently by two systems")
+        raise Declined("a criterion weighed differently by two systems")
 
     h = verdict.copy()
     if "requires" in col:
@@ -191,38 +94,38 @@ def _score(data: bytes) -> BenchmarkScores:
     return _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h)
 
 
-def _specs(cells: _Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np.ndarray, ...]:
+def _specs(cells: Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np.ndarray, ...]:
     """Weight, target index, dimension index, verdict (FAIL/MISSING/PASS) and gate of every
     row: each distinct combination of those cells is checked once by check_cells."""
     present = [name for name in SPEC_COLUMNS if name in col]
     words = np.hstack([cells.words(col[name]) for name in present] + [final_row.astype(np.uint64)[:, None]])
-    code, first = _factorize(words)
+    code, first = factorize(words)
     table = []
     for row in first.tolist():
         texts = {name: cells.text(row, col[name]) for name in present}
         checked = check_cells(texts["weight"], texts["target"], texts["dimension"], texts["verdict"],
                               texts.get("gate", ""), bool(final_row[row]))
         if isinstance(checked, list):
-            raise _Declined("a bad cell")
+            raise Declined("a bad cell")
         w, t, d, v, g = checked
         table.append((w, TARGETS.index(t), DIMENSIONS.index(d), _H_OF[v], g))
     weight, target, dimension, verdict, gate = (np.array(column)[code] for column in zip(*table))
     return weight.astype(np.int64), target, dimension, verdict.astype(np.int8), gate.astype(bool)
 
 
-def _resolve_requires(cells: _Cells, column: int, rubric: np.ndarray, n_criteria: int, criterion_code: dict[str, int],
+def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria: int, criterion_code: dict[str, int],
                       order: np.ndarray, sorted_keys: np.ndarray, h: np.ndarray) -> None:
     """Set h of every row with `requires` (h holds the verdicts): its verdict AND the resolved
     h of every criterion it requires."""
     rows = np.flatnonzero(cells.lengths[:, column])
     if not len(rows):
         return
-    code, first = _factorize(cells.words(column, rows))
+    code, first = factorize(cells.words(column, rows))
     needed_of: list[np.ndarray] = []
     for r in rows[first].tolist():
         names = [part.strip() for part in cells.text(r, column).split(";") if part.strip()]
         if any(name not in criterion_code for name in names):
-            raise _Declined("requires an unknown criterion")
+            raise Declined("requires an unknown criterion")
         needed_of.append(np.array([criterion_code[name] for name in names], dtype=np.int64))
     # One (requiring row, required criterion) pair per name in a row's cell.
     counts = np.array([len(needed) for needed in needed_of])[code]
@@ -236,7 +139,7 @@ def _resolve_requires(cells: _Cells, column: int, rubric: np.ndarray, n_criteria
     wanted = rubric[requiring] * n_criteria + needed_criteria
     at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
     if not (sorted_keys[at] == wanted).all():
-        raise _Declined("requires a criterion its rubric lacks")
+        raise Declined("requires a criterion its rubric lacks")
     required = order[at]
     # Resolve in rounds: a row is ready once none of the rows it requires still waits. Each
     # round takes the AND (minimum) over resolved rows; a round with nothing ready is a cycle.
@@ -247,7 +150,7 @@ def _resolve_requires(cells: _Cells, column: int, rubric: np.ndarray, n_criteria
         blocked[requiring[waiting[required]]] = True
         ready = waiting & ~blocked
         if not ready.any():
-            raise _Declined("a requires cycle")
+            raise Declined("a requires cycle")
         take = ready[requiring]
         np.minimum.at(h, requiring[take], h[required[take]])
         waiting &= ~ready
@@ -267,7 +170,7 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
     missing = per_rubric(verdict == MISSING).astype(np.int64)
     triggered = per_rubric(gate & passed) > 0
     if ((w_plus <= 0) & ~triggered).any():
-        raise _Declined("a rubric without positive weight")  # the row path raises the ScoringError
+        raise Declined("a rubric without positive weight")  # the row path raises the ScoringError
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = np.clip(100.0 * credit / w_plus, 0.0, 100.0)
 

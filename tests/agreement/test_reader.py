@@ -196,9 +196,10 @@ def test_every_bad_row_is_reported_and_nothing_is_computed(tmp_path, monkeypatch
     assert [re.match(r"row (\d+), column '(\w+)'", p).groups() for p in found] == \
         [("3", "rater"), ("5", "rater"), ("6", "criterion")]
     assert built == []
-    # the same table without its bad rows is read (and built) normally
+    # the same table without its bad rows is read normally (column-wise), and built by the row reader
     good = write_csv(tmp_path / "good.csv", [CSV_HEADER, ["c1", "i1", "A", "pass", ""], ["c1", "i2", "B", "pass", ""]])
-    assert read_rating_table(good).n_decisions == 2 and built == [1]
+    assert read_rating_table(good).n_decisions == 2 and built == []
+    assert reader_module.read_rows_checked(good).n_decisions == 2 and built == [1]
 
 
 def test_too_many_errors_are_capped(tmp_path):
