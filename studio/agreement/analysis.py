@@ -143,6 +143,43 @@ def _resample_weights(n_items: int, resamples: int, seed: int) -> np.ndarray:
     return weights
 
 
+class _Groups:
+    """Decisions split into G groups (code per decision, -1 for none), with every count a
+    block needs summed per group in one bincount pass each, instead of one copy of the
+    decisions per group."""
+
+    def __init__(self, analysis: "Analysis", code: np.ndarray, size: int):
+        ratings, q = analysis.ratings, analysis.q
+        self.size = size
+        member = code >= 0
+        self.code = code[member]
+        codes = ratings.codes[member]
+        self.decisions = np.bincount(self.code, minlength=size)
+        # Feature sums per (group, item): the point estimates and the bootstrap's clusters.
+        n_items = len(ratings.item_names)
+        slot = self.code.astype(np.int64) * n_items + ratings.items[member]
+        features = analysis.features if member.all() else analysis.features[member]
+        self.per_item = np.empty((size, n_items, features.shape[1]))
+        for k in range(features.shape[1]):
+            self.per_item[:, :, k] = np.bincount(slot, weights=features[:, k], minlength=size * n_items).reshape(size, n_items)
+        del slot, features
+        rated = codes != MISSING
+        self.pass_code = ratings.categories.index(PASS) if PASS in ratings.categories else None
+        self.rated = [np.bincount(self.code[rated[:, r]], minlength=size) for r in range(codes.shape[1])]
+        self.passed = ([np.bincount(self.code[codes[:, r] == self.pass_code], minlength=size) for r in range(codes.shape[1])]
+                       if self.pass_code is not None else None)
+        # Confusion of every rater pair per group: rows rater i, columns rater j.
+        self.confusion: dict[tuple[int, int], np.ndarray] = {}
+        for i, j in combinations(range(codes.shape[1]), 2):
+            both = rated[:, i] & rated[:, j]
+            cell = self.code[both].astype(np.int64) * q * q + codes[both, i].astype(np.int64) * q + codes[both, j]
+            self.confusion[(i, j)] = np.bincount(cell, minlength=size * q * q).reshape(size, q, q)
+
+    def pair(self, i: int, j: int, group: int) -> np.ndarray:
+        """Confusion of raters i (rows) and j (columns) in one group."""
+        return self.confusion[(i, j)][group] if i < j else self.confusion[(j, i)][group].T
+
+
 class Analysis:
     """Agreement statistics of one rating set; blocks share one set of bootstrap draws."""
 
@@ -165,15 +202,29 @@ class Analysis:
 
     # -- blocks ----------------------------------------------------------------------------
     def block(self, mask: np.ndarray | None = None) -> dict:
+        """The statistics of the decisions in `mask` (all when None)."""
+        if mask is None:
+            return self._blocks(np.zeros(self.ratings.n_decisions, dtype=np.int64), 1)[0]
+        return self._blocks(np.where(mask, 0, -1), 1)[0]
+
+    def _blocks(self, code: np.ndarray, size: int) -> list[dict]:
+        """The block of each of `size` groups, decisions coded by group (-1: in none)."""
+        groups = _Groups(self, code, size)
+        blocks = [self._block(groups, g) for g in range(size)]
+        if self.weights is not None:
+            for g, block in enumerate(blocks):
+                replicates = _coefficients(self.weights @ groups.per_item[g], self.layout)
+                block["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
+        return blocks
+
+    def _block(self, groups: _Groups, g: int) -> dict:
         ratings, layout, q = self.ratings, self.layout, self.q
-        idx = np.arange(ratings.n_decisions) if mask is None else np.flatnonzero(mask)
-        features = self.features if mask is None else self.features[idx]
-        totals = features.sum(axis=0)
-        point = {k: v for k, v in _coefficients(totals, layout).items()}
+        totals = groups.per_item[g].sum(axis=0)
+        point = _coefficients(totals, layout)
         s = layout.slices()
         n2, unanimous = int(totals[s["n2"].start]), int(totals[s["unanimous"].start])
-        confusion = totals[s["confusion"]].reshape(q, q).astype(int)
-        result: dict = {"raters": len(ratings.raters), "decisions": int(len(idx))}
+        confusion = np.rint(totals[s["confusion"]]).reshape(q, q).astype(int)
+        result: dict = {"raters": len(ratings.raters), "decisions": int(groups.decisions[g])}
         if layout.main == "pair":
             n, agree = int(confusion.sum()), int(np.trace(confusion))
             se, se0 = co.cohen_kappa_se(confusion)
@@ -190,16 +241,12 @@ class Analysis:
                        "wilson95": None, "cohen_kappa": None, "cohen_kappa_se": None, "cohen_kappa_se0": None}
         result["gwet_ac1"] = _num(point["gwet_ac1"])
         result["krippendorff_alpha"] = _num(point["krippendorff_alpha"])
-        if self.weights is not None:
-            per_item = _per_item(features, ratings.items[idx], len(ratings.item_names))
-            replicates = _coefficients(self.weights @ per_item, layout)
-            result["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
         result["confusion"] = self._confusion_block(confusion)
-        result["pass_rates"] = self._pass_rates(idx)
+        result["pass_rates"] = self._pass_rates(groups, g)
         if self.judge_index is not None:
-            result["judge_vs_experts"] = self._judge_rates(idx)
+            result["judge_vs_experts"] = self._judge_rates(groups, g)
         if len(ratings.raters) > 2:
-            result |= self._pairwise(idx)
+            result |= self._pairwise(groups, g)
         return result
 
     def _confusion_block(self, confusion: np.ndarray) -> dict | None:
@@ -212,46 +259,39 @@ class Analysis:
             return None
         return {"rows": rows, "columns": columns, "labels": list(self.ratings.categories), "counts": confusion.tolist()}
 
-    def _pass_rates(self, idx: np.ndarray) -> dict[str, float | None]:
-        if PASS not in self.ratings.categories:
+    def _pass_rates(self, groups: _Groups, g: int) -> dict[str, float | None]:
+        if groups.passed is None:
             return {name: None for name in self.ratings.raters}
-        code = self.ratings.categories.index(PASS)
         out = {}
         for r, name in enumerate(self.ratings.raters):
-            column = self.ratings.codes[idx, r]
-            rated = column != MISSING
-            out[name] = _num(np.mean(column[rated] == code)) if rated.any() else None
+            rated = int(groups.rated[r][g])
+            out[name] = _num(int(groups.passed[r][g]) / rated) if rated else None
         return out
 
-    def _judge_rates(self, idx: np.ndarray) -> dict | None:
+    def _judge_rates(self, groups: _Groups, g: int) -> dict | None:
         cats = self.ratings.categories
         if PASS not in cats or FAIL not in cats:
             return None
         p, f = cats.index(PASS), cats.index(FAIL)
-        codes = self.ratings.codes[idx]
-        judge = codes[:, self.judge_index]
         expert_fail = expert_pass = false_pass = false_fail = 0
-        for e in range(codes.shape[1]):
+        for e in range(len(self.ratings.raters)):
             if e == self.judge_index:
                 continue
-            both = (judge != MISSING) & (codes[:, e] != MISSING)
-            j, x = judge[both], codes[both, e]
-            expert_fail += int(np.sum(x == f))
-            expert_pass += int(np.sum(x == p))
-            false_pass += int(np.sum((x == f) & (j == p)))
-            false_fail += int(np.sum((x == p) & (j == f)))
+            confusion = groups.pair(self.judge_index, e, g)  # rows: the judge; columns: the expert
+            expert_fail += int(confusion[:, f].sum())
+            expert_pass += int(confusion[:, p].sum())
+            false_pass += int(confusion[p, f])
+            false_fail += int(confusion[f, p])
         return {"false_pass_rate": _num(false_pass / expert_fail) if expert_fail else None,
                 "false_fail_rate": _num(false_fail / expert_pass) if expert_pass else None,
                 "false_pass": false_pass, "expert_fail": expert_fail,
                 "false_fail": false_fail, "expert_pass": expert_pass}
 
-    def _pairwise(self, idx: np.ndarray) -> dict:
+    def _pairwise(self, groups: _Groups, g: int) -> dict:
         names, q = self.ratings.raters, self.q
-        codes = self.ratings.codes[idx]
         matrix: dict[str, dict] = {}
         for i, j in self.layout.pairs:
-            both = (codes[:, i] != MISSING) & (codes[:, j] != MISSING)
-            confusion = np.bincount(codes[both, i] * q + codes[both, j], minlength=q * q).reshape(q, q)
+            confusion = groups.pair(i, j, g)
             n = int(confusion.sum())
             matrix[f"{names[i]}|{names[j]}"] = {
                 "a": names[i], "b": names[j], "n": n, "agree": int(np.trace(confusion)),
@@ -279,9 +319,11 @@ class Analysis:
             values = ratings.attributes.get(attribute)
             groups: dict[str, dict] = {}
             if values is not None:
-                column = np.array([v if v is not None else "" for v in values], dtype=object)
-                for group in sorted({v for v in values if v is not None}):
-                    groups[group] = self.block(column == group)
+                names = sorted(set(values) - {None})
+                index: dict[str | None, int] = {name: k for k, name in enumerate(names)}
+                index[None] = -1
+                code = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+                groups = dict(zip(names, self._blocks(code, len(names))))
             result[key] = groups
         result["disagreements"] = self.disagreements()
         return result

@@ -72,16 +72,17 @@ def damaged_tables(draw):
     for _ in range(draw(st.integers(1, 3))):
         row = draw(st.integers(0, len(rows) - 1))
         kind = draw(st.sampled_from(["cell", "duplicate", "group", "blank id", "short"]))
-        if kind == "cell":
-            rows[row][draw(st.integers(0, len(HEADER) - 1))] = draw(cell_text)
+        column = draw(st.integers(0, len(HEADER) - 1))
+        if kind == "cell" and column < len(rows[row]):
+            rows[row][column] = draw(cell_text)
         elif kind == "duplicate":
             rows.insert(draw(st.integers(0, len(rows))), list(rows[row]))
         elif kind == "group":
             rows.append(rows[row][:2] + ["another-rater", "pass", "elsewhere", "", ""])
-        elif kind == "blank id":
-            rows[row][draw(st.integers(0, 2))] = draw(st.sampled_from(["", " ", "a ", "\tb"]))
-        else:
-            rows[row] = rows[row][:draw(st.integers(0, len(HEADER) - 1))]
+        elif kind == "blank id" and column < min(3, len(rows[row])):
+            rows[row][column] = draw(st.sampled_from(["", " ", "a ", "\tb"]))
+        elif kind == "short":
+            rows[row] = rows[row][:column]
     return rows
 
 
