@@ -11,7 +11,7 @@ from studio.agreement.ratings import (
     normalise_label,
 )
 from studio.errors import StudioError
-from studio.tabular import cell_name, is_xlsx, read_rows
+from studio.tabular import TableReadError, cell_name, is_xlsx, read_rows
 
 REQUIRED = ("criterion", "item", "rater", "verdict")
 OPTIONAL = ("target", "dimension", "project")
@@ -50,6 +50,8 @@ def read_rows_checked(path: Path) -> Ratings:
     source = str(path)
     try:
         rows = read_rows(path)
+    except TableReadError as exc:
+        raise RatingTableError(source, [str(exc)]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RatingTableError(source, [f"row 1: cannot read the table: {exc}"]) from None
     except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
@@ -61,6 +63,9 @@ def read_rows_checked(path: Path) -> Ratings:
     if missing:
         raise RatingTableError(source, [f"row 1: header lacks column(s) {', '.join(missing)}; "
                                         f"required: {', '.join(REQUIRED)}; optional: {', '.join(OPTIONAL)}"])
+    twice = [name for name in REQUIRED + OPTIONAL if names.count(name) > 1]
+    if twice:
+        raise RatingTableError(source, [f"row 1: {_named_twice(names, twice, is_xlsx(path))}"])
     col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
     width = max(col.values()) + 1
     builder = RatingsBuilder()
@@ -87,3 +92,13 @@ def read_rows_checked(path: Path) -> Ratings:
     if ratings.n_decisions == 0:
         raise RatingTableError(source, ["the table has a header but no ratings"])
     return ratings
+
+
+def _named_twice(names: list[str], twice: list[str], xlsx: bool) -> str:
+    """The message for header names given to more than one column (which one holds the data
+    is unknowable, so neither is read)."""
+    parts = []
+    for name in twice:
+        where = [cell_name(k, 1) if xlsx else f"column {k + 1}" for k, n in enumerate(names) if n == name]
+        parts.append(f"'{name}' ({', '.join(where)})")
+    return f"the header names {' and '.join(parts)} more than once; keep one column of each name"

@@ -17,7 +17,7 @@ from studio.errors import StudioError
 from studio.graphs import cyclic_components
 from studio.scoring.cells import check_cells
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
-from studio.tabular import cell_name, is_xlsx, read_rows
+from studio.tabular import TableReadError, cell_name, is_xlsx, read_rows
 
 # rubrics[project][system][scope] -> the rubric's criteria as columns
 Rubrics = dict[str, dict[str, dict[str, RubricColumns]]]
@@ -35,6 +35,8 @@ class TableProblem:
     cell: str | None = None
 
     def render(self, source: str) -> str:
+        if not self.row:  # the whole file
+            return f"{source}: {self.message}"
         where = f"row {self.row}" + (f", column '{self.column}'" if self.column else "")
         if self.cell:
             where += f" (cell {self.cell})"
@@ -76,6 +78,8 @@ def read_verdict_table(path: Path | str) -> Rubrics:
     with gc_paused():
         try:
             rows = read_rows(path)
+        except TableReadError as exc:
+            raise VerdictTableError(source, [TableProblem(exc.row, None, exc.message, exc.cell)]) from None
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise VerdictTableError(source, [TableProblem(1, None, f"cannot read the table: {exc}")]) from None
         except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
@@ -87,6 +91,12 @@ def read_verdict_table(path: Path | str) -> Rubrics:
         if missing:
             raise VerdictTableError(source, [TableProblem(
                 1, None, f"header lacks column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}")])
+        twice = [name for name in REQUIRED + OPTIONAL if names.count(name) > 1]
+        if twice:
+            where = "; ".join(f"'{name}' in " + ", ".join(cell_name(k, 1) if is_xlsx(path) else f"column {k + 1}"
+                                                        for k, n in enumerate(names) if n == name) for name in twice)
+            raise VerdictTableError(source, [TableProblem(
+                1, None, f"the header names a column more than once ({where}); keep one column of each name")])
         col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
         rubrics, problems = _read_checked(rows[1:], col, is_xlsx(path))
     if problems:

@@ -232,3 +232,14 @@ def test_a_long_requires_chain_resolves_on_both_paths(tmp_path: Path, fast_score
     fast = fast_scorer(path)
     assert fast is not None and fast == row_path(path)
     assert fast.projects["P"]["A"].checkpoints["T01"] == pytest.approx(100 / (n + 1))
+
+
+def test_a_ten_megabyte_id_cell_is_left_to_the_row_reader(tmp_path: Path):
+    """The array scorer packs a column into rows x its longest cell: one 10 MB cell in a
+    2,000-row table would ask for 20 GB. It declines instead; the row reader scores it."""
+    rows = [["P1", "A", "T01", f"C{k}", "1", "checkpoint", "correctness", "pass", "", ""] for k in range(2000)]
+    rows[5][3] = "x" * 10_000_000
+    path = write_plain(tmp_path / "long.csv", HEADER, rows)
+    assert score_plain_csv(path) is None
+    assert score_table(path) == row_path(path)
+    assert score_table(path).projects["P1"]["A"].checkpoints == {"T01": 100.0}
