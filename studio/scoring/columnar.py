@@ -15,6 +15,7 @@ row-by-row reader decides and names the bad rows.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import compress, islice, repeat
 from operator import ne, or_
 
@@ -24,25 +25,39 @@ from studio.scoring.engine import FINAL_SCOPE, BenchmarkScores, RubricColumns, S
 ID_COLUMNS = ("project", "system", "scope", "criterion")
 REQUIRED = ID_COLUMNS + ("weight", "target", "dimension", "verdict")
 OPTIONAL = ("gate", "requires")
+SPEC_CELLS = ("weight", "target", "dimension", "verdict", "gate", "requires")
 # Characters str.strip() removes that a machine-written ASCII table might hold; with none of
 # them (and ASCII text) no cell needs stripping.
 _ASCII_BLANKS = (" ", "\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
 class _Specs(dict):
-    """(weight, target, dimension, verdict, gate, final) cells -> checked values or problems,
-    each distinct combination checked once."""
+    """(weight, target, dimension, verdict, gate, requires, final) cells -> the checked
+    (weight, target, dimension, verdict, gate, requires ids), or the cells' problems: each
+    distinct combination checked once."""
 
     def __missing__(self, key: tuple) -> tuple | list:
-        value = self[key] = check_cells(*key)
-        return value
+        weight, target, dimension, verdict, gate, requires, final = key
+        checked = check_cells(weight, target, dimension, verdict, gate, final)
+        if type(checked) is tuple:
+            checked += (tuple(part.strip() for part in requires.split(";") if part.strip()),)
+        self[key] = checked
+        return checked
 
 
-class _Requires(dict):
-    """A `requires` cell -> the ids it names, split once per distinct cell."""
+class _TailSpecs(_Specs):
+    """The same, keyed by (the row's text after its four id cells, final): one string per row
+    stands for all its other cells, so they are never split into strings one by one."""
 
-    def __missing__(self, cell: str) -> tuple[str, ...]:
-        value = self[cell] = tuple(part.strip() for part in cell.split(";") if part.strip())
+    def __init__(self, tail_names: list[str]):
+        super().__init__()
+        self.picks = [tail_names.index(name) if name in tail_names else None for name in SPEC_CELLS]
+
+    def __missing__(self, key: tuple) -> tuple | list:
+        tail, final = key
+        cells = tail.split(",")
+        value = self[key] = _Specs.__missing__(
+            {}, (*("" if k is None else cells[k] for k in self.picks), final))  # type: ignore[arg-type]
         return value
 
 
@@ -64,33 +79,44 @@ def score_plain_text(text: str) -> BenchmarkScores | None:
     width = len(names)
     if any(name not in names for name in REQUIRED) or any(names.count(n) > 1 for n in REQUIRED + OPTIONAL):
         return None
-    body = text[header_end + 1:]
-    rows = body.count("\n") + 1
-    cells = body.replace("\n", ",").split(",")
-    if len(cells) != rows * width or body.count(",") != rows * (width - 1):
-        return None  # a ragged row: the counts alone cannot place it
-    if set(map(str.count, body.split("\n"), repeat(","))) != {width - 1}:
-        return None
-    del body
-    column = {name: cells[names.index(name)::width] for name in REQUIRED + OPTIONAL if name in names}
-    del cells
-    return _score(column, rows, needs_strip=not text.isascii() or any(map(text.__contains__, _ASCII_BLANKS)))
-
-
-def _score(column: dict[str, list[str]], rows: int, needs_strip: bool) -> BenchmarkScores | None:
-    ids = [list(map(str.strip, column[name])) if needs_strip else column[name] for name in ID_COLUMNS]
+    lines = text[header_end + 1:].split("\n")
+    if set(map(str.count, lines, repeat(","))) != {width - 1}:
+        return None  # a ragged row
+    needs_strip = not text.isascii() or any(map(text.__contains__, _ASCII_BLANKS))
+    del text
+    finals: Iterable[bool]
+    if sorted(names.index(name) for name in ID_COLUMNS) == [0, 1, 2, 3]:
+        # The usual layout, ids first: split each line once after them.
+        columns = list(zip(*map(str.split, lines, repeat(","), repeat(4))))
+        del lines
+        ids = [columns[names.index(name)] for name in ID_COLUMNS]
+        specs: _Specs = _TailSpecs(names[4:])
+        keys = columns[4]
+    else:
+        cells = ",".join(lines).split(",")
+        del lines
+        column = {name: cells[names.index(name)::width] for name in REQUIRED + OPTIONAL if name in names}
+        del cells
+        ids = [column[name] for name in ID_COLUMNS]
+        specs = _Specs()
+        blank = repeat("")
+        keys = zip(*(column[name] if name in column else blank for name in SPEC_CELLS))  # type: ignore[assignment]
+    ids = [list(map(str.strip, c)) if needs_strip else c for c in ids]
     if not all(map(all, ids)):
         return None  # an empty id cell
-    projects, systems, scopes, criteria = ids
-    specs = _Specs()
-    gates = column["gate"] if "gate" in column else repeat("", rows)
-    checked = list(map(specs.__getitem__, zip(column["weight"], column["target"], column["dimension"],
-                                              column["verdict"], gates, map(FINAL_SCOPE.__eq__, scopes))))
+    finals = map(FINAL_SCOPE.__eq__, ids[2])
+    checked = list(map(specs.__getitem__, zip(keys, finals) if isinstance(specs, _TailSpecs) else
+                       (key + (final,) for key, final in zip(keys, finals))))
     if any(type(value) is list for value in specs.values()):
         return None
-    weights, targets, dimensions, verdicts, gate_flags = zip(*checked)
+    return _score(ids, checked)
+
+
+def _score(ids: list, checked: list[tuple]) -> BenchmarkScores | None:
+    projects, systems, scopes, criteria = ids
+    rows = len(checked)
+    weights, targets, dimensions, verdicts, gate_flags, requires = zip(*checked)
     del checked
-    requires = tuple(map(_Requires().__getitem__, column["requires"])) if "requires" in column else ((),) * rows
     fields = (tuple(criteria), weights, targets, dimensions, verdicts, gate_flags, requires)
     starts = _run_starts(projects, systems, scopes)
     order = _rubric_order(projects, systems, scopes, starts)
