@@ -61,26 +61,55 @@ def read_padded(path: Path) -> tuple[bytearray, int]:
 
 
 class Cells:
-    """The body cells of a CSV whose separators have been located: cell (row, column) is
-    buffer[starts[row, column]:ends[row, column]]. Offsets are int32 (files under 2 GiB)."""
+    """The body cells of a CSV whose separators have been located. Only the separators are
+    kept (int32, rows x columns): a cell starts after the previous separator and ends at its
+    own, less a "\\r" before a line's "\\n"; starts and ends are made a column at a time."""
 
-    def __init__(self, buffer: bytearray, size: int, starts: np.ndarray, ends: np.ndarray):
-        self.buffer, self.size = buffer, size
+    def __init__(self, buffer: bytearray, size: int, separators: np.ndarray, first_start: int, crlf: bool):
+        self.buffer, self.size, self.crlf = buffer, size, crlf
         self.bytes = np.frombuffer(buffer, dtype=np.uint8, count=size)
-        self.starts, self.ends = starts, ends
-        self.lengths = ends - starts
+        self.separators = separators
+        self.first_start = first_start
+        self.rows = len(separators)
         # Every byte offset read as the start of a little-endian 64-bit word (stride 1 byte);
         # the buffer's zero tail lets a word run past the last cell.
         self._word_at = np.ndarray((size + 1,), dtype="<u8", buffer=buffer, strides=(1,))
 
+    def starts(self, column: int) -> np.ndarray:
+        if column:
+            return self.separators[:, column - 1] + np.int32(1)
+        starts = np.empty(self.rows, dtype=np.int32)
+        starts[0] = self.first_start
+        starts[1:] = self.separators[:-1, -1] + np.int32(1)
+        return starts
+
+    def ends(self, column: int) -> np.ndarray:
+        ends = self.separators[:, column]
+        if self.crlf and column == self.separators.shape[1] - 1:
+            return ends - (self.bytes[ends - 1] == ord("\r")).astype(np.int32)
+        return ends
+
+    def lengths(self, column: int) -> np.ndarray:
+        return self.ends(column) - self.starts(column)
+
     def text(self, row: int, column: int) -> str:
-        return self.buffer[int(self.starts[row, column]):int(self.ends[row, column])].decode("utf-8")
+        if column:
+            start = int(self.separators[row, column - 1]) + 1
+        else:
+            start = int(self.separators[row - 1, -1]) + 1 if row else self.first_start
+        end = int(self.separators[row, column])
+        if self.crlf and column == self.separators.shape[1] - 1 and self.buffer[end - 1] == ord("\r"):
+            end -= 1
+        return self.buffer[start:end].decode("utf-8")
 
     def words(self, column: int, rows: np.ndarray | None = None) -> np.ndarray:
         """Each cell's bytes, zero-padded to a multiple of 8, as rows of 64-bit words. With no
         NUL byte in the file, equal words mean equal cells. Declined beyond WORDS_BUDGET."""
-        starts = self.starts[:, column] if rows is None else self.starts[rows, column]
-        lengths = self.lengths[:, column] if rows is None else self.lengths[rows, column]
+        starts, ends = self.starts(column), self.ends(column)
+        if rows is not None:
+            starts, ends = starts[rows], ends[rows]
+        lengths = ends - starts
+        del ends
         count = max(1, -(-int(lengths.max(initial=0)) // 8))
         if len(starts) * count * 8 > WORDS_BUDGET * self.size + (1 << 20):
             raise Declined("a cell too long for the array reader")
@@ -95,11 +124,13 @@ class Cells:
     def edges_doubtful(self, columns: list[int]) -> bool:
         """Whether any cell of these columns is empty or has a first or last byte that
         str.strip() might remove."""
-        lengths = self.lengths[:, columns]
-        if not lengths.all():
-            return True
-        return bool(_EDGE_DOUBT[self.bytes[self.starts[:, columns]]].any()
-                    or _EDGE_DOUBT[self.bytes[self.ends[:, columns] - 1]].any())
+        for column in columns:
+            starts, ends = self.starts(column), self.ends(column)
+            if not (ends > starts).all():
+                return True
+            if _EDGE_DOUBT[self.bytes[starts]].any() or _EDGE_DOUBT[self.bytes[ends - 1]].any():
+                return True
+        return False
 
 
 def factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -157,16 +188,17 @@ def split_cells(buffer: bytearray, size: int) -> tuple[list[str], Cells]:
         raise Declined("empty lines")
     if size >= 1 << 31:
         raise Declined("a file over 2 GiB")
-    ends = np.concatenate([np.flatnonzero((raw[at:at + _CHUNK] == ord(",")) | (raw[at:at + _CHUNK] == ord("\n")))
-                           .astype(np.int32) + np.int32(at) for at in range(start, size, _CHUNK)])
-    if lines < 2 or len(ends) != lines * width:
+    if lines < 2 or buffer.count(b",", start, size) + lines != lines * width:
         raise Declined("no body, or rows of different widths")
+    ends = np.empty(lines * width, dtype=np.int32)
+    filled = 0
+    for at in range(start, size, _CHUNK):
+        chunk = raw[at:at + _CHUNK]
+        found = np.flatnonzero((chunk == ord(",")) | (chunk == ord("\n")))
+        ends[filled:filled + len(found)] = found
+        ends[filled:filled + len(found)] += np.int32(at)
+        filled += len(found)
     ends = ends.reshape(lines, width)
     if not (raw[ends[:, -1]] == ord("\n")).all():
         raise Declined("rows of different widths")  # with `lines` newlines in all, each ends a row
-    starts = np.empty_like(ends)
-    starts.flat[0] = start
-    starts.flat[1:] = ends.flat[:-1] + 1
-    if crlf:
-        ends[:, -1] -= (raw[ends[:, -1] - 1] == ord("\r")).astype(np.int32)  # the last cell stops before "\r\n"
-    return header, Cells(buffer, size, starts[1:], ends[1:])
+    return header, Cells(buffer, size, ends[1:], int(ends[0, -1]) + 1, crlf)

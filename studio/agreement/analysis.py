@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 
 from studio.agreement import coefficients as co
-from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings
+from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings, coded
 
 JUDGE = "judge"
 MAX_DISAGREEMENTS = 10_000
@@ -212,8 +212,13 @@ class Analysis:
         groups = _Groups(self, code, size)
         blocks = [self._block(groups, g) for g in range(size)]
         if self.weights is not None:
+            # Every group's replicates in one product: (resamples x items) @ (items x groups*width).
+            width = groups.per_item.shape[2]
+            by_item = np.ascontiguousarray(groups.per_item.transpose(1, 0, 2)).reshape(-1, size * width)
+            replicates_all = (self.weights @ by_item).reshape(len(self.weights), size, width)
+            del by_item
             for g, block in enumerate(blocks):
-                replicates = _coefficients(self.weights @ groups.per_item[g], self.layout)
+                replicates = _coefficients(replicates_all[:, g, :], self.layout)
                 block["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
         return blocks
 
@@ -319,11 +324,8 @@ class Analysis:
             values = ratings.attributes.get(attribute)
             groups: dict[str, dict] = {}
             if values is not None:
-                names = sorted(set(values) - {None})
-                index: dict[str | None, int] = {name: k for k, name in enumerate(names)}
-                index[None] = -1
-                code = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
-                groups = dict(zip(names, self._blocks(code, len(names))))
+                column = coded(values)
+                groups = dict(zip(column.names, self._blocks(column.codes, len(column.names))))
             result[key] = groups
         result["disagreements"] = self.disagreements()
         return result

@@ -11,11 +11,12 @@ the bad rows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from studio.agreement.ratings import ATTRIBUTES, FAIL, MISSING, PASS, Ratings, normalise_label
+from studio.agreement.ratings import ATTRIBUTES, FAIL, MISSING, PASS, CodedColumn, Ratings, normalise_label
 from studio.tabular_arrays import Cells, Declined, factorize, read_padded, split_cells
 
 ID_COLUMNS = ("criterion", "item", "rater")
@@ -42,7 +43,6 @@ def _read(buffer: bytearray, size: int) -> Ratings:
     col = {name: names.index(name) for name in KNOWN if name in names}
     if cells.edges_doubtful([col[name] for name in ID_COLUMNS]):
         raise Declined("an empty id cell, or one that stripping might change")
-    rows = len(cells.starts)
 
     criterion, criterion_first = factorize(cells.words(col["criterion"]))
     item, item_first = factorize(cells.words(col["item"]))
@@ -90,7 +90,7 @@ def _read(buffer: bytearray, size: int) -> Ratings:
     codes.reshape(-1)[slot] = label_code
     del slot, label_code
 
-    attributes: dict[str, list[str | None]] = {}
+    attributes: dict[str, Sequence[str | None]] = {}
     for name in ATTRIBUTES:
         if name in col:
             values = _attribute(cells, col[name], decision, n)
@@ -135,7 +135,7 @@ def _labels(cells: Cells, column: int) -> tuple[list[str], np.ndarray]:
     return labels, table[code]
 
 
-def _attribute(cells: Cells, column: int, row_position: np.ndarray, n: int) -> list[str | None] | None:
+def _attribute(cells: Cells, column: int, row_position: np.ndarray, n: int) -> CodedColumn | None:
     """Each decision's group value, in decision order (stripped; empty is none), or None when no row has one.
     Declined when two rows of a decision disagree."""
     code, first = factorize(cells.words(column))
@@ -154,5 +154,4 @@ def _attribute(cells: Cells, column: int, row_position: np.ndarray, n: int) -> l
     if not np.array_equal(landed[where], what):
         raise Declined("a decision with two values of a group")
     del where, what, given
-    named: list[str | None] = [*values, None]  # index -1 is None
-    return list(map(named.__getitem__, landed.tolist()))
+    return CodedColumn(landed, values)

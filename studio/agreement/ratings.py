@@ -6,7 +6,9 @@ RatingsBuilder, which refuses the same conflicts for every producer.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -41,6 +43,48 @@ class RatingConflict(StudioError, ValueError):
         self.column = column
 
 
+class CodedColumn(Sequence):
+    """A per-decision column of group values held as codes into sorted names (-1: none): reads
+    like the list of values, and lets the analysis group decisions without looking at a
+    million strings."""
+
+    def __init__(self, codes: np.ndarray, names: list[str]):
+        self.codes, self.names = codes, names
+        self._named: list[str | None] = [*names, None]  # code -1 is None
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> str | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str | None]: ...
+
+    def __getitem__(self, index: int | slice) -> str | None | list[str | None]:
+        if isinstance(index, slice):
+            return [self._named[c] for c in self.codes[index].tolist()]
+        return self._named[int(self.codes[index])]
+
+    def __iter__(self) -> Iterator[str | None]:
+        return iter(list(map(self._named.__getitem__, self.codes.tolist())))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(self) == len(other) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def coded(values: Sequence[str | None]) -> CodedColumn:
+    """The column as codes into its sorted distinct values."""
+    if isinstance(values, CodedColumn):
+        return values
+    names = sorted(set(values) - {None})  # type: ignore[type-var]
+    index: dict[str | None, int] = {name: k for k, name in enumerate(names)}
+    index[None] = -1
+    return CodedColumn(np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), names)
+
+
 @dataclass
 class Ratings:
     """One row per decision; codes[d, r] is the category index of rater r, or -1."""
@@ -51,7 +95,7 @@ class Ratings:
     items: np.ndarray  # (decisions,) int32 index into item_names
     item_names: list[str]
     criteria: list[str]  # per decision
-    attributes: dict[str, list[str | None]] = field(default_factory=dict)  # per decision
+    attributes: dict[str, Sequence[str | None]] = field(default_factory=dict)  # per decision
 
     @property
     def n_decisions(self) -> int:

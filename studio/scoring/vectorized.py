@@ -117,7 +117,7 @@ def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria:
                       order: np.ndarray, sorted_keys: np.ndarray, h: np.ndarray) -> None:
     """Set h of every row with `requires` (h holds the verdicts): its verdict AND the resolved
     h of every criterion it requires."""
-    rows = np.flatnonzero(cells.lengths[:, column])
+    rows = np.flatnonzero(cells.lengths(column))
     if not len(rows):
         return
     code, first = factorize(cells.words(column, rows))
