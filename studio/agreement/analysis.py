@@ -17,6 +17,8 @@ from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings, coded
 
 JUDGE = "judge"
 MAX_DISAGREEMENTS = 10_000
+# Up to this many possible rows of codes, features are computed per pattern, not per decision.
+MAX_PATTERNS = 4096
 
 
 @dataclass
@@ -42,8 +44,8 @@ class Layout:
         return out
 
 
-def _features(ratings: Ratings, layout: Layout, judge: int | None) -> np.ndarray:
-    codes = ratings.codes
+def _features(codes: np.ndarray, layout: Layout, judge: int | None) -> np.ndarray:
+    """The features of each row of rating codes (decisions x raters)."""
     n, q = codes.shape[0], layout.q
     rated = codes != MISSING
     counts = np.zeros((n, q))
@@ -82,20 +84,6 @@ def _add_confusion(f: np.ndarray, start: int, a: np.ndarray, b: np.ndarray, both
     cell = np.where(both, a.astype(np.int32) * q + b, -1)
     for v in range(q * q):
         f[:, start + v] += cell == v
-
-
-def _per_item(features: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
-    """Feature sums per item (rows: items). Decisions usually come grouped by item (the
-    builder orders them so); otherwise they are sorted first."""
-    out = np.zeros((n_items, features.shape[1]))
-    if len(items) == 0:
-        return out
-    if np.any(items[1:] < items[:-1]):
-        order = np.argsort(items, kind="stable")
-        items, features = items[order], features[order]
-    starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
-    out[items[starts]] = np.add.reduceat(features, starts, axis=0)
-    return out
 
 
 def _coefficients(totals: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
@@ -158,11 +146,21 @@ class _Groups:
         # Feature sums per (group, item): the point estimates and the bootstrap's clusters.
         n_items = len(ratings.item_names)
         slot = self.code.astype(np.int64) * n_items + ratings.items[member]
-        features = analysis.features if member.all() else analysis.features[member]
-        self.per_item = np.empty((size, n_items, features.shape[1]))
-        for k in range(features.shape[1]):
-            self.per_item[:, :, k] = np.bincount(slot, weights=features[:, k], minlength=size * n_items).reshape(size, n_items)
-        del slot, features
+        if analysis.pattern is not None:
+            # Count the rating patterns per (group, item); their features times the counts.
+            patterns = len(analysis.pattern_features)
+            slot = slot * patterns + analysis.pattern[member]
+            counts = np.bincount(slot, minlength=size * n_items * patterns).reshape(size * n_items, patterns)
+            del slot
+            self.per_item = (counts @ analysis.pattern_features).reshape(size, n_items, -1)
+            del counts
+        else:
+            features = analysis.decision_features[member]
+            self.per_item = np.empty((size, n_items, features.shape[1]))
+            for k in range(features.shape[1]):
+                self.per_item[:, :, k] = np.bincount(slot, weights=features[:, k],
+                                                     minlength=size * n_items).reshape(size, n_items)
+            del slot, features
         rated = codes != MISSING
         self.pass_code = ratings.categories.index(PASS) if PASS in ratings.categories else None
         self.rated = [np.bincount(self.code[rated[:, r]], minlength=size) for r in range(codes.shape[1])]
@@ -196,7 +194,21 @@ class Analysis:
         pairs = list(combinations(range(len(names)), 2))
         main = "pair" if len(names) == 2 else "judge" if judge is not None else "none"
         self.layout = Layout(self.q, pairs, main)
-        self.features = _features(ratings, self.layout, self.judge_index)
+        # A decision's features depend only on its row of codes, and few rows of codes are
+        # possible ((q+1)^raters): compute each pattern's features once and count patterns.
+        base, raters = self.q + 1, len(names)
+        self.pattern: np.ndarray | None = None
+        if base ** raters <= MAX_PATTERNS:
+            place = base ** np.arange(raters, dtype=np.int64)
+            pattern = (ratings.codes.astype(np.int64) + 1) @ place
+            present = np.flatnonzero(np.bincount(pattern, minlength=base ** raters))
+            number = np.zeros(base ** raters, dtype=np.int64)
+            number[present] = np.arange(len(present))
+            self.pattern = number[pattern]
+            rows = (present[:, None] // place) % base - 1
+            self.pattern_features = _features(rows.astype(np.int16), self.layout, self.judge_index)
+        else:
+            self.decision_features = _features(ratings.codes, self.layout, self.judge_index)
         self.resamples, self.seed = resamples, seed
         self.weights = _resample_weights(len(ratings.item_names), resamples, seed) if resamples else None
 
