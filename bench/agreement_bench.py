@@ -133,7 +133,7 @@ def main() -> int:
             wall, peak, out = run_measured(ours_code, table)
             ours.append((wall, peak))
         report = json.loads(run_measured(check_code, table)[2])
-    ratios = [o[0] / f[0] for o, f in zip(ours, floors)]
+    ratios = [o[0] / f[0] for o, f in zip(ours, floors, strict=False)]
     ours_wall = statistics.median(o[0] for o in ours)
     ours_peak = max(o[1] for o in ours)
     print(f"floor (csv.reader + krippendorff.alpha): {statistics.median(f[0] for f in floors):6.2f} s "

@@ -54,7 +54,7 @@ def make_table(path: Path, seed: int = 7) -> int:
     rubric_rows: list[tuple] = []  # (project, scope, criterion, weight, target, dimension, gate, requires)
     for p, (n_cp, n_crit, n_cross, n_pkg, n_reuse) in enumerate(zip(
             _split(CHECKPOINTS, PROJECTS), _split(CHECKPOINT_CRITERIA, PROJECTS), _split(CROSS_FILE, PROJECTS),
-            _split(PACKAGE, PROJECTS), _split(REUSED, PROJECTS))):
+            _split(PACKAGE, PROJECTS), _split(REUSED, PROJECTS), strict=False)):
         project = f"P{p + 1:02d}"
         per_cp = _split(n_crit, n_cp)
         checkpoint_ids = []
@@ -71,14 +71,16 @@ def make_table(path: Path, seed: int = 7) -> int:
         for cid, weight in rng.sample(checkpoint_ids, n_reuse):
             rubric_rows.append((project, "final", cid, weight, "artifact", rng.choice(DIMENSIONS), False, ""))
         for c in range(n_cross):
-            rubric_rows.append((project, "final", f"X-{c + 1:03d}", rng.choice([2, 4, 6, -3]), "cross-file", "consistency", False, ""))
+            rubric_rows.append((project, "final", f"X-{c + 1:03d}", rng.choice([2, 4, 6, -3]), "cross-file",
+                                "consistency", False, ""))
         for c in range(n_pkg):
             gate = c == 0
             rubric_rows.append((project, "final", f"P-{c + 1:03d}", 0 if gate else rng.choice([3, 5, -4]), "package",
                                 rng.choice(DIMENSIONS), gate, ""))
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate", "requires"])
+        writer.writerow(["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate",
+                         "requires"])
         rows = 0
         for s in range(SYSTEMS):
             skill = 0.45 + 0.07 * s
@@ -173,7 +175,7 @@ def crossover(path: Path, rounds: int) -> None:
         table = path.with_name(f"x{copies}.csv")
         scaled_table(path, table, copies)
         array, columnar, _ = paired(rounds, (SCORER, str(table), "array"), (SCORER, str(table), "columnar"))
-        ratios = [a / c for a, c in zip(array, columnar)]
+        ratios = [a / c for a, c in zip(array, columnar, strict=False)]
         print(f"  {table.stat().st_size / 2**20:6.1f} MiB: array {statistics.median(array):6.2f} s, columnar "
               f"{statistics.median(columnar):6.2f} s, array/columnar {spread(ratios)}")
         table.unlink()
@@ -193,7 +195,7 @@ def main() -> int:
         authority = score_benchmark(read_verdict_table(path))
         if args.crossover:
             crossover(path, max(3, args.rounds // 3))
-    ratios = [m / b for m, b in zip(mine, base)]
+    ratios = [m / b for m, b in zip(mine, base, strict=False)]
     imported = err.strip().rsplit("imported:", 1)[-1].strip()
     unique = CHECKPOINT_CRITERIA + CROSS_FILE + PACKAGE
     print(f"table: {rows} rows ({SYSTEMS} systems x {PROJECTS} projects, {unique} unique criteria + {REUSED} reused, "

@@ -78,7 +78,8 @@ def _xlsx_rows(path: Path) -> list[list[str]]:
         sheet.reset_dimensions()
         sheet_path = getattr(sheet, "_worksheet_path", None)
         formulas = sheet_path is not None and _has_formulas(path, sheet_path)
-        rows, unset = [], set()
+        rows: list[list[str]] = []
+        unset: set[tuple[int, int]] = set()
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
             rows.append([_cell_text(v) for v in values])
             if formulas:
@@ -116,7 +117,8 @@ def _refuse_formulas_without_values(path: Path, unset: set[tuple[int, int]]) -> 
                 if formula is None or (isinstance(formula, str) and not formula.startswith("=")):
                     continue
                 if (number, column) in unset:
-                    shown = formula if isinstance(formula, str) else getattr(formula, "text", None) or "an array formula"
+                    shown = (formula if isinstance(formula, str)
+                             else getattr(formula, "text", None) or "an array formula")
                     raise TableReadError(
                         f"the formula {shown} has no saved value (the file was written by a program that does "
                         "not calculate); open it in a spreadsheet app and save it, or replace the formula by its value",

@@ -73,7 +73,7 @@ class Cells:
         self.rows = len(separators)
         # Every byte offset read as the start of a little-endian 64-bit word (stride 1 byte);
         # the buffer's zero tail lets a word run past the last cell.
-        self._word_at = np.ndarray((size + 1,), dtype="<u8", buffer=buffer, strides=(1,))
+        self._word_at: np.ndarray = np.ndarray((size + 1,), dtype="<u8", buffer=buffer, strides=(1,))
 
     def starts(self, column: int) -> np.ndarray:
         if column:

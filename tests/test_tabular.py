@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from studio.tabular import read_rows
 
-
 csv_field = st.text(alphabet=st.sampled_from(list("ab ,;\"\r\n1-\t\x0b\xa0")), max_size=5)
 
 
@@ -84,7 +83,8 @@ def test_a_stale_dimension_does_not_truncate_the_table(tmp_path: Path):
 
 
 def test_a_stale_dimension_does_not_lose_decisions(tmp_path: Path):
-    rows = [["criterion", "item", "rater", "verdict"]] + [[f"C{k}", "memo", r, "pass"] for k in range(2) for r in ("judge", "expert")]
+    rows = [["criterion", "item", "rater", "verdict"]]
+    rows += [[f"C{k}", "memo", r, "pass"] for k in range(2) for r in ("judge", "expert")]
     path = stale_dimension(write_xlsx(tmp_path / "r.xlsx", rows), rows=3)
     assert read_rating_table(path).n_decisions == 2
 
@@ -116,7 +116,8 @@ def test_a_formula_with_a_saved_value_is_read_as_its_value(tmp_path: Path):
 
 
 def test_a_formula_in_a_rating_table_is_a_located_error(tmp_path: Path):
-    rows = [["criterion", "item", "rater", "verdict"], ["C1", "memo", "judge", "pass"], ["C1", "memo", "expert", "=\"pass\""]]
+    rows = [["criterion", "item", "rater", "verdict"], ["C1", "memo", "judge", "pass"],
+            ["C1", "memo", "expert", "=\"pass\""]]
     path = write_xlsx(tmp_path / "r.xlsx", rows)
     with pytest.raises(RatingTableError, match=r"row 3, cell D3: the formula"):
         read_rating_table(path)
@@ -131,7 +132,8 @@ def test_a_column_named_twice_is_an_error(tmp_path: Path, suffix):
     else:
         path = tmp_path / "v.csv"
         path.write_text("\n".join(",".join(map(str, row)) for row in rows) + "\n")
-    with pytest.raises(VerdictTableError, match="names a column more than once .'verdict' in (H1, I1|column 8, column 9)"):
+    with pytest.raises(VerdictTableError,
+                       match="names a column more than once .'verdict' in (H1, I1|column 8, column 9)"):
         score_table(path)
     ratings = [["criterion", "item", "rater", "verdict", "Verdict"], ["C1", "memo", "judge", "pass", "fail"]]
     if suffix == ".xlsx":
@@ -145,7 +147,8 @@ def test_a_column_named_twice_is_an_error(tmp_path: Path, suffix):
 def test_a_zip_bomb_is_refused_before_openpyxl_reads_it(tmp_path: Path, monkeypatch):
     path = write_xlsx(tmp_path / "bomb.xlsx", [VERDICT_HEADER, *VERDICT_ROWS])
     # 8 MB of blanks between two elements: valid XML, compressed about 1000:1.
-    rewrite_member(path, "xl/worksheets/sheet1.xml", lambda xml: xml.replace(b"<sheetData>", b"<sheetData>" + b" " * 8_000_000, 1))
+    rewrite_member(path, "xl/worksheets/sheet1.xml",
+                   lambda xml: xml.replace(b"<sheetData>", b"<sheetData>" + b" " * 8_000_000, 1))
     assert path.stat().st_size < 100_000
 
     def must_not_load(*args, **kwargs):
@@ -161,7 +164,8 @@ def test_a_zip_bomb_is_refused_before_openpyxl_reads_it(tmp_path: Path, monkeypa
 
 
 def test_a_big_but_ordinary_workbook_is_not_a_bomb(tmp_path: Path):
-    rows = [VERDICT_HEADER] + [["P1", "A", "final", f"C{k}", 1 + k % 9, "artifact", "correctness", "pass"] for k in range(20_000)]
+    rows = [VERDICT_HEADER]
+    rows += [["P1", "A", "final", f"C{k}", 1 + k % 9, "artifact", "correctness", "pass"] for k in range(20_000)]
     path = write_xlsx(tmp_path / "big.xlsx", rows)
     tabular.check_zip_size(path)  # does not raise
     assert len(tabular.read_rows(path)) == 20_001

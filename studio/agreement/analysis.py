@@ -136,7 +136,7 @@ class _Groups:
     block needs summed per group in one bincount pass each, instead of one copy of the
     decisions per group."""
 
-    def __init__(self, analysis: "Analysis", code: np.ndarray, size: int):
+    def __init__(self, analysis: Analysis, code: np.ndarray, size: int):
         ratings, q = analysis.ratings, analysis.q
         self.size = size
         member = code >= 0
@@ -164,8 +164,8 @@ class _Groups:
         rated = codes != MISSING
         self.pass_code = ratings.categories.index(PASS) if PASS in ratings.categories else None
         self.rated = [np.bincount(self.code[rated[:, r]], minlength=size) for r in range(codes.shape[1])]
-        self.passed = ([np.bincount(self.code[codes[:, r] == self.pass_code], minlength=size) for r in range(codes.shape[1])]
-                       if self.pass_code is not None else None)
+        self.passed = ([np.bincount(self.code[codes[:, r] == self.pass_code], minlength=size)
+                        for r in range(codes.shape[1])] if self.pass_code is not None else None)
         # Confusion of every rater pair per group: rows rater i, columns rater j.
         self.confusion: dict[tuple[int, int], np.ndarray] = {}
         for i, j in combinations(range(codes.shape[1]), 2):
@@ -247,7 +247,8 @@ class Analysis:
             se, se0 = co.cohen_kappa_se(confusion)
             result |= {"n": n, "agree": agree, "percent": _num(point["percent"]), "percent_basis": "two raters",
                        "wilson95": _interval(co.wilson(agree, n), scale=100.0),
-                       "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se), "cohen_kappa_se0": _num(se0)}
+                       "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se),
+                       "cohen_kappa_se0": _num(se0)}
         else:
             # With more than two raters, percent is the mean over rater pairs; n and agree
             # count decisions rated at least twice and those on which all raters agree.
@@ -268,6 +269,7 @@ class Analysis:
 
     def _confusion_block(self, confusion: np.ndarray) -> dict | None:
         names = self.ratings.raters
+        rows: str | None
         if self.layout.main == "pair":
             rows, columns = names[0], names[1]
         elif self.layout.main == "judge":
@@ -286,15 +288,15 @@ class Analysis:
         return out
 
     def _judge_rates(self, groups: _Groups, g: int) -> dict | None:
-        cats = self.ratings.categories
-        if PASS not in cats or FAIL not in cats:
+        cats, judge = self.ratings.categories, self.judge_index
+        if PASS not in cats or FAIL not in cats or judge is None:
             return None
         p, f = cats.index(PASS), cats.index(FAIL)
         expert_fail = expert_pass = false_pass = false_fail = 0
         for e in range(len(self.ratings.raters)):
-            if e == self.judge_index:
+            if e == judge:
                 continue
-            confusion = groups.pair(self.judge_index, e, g)  # rows: the judge; columns: the expert
+            confusion = groups.pair(judge, e, g)  # rows: the judge; columns: the expert
             expert_fail += int(confusion[:, f].sum())
             expert_pass += int(confusion[:, p].sum())
             false_pass += int(confusion[p, f])
@@ -326,7 +328,7 @@ class Analysis:
     # -- the whole report -------------------------------------------------------------------
     def report(self) -> dict:
         ratings = self.ratings
-        result = {
+        result: dict = {
             "raters": ratings.raters, "categories": ratings.categories, "judge": self.judge,
             "decisions": ratings.n_decisions, "items": len(ratings.item_names),
             "bootstrap": {"resamples": self.resamples, "seed": self.seed, "unit": "item"} if self.resamples else None,
@@ -337,7 +339,7 @@ class Analysis:
             groups: dict[str, dict] = {}
             if values is not None:
                 column = coded(values)
-                groups = dict(zip(column.names, self._blocks(column.codes, len(column.names))))
+                groups = dict(zip(column.names, self._blocks(column.codes, len(column.names)), strict=False))
             result[key] = groups
         result["disagreements"] = self.disagreements()
         return result
@@ -355,7 +357,7 @@ class Analysis:
             for attribute, values in ratings.attributes.items():
                 entry[attribute] = values[d]
             entry["ratings"] = {name: (ratings.categories[c] if c != MISSING else None)
-                                for name, c in zip(ratings.raters, codes[d])}
+                                for name, c in zip(ratings.raters, codes[d], strict=False)}
             out.append(entry)
         return out
 
@@ -369,13 +371,14 @@ def _percentile_interval(values: np.ndarray) -> dict:
     if defined.size == 0:
         return {"interval": None, "undefined_resamples": int(values.size)}
     lo, hi = np.percentile(defined, [2.5, 97.5])
-    return {"interval": [round(float(lo), 6), round(float(hi), 6)], "undefined_resamples": int(values.size - defined.size)}
+    return {"interval": [round(float(lo), 6), round(float(hi), 6)],
+            "undefined_resamples": int(values.size - defined.size)}
 
 
 def _mean_pairs(pairs: list[dict]) -> dict | None:
     if not pairs:
         return None
-    out = {"pairs": len(pairs)}
+    out: dict[str, float | None] = {"pairs": len(pairs)}
     for key in ("percent", "cohen_kappa", "gwet_ac1"):
         values = [p[key] for p in pairs if p[key] is not None]
         out[key] = round(sum(values) / len(values), 6) if values else None

@@ -54,26 +54,26 @@ def write_plot(report: dict, path: Path | str) -> None:
     handles = [Line2D([], [], color=s.colour, marker=s.marker, linestyle="none", label=s.label)
                for s in panels[0].series]
     handles.append(Line2D([], [], color="0.35", linestyle="--", label="pooled value (same colour)"))
-    width = sum(len(h.get_label()) + 8 for h in handles)
+    width = sum(len(str(h.get_label())) + 8 for h in handles)
     columns = len(handles) if width <= 190 else (len(handles) + 1) // 2
     legend_rows = -(-len(handles) // columns)
     bottom_in = LINE_IN * (legend_rows + caption.count("\n") + 1) + 0.35
 
     figure = Figure(figsize=(WIDTH_IN, PANEL_HEIGHT_IN + bottom_in), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
-    top, bottom = figure.subfigures(2, 1, height_ratios=[PANEL_HEIGHT_IN, bottom_in])
+    top, bottom = figure.subfigures(2, 1, height_ratios=[PANEL_HEIGHT_IN, bottom_in])  # type: ignore[misc]
     top.suptitle(_title(report), fontsize=12)
     axes = top.subplots(1, 2)
-    for ax, panel in zip(axes, panels):
+    for ax, panel in zip(axes, panels, strict=False):
         _draw(ax, panel)
     bottom.legend(handles=handles, loc="upper center", ncol=columns, frameon=False, fontsize=9)
     bottom.text(0.5, 0.06, caption, ha="center", va="bottom", fontsize=8.5, color="0.25")
 
     figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    for ax, panel in zip(axes, panels):
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]  # the Agg canvas attached above
+    for ax, panel in zip(axes, panels, strict=False):
         if panel.groups and _labels_overlap(ax, renderer):
-            ax.set_xticklabels([f"{_short(g, 28)} (n={n})" for g, n in zip(panel.groups, panel.sizes)],
+            ax.set_xticklabels([f"{_short(g, 28)} (n={n})" for g, n in zip(panel.groups, panel.sizes, strict=False)],
                                rotation=30, ha="right", rotation_mode="anchor", fontsize=9)
 
     buffer = io.BytesIO()
@@ -178,7 +178,7 @@ def _caption(report: dict, panels: list[Panel]) -> str:
     omitted = []
     for panel in panels:
         for s in panel.series:
-            missing = [g for g, v in zip(panel.groups, s.values) if v is None]
+            missing = [g for g, v in zip(panel.groups, s.values, strict=False) if v is None]
             if missing:
                 metric = s.label.split(" (")[0].split(",")[0]
                 omitted.append(f"{metric} for {panel.name} {', '.join(missing)}")
@@ -208,7 +208,7 @@ def _draw(ax, panel: Panel) -> None:
         return
     for s in panel.series:
         axis = right if s.right else ax
-        for x, (value, interval) in enumerate(zip(s.values, s.intervals)):
+        for x, (value, interval) in enumerate(zip(s.values, s.intervals, strict=False)):
             if value is None:
                 continue  # undefined: named in the caption, not drawn
             if interval is not None:
@@ -220,7 +220,8 @@ def _draw(ax, panel: Panel) -> None:
             axis.axhline(s.pooled, color=s.colour, linestyle="--", linewidth=1, alpha=0.7)
     _align(ax, right, _lowest_coefficient(panel))
     ax.set_xticks(range(len(panel.groups)))
-    ax.set_xticklabels([f"{_short(g, 40)}\n(n={n})" for g, n in zip(panel.groups, panel.sizes)], fontsize=9)
+    ax.set_xticklabels([f"{_short(g, 40)}\n(n={n})" for g, n in zip(panel.groups, panel.sizes, strict=False)],
+                       fontsize=9)
     ax.set_xlim(-0.6, len(panel.groups) - 0.4)
 
 
@@ -244,4 +245,4 @@ def _short(text: str, width: int) -> str:
 def _labels_overlap(ax, renderer) -> bool:
     """Whether neighbouring x tick labels touch (then they are shortened and turned)."""
     boxes = [label.get_window_extent(renderer) for label in ax.get_xticklabels() if label.get_text()]
-    return any(a.x1 + 6 > b.x0 for a, b in zip(boxes, boxes[1:]))
+    return any(a.x1 + 6 > b.x0 for a, b in zip(boxes, boxes[1:], strict=False))

@@ -79,7 +79,7 @@ def coded(values: Sequence[str | None]) -> CodedColumn:
     """The column as codes into its sorted distinct values."""
     if isinstance(values, CodedColumn):
         return values
-    names = sorted(set(values) - {None})  # type: ignore[type-var]
+    names = sorted(value for value in set(values) if value is not None)
     index: dict[str | None, int] = {name: k for k, name in enumerate(names)}
     index[None] = -1
     return CodedColumn(np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), names)
@@ -135,15 +135,16 @@ class RatingsBuilder:
             self._criteria.append(criterion)
             self._items.append(item)
             self._labels.append({})
-            for name, value in values.items():
-                self._attributes[name].append(value)
+            for name, given in values.items():
+                self._attributes[name].append(given)
         else:
-            for name, value in values.items():
+            for name, given in values.items():
                 known = self._attributes[name][index]
-                if value is not None and known is not None and value != known:
-                    raise RatingConflict(name, f"decision ({criterion}, {item}) has {name} '{known}' elsewhere, '{value}' here")
-                if known is None and value is not None:
-                    self._attributes[name][index] = value
+                if given is not None and known is not None and given != known:
+                    raise RatingConflict(
+                        name, f"decision ({criterion}, {item}) has {name} '{known}' elsewhere, '{given}' here")
+                if known is None and given is not None:
+                    self._attributes[name][index] = given
         ratings = self._labels[index]
         if rater in ratings:
             raise RatingConflict("rater", f"rater '{rater}' already rated decision ({criterion}, {item}); "
@@ -169,6 +170,7 @@ class RatingsBuilder:
                 if label is not None:
                     codes[row, rater_of[rater]] = code_of[label]
         items = np.fromiter((item_of[self._items[d]] for d in order), dtype=np.int32, count=len(order))
+        attributes: dict[str, Sequence[str | None]]
         attributes = {name: [values[d] for d in order] for name, values in self._attributes.items()
                       if any(v is not None for v in values)}
         return Ratings(raters, labels, codes, items, item_names, [self._criteria[d] for d in order], attributes)

@@ -76,7 +76,10 @@ def read_rows_checked(path: Path) -> Ratings:
             continue
         if len(raw) < width:
             raw = raw + [""] * (width - len(raw))
-        get = lambda name: raw[col[name]].strip() if name in col else ""  # noqa: E731
+
+        def get(name: str, raw: list[str] = raw) -> str:
+            return raw[col[name]].strip() if name in col else ""
+
         try:
             builder.add(get("criterion"), get("item"), get("rater"), normalise_label(raw[col["verdict"]]),
                         get("target"), get("dimension"), get("project"))

@@ -70,7 +70,7 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1, indent: int
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
 
     def line(cells: list[str]) -> str:
-        parts = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        parts = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False))]
         return (" " * indent + "  ".join(parts)).rstrip()
 
     out = [line(headers), " " * indent + "-" * (sum(widths) + 2 * (len(widths) - 1))]
@@ -177,7 +177,7 @@ def _confusion_text(confusion: dict | None) -> list[str]:
     if not labels:
         return lines + ["    no ratings"]
     row_totals = [sum(r) for r in counts]
-    col_totals = [sum(c) for c in zip(*counts)]
+    col_totals = [sum(c) for c in zip(*counts, strict=False)]
     total = sum(row_totals)
     cell = max(6, len(str(total)) + 1)
     room = WIDTH - 4 - 16 - 2 * (len(labels) + 1) - cell
@@ -185,7 +185,8 @@ def _confusion_text(confusion: dict | None) -> list[str]:
     if label_width * len(labels) > room:
         return lines + ["    too many categories for the terminal: see the xlsx 'Confusion' sheet"]
     head = [_fit(f"{confusion['rows']} \\ {confusion['columns']}", 30)] + [_fit(lab, 12) for lab in labels] + ["total"]
-    body = [[_fit(lab, 16)] + [str(c) for c in r] + [str(t)] for lab, r, t in zip(labels, counts, row_totals)]
+    body = [[_fit(lab, 16)] + [str(c) for c in r] + [str(t)]
+            for lab, r, t in zip(labels, counts, row_totals, strict=False)]
     body.append(["total"] + [str(c) for c in col_totals] + [str(total)])
     return lines + _table(head, body, indent=4)
 
@@ -438,7 +439,7 @@ def _pooled_sheet(sheet, report: dict) -> None:
         entry = _boot(block, key)
         note = ""
         if entry is not None and entry.get("undefined_resamples"):
-            note = f"{entry['undefined_resamples']} of {boot['resamples']} resamples undefined"
+            note = f"{entry['undefined_resamples']} of {boot['resamples'] if boot else '?'} resamples undefined"
         metric(name, _value(block[key]), _boot_bounds(block, key), boot_name or NA, fmt, note)
 
     if two:
@@ -471,7 +472,8 @@ def _pooled_sheet(sheet, report: dict) -> None:
             continue
         mean = block[key]
         for stat, name, fmt in (("percent", "percent agreement", _PERCENT_FORMAT),
-                                ("cohen_kappa", "Cohen's kappa", _COEF_FORMAT), ("gwet_ac1", "Gwet's AC1", _COEF_FORMAT)):
+                                ("cohen_kappa", "Cohen's kappa", _COEF_FORMAT),
+                                ("gwet_ac1", "Gwet's AC1", _COEF_FORMAT)):
             value = UNDEFINED if mean is None else _value(mean[stat])
             note = "" if mean is None else f"mean over {mean['pairs']} pair{'s' if mean['pairs'] != 1 else ''}"
             _append(sheet, [f"Mean {label} {name}", value, "", "", "", note], [None, fmt])
@@ -520,14 +522,14 @@ def _confusion_sheet(sheet, confusion: dict | None) -> None:
     for j, label in enumerate(labels):
         _put(sheet, 1, j + 2, label).font = bold
     _put(sheet, 1, len(labels) + 2, "total").font = bold
-    for i, (label, row) in enumerate(zip(labels, counts)):
+    for i, (label, row) in enumerate(zip(labels, counts, strict=False)):
         _put(sheet, i + 2, 1, label).font = bold
         for j, count in enumerate(row):
             _put(sheet, i + 2, j + 2, count)
         _put(sheet, i + 2, len(labels) + 2, sum(row))
     total_row = len(labels) + 2
     _put(sheet, total_row, 1, "total").font = bold
-    for j, column in enumerate(zip(*counts)):
+    for j, column in enumerate(zip(*counts, strict=False)):
         _put(sheet, total_row, j + 2, sum(column))
     _put(sheet, total_row, len(labels) + 2, sum(sum(r) for r in counts))
     _put(sheet, total_row + 2, 1, "Cells count rating pairs; with several experts each judge-expert pair counts once.")
@@ -549,7 +551,8 @@ def _pairwise_sheet(sheet, block: dict) -> None:
         if mean is None:
             _append(sheet, [label, "no such pairs", "", "", UNDEFINED, UNDEFINED, UNDEFINED])
         else:
-            _append(sheet, [label, f"{mean['pairs']} pair{'s' if mean['pairs'] != 1 else ''}", "", "", _value(mean["percent"]),
+            pairs = f"{mean['pairs']} pair{'s' if mean['pairs'] != 1 else ''}"
+            _append(sheet, [label, pairs, "", "", _value(mean["percent"]),
                             _value(mean["cohen_kappa"]), _value(mean["gwet_ac1"])], formats)
     _autosize(sheet)
 

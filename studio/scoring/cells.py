@@ -43,7 +43,8 @@ def check_cells(weight_cell: str, target_cell: str, dimension_cell: str, verdict
         if gate and weight != 0:
             problems.append(("weight", f"a fatal gate has weight 0, not {weight}"))
         elif not gate and not 1 <= abs(weight) <= 10:
-            problems.append(("weight", f"weight {weight} is outside -10..-1 and 1..10 (0 only for a gate: set gate to true)"))
+            problems.append(("weight", f"weight {weight} is outside -10..-1 and 1..10 "
+                                       "(0 only for a gate: set gate to true)"))
     target = target_cell.strip().lower()
     if target not in TARGETS:
         problems.append(("target", f"unknown target '{target_cell}'; use one of {', '.join(TARGETS)}"))
@@ -56,6 +57,7 @@ def check_cells(weight_cell: str, target_cell: str, dimension_cell: str, verdict
     try:
         verdict = parse_verdict(verdict_cell)
     except ValueError:
-        problems.append(("verdict", f"verdict '{verdict_cell}' is not one of 1/0, pass/fail, true/false, yes/no (empty = missing)"))
+        problems.append(("verdict", f"verdict '{verdict_cell}' is not one of 1/0, pass/fail, true/false, yes/no "
+                                    "(empty = missing)"))
         verdict = None
     return problems or (weight, target, dimension, verdict, gate)

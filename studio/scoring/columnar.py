@@ -15,7 +15,7 @@ row-by-row reader decides and names the bad rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import compress, islice, repeat
 from operator import ne, or_
 
@@ -85,9 +85,10 @@ def score_plain_text(text: str) -> BenchmarkScores | None:
     needs_strip = not text.isascii() or any(map(text.__contains__, _ASCII_BLANKS))
     del text
     finals: Iterable[bool]
+    ids: list[Sequence[str]]
     if sorted(names.index(name) for name in ID_COLUMNS) == [0, 1, 2, 3]:
         # The usual layout, ids first: split each line once after them.
-        columns = list(zip(*map(str.split, lines, repeat(","), repeat(4))))
+        columns = list(zip(*map(str.split, lines, repeat(","), repeat(4)), strict=False))
         del lines
         ids = [columns[names.index(name)] for name in ID_COLUMNS]
         specs: _Specs = _TailSpecs(names[4:])
@@ -100,24 +101,24 @@ def score_plain_text(text: str) -> BenchmarkScores | None:
         ids = [column[name] for name in ID_COLUMNS]
         specs = _Specs()
         blank = repeat("")
-        keys = zip(*(column[name] if name in column else blank for name in SPEC_CELLS))  # type: ignore[assignment]
+        keys = zip(*(column[name] if name in column else blank for name in SPEC_CELLS))  # type: ignore[assignment]  # noqa: B905
     ids = [list(map(str.strip, c)) if needs_strip else c for c in ids]
     if not all(map(all, ids)):
         return None  # an empty id cell
     finals = map(FINAL_SCOPE.__eq__, ids[2])
-    checked = list(map(specs.__getitem__, zip(keys, finals) if isinstance(specs, _TailSpecs) else
-                       (key + (final,) for key, final in zip(keys, finals))))
+    checked = list(map(specs.__getitem__, zip(keys, finals, strict=False) if isinstance(specs, _TailSpecs) else
+                       (key + (final,) for key, final in zip(keys, finals, strict=False))))
     if any(type(value) is list for value in specs.values()):
         return None
     return _score(ids, checked)
 
 
-def _score(ids: list, checked: list[tuple]) -> BenchmarkScores | None:
+def _score(ids: list[Sequence[str]], checked: list[tuple]) -> BenchmarkScores | None:
     projects, systems, scopes, criteria = ids
     rows = len(checked)
-    weights, targets, dimensions, verdicts, gate_flags, requires = zip(*checked)
+    weights, targets, dimensions, verdicts, gate_flags, requires = zip(*checked, strict=False)
     del checked
-    fields = (tuple(criteria), weights, targets, dimensions, verdicts, gate_flags, requires)
+    fields: tuple[tuple, ...] = (tuple(criteria), weights, targets, dimensions, verdicts, gate_flags, requires)
     starts = _run_starts(projects, systems, scopes)
     order = _rubric_order(projects, systems, scopes, starts)
     if order is not None:  # rows of a rubric are scattered: gather them (stable, so their order stays)
@@ -126,7 +127,7 @@ def _score(ids: list, checked: list[tuple]) -> BenchmarkScores | None:
         starts = _run_starts(projects, systems, scopes)
     rubrics: dict[str, dict[str, dict[str, RubricColumns]]] = {}
     shared = _SharedWeights()
-    for start, end in zip(starts, starts[1:] + [rows]):
+    for start, end in zip(starts, starts[1:] + [rows], strict=False):
         rubric = RubricColumns(*(f[start:end] for f in fields))
         if not shared.fits(projects[start], scopes[start], rubric):
             return None
@@ -161,22 +162,25 @@ class _SharedWeights:
             return True
         known = self.merged.get(key)
         if known is None:
-            known = self.merged[key] = dict(zip(first.ids, first.weights))
-        return all(known.setdefault(cid, weight) == weight for cid, weight in zip(rubric.ids, rubric.weights))
+            known = self.merged[key] = dict(zip(first.ids, first.weights, strict=False))
+        pairs = zip(rubric.ids, rubric.weights, strict=True)
+        return all(known.setdefault(cid, weight) == weight for cid, weight in pairs)
 
 
-def _run_starts(projects: list[str], systems: list[str], scopes: list[str]) -> list[int]:
+def _run_starts(projects: Sequence[str], systems: Sequence[str], scopes: Sequence[str]) -> list[int]:
     """Row indices where project, system or scope changes value: the starts of rubric runs."""
     changed = [map(ne, c, islice(c, 1, None)) for c in (projects, systems, scopes)]
     return [0, *compress(range(1, len(projects)), map(or_, map(or_, changed[0], changed[1]), changed[2]))]
 
 
-def _rubric_order(projects: list[str], systems: list[str], scopes: list[str], starts: list[int]) -> list[int] | None:
+def _rubric_order(projects: Sequence[str], systems: Sequence[str], scopes: Sequence[str],
+                  starts: list[int]) -> list[int] | None:
     """None when each rubric's rows are contiguous (runs start at `starts`), else the row order
     that makes them so."""
-    keys = list(zip(map(projects.__getitem__, starts), map(systems.__getitem__, starts), map(scopes.__getitem__, starts)))
+    keys = list(zip(map(projects.__getitem__, starts), map(systems.__getitem__, starts),
+                    map(scopes.__getitem__, starts), strict=True))
     if len(set(keys)) == len(keys):
         return None
     first: dict[tuple[str, str, str], int] = {}
-    rank = [first.setdefault(key, len(first)) for key in zip(projects, systems, scopes)]
+    rank = [first.setdefault(key, len(first)) for key in zip(projects, systems, scopes, strict=False)]
     return sorted(range(len(rank)), key=rank.__getitem__)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 from studio.errors import StudioError
 from studio.model import vocabulary
@@ -52,19 +53,19 @@ class RubricColumns:
     requires: tuple[tuple[str, ...], ...]
 
     @classmethod
-    def of(cls, criteria: "Sequence[ScoredCriterion] | RubricColumns") -> "RubricColumns":
+    def of(cls, criteria: Sequence[ScoredCriterion] | RubricColumns) -> RubricColumns:
         if isinstance(criteria, RubricColumns):
             return criteria
         if not criteria:
             return cls((), (), (), (), (), (), ())
-        return cls(*zip(*criteria))
+        return cls(*zip(*criteria, strict=False))
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def criteria(self) -> list[ScoredCriterion]:
         return [ScoredCriterion(*row) for row in zip(self.ids, self.weights, self.targets, self.dimensions,
-                                                      self.verdicts, self.gates, self.requires)]
+                                                      self.verdicts, self.gates, self.requires, strict=False)]
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
 
     Depth-first with an explicit stack, so a chain of thousands of criteria needs no recursion."""
     # The first row of each id (built from the end, so earlier rows overwrite later ones).
-    position = dict(zip(reversed(ids[start:end]), range(end - 1, start - 1, -1)))
+    position = dict(zip(reversed(ids[start:end]), range(end - 1, start - 1, -1), strict=False))
 
     def row_of(i: int, needed: str) -> int:
         if needed not in position:
@@ -108,7 +109,8 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
         stack, on_stack = [root], {root}
         while stack:
             i = stack[-1]
-            waiting = next((j for j in (row_of(i, needed) for needed in requires[i]) if requires[j] and j not in resolved), None)
+            waiting = next((j for j in (row_of(i, needed) for needed in requires[i])
+                            if requires[j] and j not in resolved), None)
             if waiting is not None:
                 if waiting in on_stack:
                     raise ScoringError(f"criterion {ids[waiting]} is part of a 'requires' cycle")
@@ -129,7 +131,7 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
         h[root] = resolved[root]
 
 
-def score_rubric(criteria: "Sequence[ScoredCriterion] | RubricColumns") -> RubricResult:
+def score_rubric(criteria: Sequence[ScoredCriterion] | RubricColumns) -> RubricResult:
     """score = 0 if a fatal gate triggered, else clip(100 · Σ w·h / W+, 0, 100)."""
     rubric = RubricColumns.of(criteria)
     h = effective_verdicts(rubric)
@@ -161,7 +163,8 @@ def group_profiles(rubric: RubricColumns, h: Sequence[bool | None]) -> tuple[dic
     credit_t, credit_d = dict(positive_t), dict(positive_d)
     unknown_t: set[str] = set()
     unknown_d: set[str] = set()
-    for target, dimension, weight, value, gate in zip(rubric.targets, rubric.dimensions, rubric.weights, h, rubric.gates):
+    rows = zip(rubric.targets, rubric.dimensions, rubric.weights, h, rubric.gates, strict=True)
+    for target, dimension, weight, value, gate in rows:
         if gate:
             continue  # gates weigh 0; only their missing verdicts must not blank a group
         if weight > 0:
@@ -217,7 +220,7 @@ class BenchmarkScores:
         return sum(s.missing for by_system in self.projects.values() for s in by_system.values())
 
 
-def score_system_project(rubrics: dict[str, "Sequence[ScoredCriterion] | RubricColumns"]) -> SystemProjectScores:
+def score_system_project(rubrics: Mapping[str, Sequence[ScoredCriterion] | RubricColumns]) -> SystemProjectScores:
     """Scores from rubrics keyed by scope: subtask ids for checkpoints, 'final' for the final rubric."""
     columns = {scope: RubricColumns.of(criteria) for scope, criteria in rubrics.items() if len(criteria)}
     results = {scope: score_rubric(rubric) for scope, rubric in columns.items()}
@@ -271,7 +274,8 @@ def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
     if not checkpoint_scores or any(s is None for s in checkpoint_scores):
         pass_rate = None
     else:
-        pass_rate = sum(1 for s in checkpoint_scores if s >= PASS_THRESHOLD) / len(checkpoint_scores)  # type: ignore[operator]
+        passed = sum(1 for s in checkpoint_scores if s is not None and s >= PASS_THRESHOLD)
+        pass_rate = passed / len(checkpoint_scores)
     return SystemSummary(
         final_mean=final_mean,
         process_mean=process_mean,
@@ -285,14 +289,17 @@ def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
     )
 
 
-def score_benchmark(rubrics: dict[str, dict[str, dict[str, "Sequence[ScoredCriterion] | RubricColumns"]]]) -> BenchmarkScores:
+Criteria = Sequence[ScoredCriterion] | RubricColumns
+
+
+def score_benchmark(rubrics: Mapping[str, Mapping[str, Mapping[str, Criteria]]]) -> BenchmarkScores:
     """rubrics[project][system][scope] -> criteria. Returns per-project scores and system means."""
     return assemble_benchmark(
-        ((project, system, score_system_project(rubrics[project][system]))
-         for project in rubrics for system in rubrics[project]))
+        (project, system, score_system_project(rubrics[project][system]))
+         for project in rubrics for system in rubrics[project])
 
 
-def assemble_benchmark(entries: "Iterable[tuple[str, str, SystemProjectScores]]") -> BenchmarkScores:
+def assemble_benchmark(entries: Iterable[tuple[str, str, SystemProjectScores]]) -> BenchmarkScores:
     """Per-project scores and system means from (project, system, scores) in any order."""
     projects: dict[str, dict[str, SystemProjectScores]] = {}
     for project, system, scores in entries:

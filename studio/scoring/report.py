@@ -54,9 +54,9 @@ def to_text(scores: BenchmarkScores) -> str:
     header = f"{'project':20} {'system':24} {'final':>7} {'process':>8} {'gate':>5} {'missing':>7}"
     lines += [header, "-" * len(header)]
     for project, by_system in scores.projects.items():
-        for system, s in by_system.items():
-            lines.append(f"{project[:20]:20} {system[:24]:24} {_fmt(s.final):>7} {_fmt(s.process):>8} "
-                         f"{'yes' if s.gate_triggered else 'no':>5} {s.missing:>7}")
+        for system, one in by_system.items():
+            lines.append(f"{project[:20]:20} {system[:24]:24} {_fmt(one.final):>7} {_fmt(one.process):>8} "
+                         f"{'yes' if one.gate_triggered else 'no':>5} {one.missing:>7}")
     lines.append("")
     if scores.missing:
         lines.append(f"{scores.missing} verdict(s) missing: scores that depend on them are shown as —.")

@@ -131,11 +131,13 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
                 if not any(v.strip() for v in raw):
                     continue  # blank line
                 raw = raw + [""] * (width - len(raw))
-            project, system, scope, criterion = raw[i_proj].strip(), raw[i_sys].strip(), raw[i_scope].strip(), raw[i_crit].strip()
+            project, system = raw[i_proj].strip(), raw[i_sys].strip()
+            scope, criterion = raw[i_scope].strip(), raw[i_crit].strip()
             if not (project and system and scope and criterion):
                 if not (project or system or scope or criterion or raw[i_weight].strip()):
                     continue  # an empty row between blocks
-                for name, value in (("project", project), ("system", system), ("scope", scope), ("criterion", criterion)):
+                for name, value in (("project", project), ("system", system), ("scope", scope),
+                                    ("criterion", criterion)):
                     if not value:
                         bad(number, name, f"'{name}' is empty")
                 continue
@@ -157,7 +159,8 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
             if key in seen:
                 first_row, first = seen[key]
                 if first != record:
-                    bad(number, "criterion", f"criterion {criterion} appears again (first at row {first_row}) with different values; "
+                    bad(number, "criterion", f"criterion {criterion} appears again (first at row {first_row}) "
+                        "with different values; "
                         "a criterion covering several files has one verdict")
                 continue  # the same criterion listed once per covered file counts once
             seen[key] = (number, record)
@@ -189,11 +192,12 @@ def _check_requires(rubrics: Rubrics, requires_rows, bad) -> None:
         by_rubric.setdefault(key, []).append((number, criterion, requires))
     for (project, system, scope), rows in by_rubric.items():
         rubric = rubrics[project][system][scope]
-        known = dict(zip(rubric.ids, rubric.requires))
+        known = dict(zip(rubric.ids, rubric.requires, strict=False))
         on_cycle = {node for component in cyclic_components(known) for node in component}
         for number, criterion, requires in rows:
             for needed in requires:
                 if needed not in known:
-                    bad(number, "requires", f"criterion {criterion} requires '{needed}', which is not in {project}/{system}/{scope}")
+                    bad(number, "requires",
+                        f"criterion {criterion} requires '{needed}', which is not in {project}/{system}/{scope}")
             if criterion in on_cycle:
                 bad(number, "requires", f"criterion {criterion} is part of a 'requires' cycle")

@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from studio.scoring.cells import TARGETS, check_cells
-from studio.tabular_arrays import Cells, Declined, factorize, read_padded, split_cells
 from studio.scoring.engine import (
     DIMENSIONS,
     FINAL_SCOPE,
@@ -32,6 +31,7 @@ from studio.scoring.engine import (
     assemble_benchmark,
     system_project_scores,
 )
+from studio.tabular_arrays import Cells, Declined, factorize, read_padded, split_cells
 
 ID_COLUMNS = ("project", "system", "scope", "criterion")
 SPEC_COLUMNS = ("weight", "target", "dimension", "verdict", "gate")
@@ -109,7 +109,7 @@ def _specs(cells: Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np
             raise Declined("a bad cell")
         w, t, d, v, g = checked
         table.append((w, TARGETS.index(t), DIMENSIONS.index(d), _H_OF[v], g))
-    weight, target, dimension, verdict, gate = (np.array(column)[code] for column in zip(*table))
+    weight, target, dimension, verdict, gate = (np.array(column)[code] for column in zip(*table, strict=False))
     return weight.astype(np.int64), target, dimension, verdict.astype(np.int8), gate.astype(bool)
 
 
@@ -187,7 +187,8 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
 
     results: dict[tuple[str, str], dict[str, RubricResult]] = {}
     final_profiles: dict[tuple[str, str], tuple[dict, dict]] = {}
-    columns = zip(keys, scores.tolist(), triggered.tolist(), unknown.tolist(), missing.tolist(), w_plus.tolist())
+    columns = zip(keys, scores.tolist(), triggered.tolist(), unknown.tolist(), missing.tolist(), w_plus.tolist(),
+                  strict=True)
     for k, ((project, system, scope), score, hit, blank, n_missing, w) in enumerate(columns):
         if hit:
             result = RubricResult(0.0, True, n_missing, int(w))
@@ -195,8 +196,9 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
             result = RubricResult(None if blank else score, False, n_missing, int(w))
         results.setdefault((project, system), {})[scope] = result
         if final_rubric[k]:
-            final_profiles[(project, system)] = tuple(
-                {g: (None if pos[k][offset + i] <= 0 or unk[k][offset + i] else _clip(100.0 * cred[k][offset + i] / pos[k][offset + i]))
+            final_profiles[(project, system)] = tuple(  # type: ignore[assignment]  # one per grouping: two
+                {g: (None if pos[k][offset + i] <= 0 or unk[k][offset + i]
+                     else _clip(100.0 * cred[k][offset + i] / pos[k][offset + i]))
                  for i, g in enumerate(groups)}
                 for groups, offset, pos, cred, unk in profiles)
     return assemble_benchmark(

@@ -35,8 +35,10 @@ def row_reader(path: Path):
 @st.composite
 def clean_tables(draw):
     criteria = draw(st.lists(st.sampled_from(["C1", "C2", "c10", "Prüf-3", "x"]), min_size=1, max_size=4, unique=True))
-    items = draw(st.lists(st.sampled_from(["memo.docx", "a", "b.xlsx", "item-9", "Münze"]), min_size=1, max_size=4, unique=True))
-    raters = draw(st.lists(st.sampled_from(["judge", "expert-A", "expert-B", "Zed"]), min_size=1, max_size=3, unique=True))
+    items = draw(st.lists(st.sampled_from(["memo.docx", "a", "b.xlsx", "item-9", "Münze"]), min_size=1, max_size=4,
+                          unique=True))
+    raters = draw(st.lists(st.sampled_from(["judge", "expert-A", "expert-B", "Zed"]), min_size=1, max_size=3,
+                           unique=True))
     rows = []
     for criterion in criteria:
         for item in items:
@@ -44,7 +46,8 @@ def clean_tables(draw):
                       draw(st.sampled_from(["correctness", "usability"])), draw(st.sampled_from(["P1", "P2"]))]
             for rater in draw(st.lists(st.sampled_from(raters), min_size=1, unique=True)):
                 verdict = draw(st.sampled_from(["pass", "fail", "1", "0", "", "Yes", "no", "partial", " n/a "]))
-                shown = [value if draw(st.booleans()) else draw(st.sampled_from(["", value, f" {value}"])) for value in groups]
+                shown = [value if draw(st.booleans()) else draw(st.sampled_from(["", value, f" {value}"]))
+                         for value in groups]
                 rows.append([criterion, item, rater, verdict, *shown])
     return draw(st.permutations(rows)) if draw(st.booleans()) else rows
 
@@ -52,7 +55,8 @@ def clean_tables(draw):
 @settings(max_examples=250, deadline=None, suppress_health_check=SLOW)
 @given(rows=clean_tables(), order=st.permutations(range(len(HEADER))), newline=st.sampled_from(["\n", "\r\n"]),
        bom=st.booleans(), final_newline=st.booleans())
-def test_clean_tables_are_read_column_wise_exactly_as_row_by_row(rows, order, newline, bom, final_newline, tmp_path_factory):
+def test_clean_tables_are_read_column_wise_exactly_as_row_by_row(rows, order, newline, bom, final_newline,
+                                                                  tmp_path_factory):
     header = [HEADER[k] for k in order]
     lines = [",".join(header)] + [",".join(row[k] for k in order) for row in rows]
     text = newline.join(lines) + (newline if final_newline else "")

@@ -165,7 +165,7 @@ def test_an_empty_key_field_names_row_and_column(tmp_path, kind, column, index, 
     found = problems(path)
     assert len(found) == 1
     assert found[0].startswith(f"row 3, column '{column}'")
-    assert ("(cell %s3)" % letter in found[0]) == (kind == "xlsx")
+    assert (f"(cell {letter}3)" in found[0]) == (kind == "xlsx")
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])

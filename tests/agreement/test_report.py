@@ -86,7 +86,8 @@ def test_text_header_and_pooled_block_of_two_raters(two):
     assert "Judge:      judge" in text
     assert f"Decisions:  {two['decisions']} (criterion x item) over {two['items']} items" in text
     assert "200 resamples of whole items (cluster bootstrap), seed 1" in text
-    assert f"decisions rated by both raters: {pooled['n']} of {pooled['decisions']}; agreeing: {pooled['agree']}" in text
+    assert (f"decisions rated by both raters: {pooled['n']} of {pooled['decisions']}; agreeing: {pooled['agree']}"
+            in text)
     boot = pooled["bootstrap95"]
     line = _line(text, "percent agreement")
     assert _num(pooled["percent"], 2) + "%" in line
@@ -252,7 +253,7 @@ def test_xlsx_group_sheets(two, tmp_path):
         assert [r[0] for r in rows[1:]] == list(two[key])
         for row in rows[1:]:
             block = two[key][row[0]]
-            cells = dict(zip(header, row))
+            cells = dict(zip(header, row, strict=False))
             boot = block["bootstrap95"]
             assert (cells["n"], cells["agree"]) == (block["n"], block["agree"])
             expected = {
@@ -285,7 +286,7 @@ def test_xlsx_confusion_pairwise_and_disagreements(three, tmp_path):
 
     pairs = _rows(book["Pairwise"])
     assert pairs[0] == ("rater A", "rater B", "n", "agree", "percent", "kappa", "AC1")
-    for row, pair in zip(pairs[1:], three["pooled"]["pairwise"].values()):
+    for row, pair in zip(pairs[1:], three["pooled"]["pairwise"].values(), strict=False):
         assert row == (pair["a"], pair["b"], pair["n"], pair["agree"], pytest.approx(pair["percent"]),
                        pytest.approx(pair["cohen_kappa"]), pytest.approx(pair["gwet_ac1"]))
     ceiling = pairs[-1]
@@ -302,7 +303,8 @@ def test_xlsx_confusion_pairwise_and_disagreements(three, tmp_path):
     pooled = _pooled(book)
     assert pooled["Cohen's kappa"][0][0] == "n/a"  # not computed for three raters: not blank, not 0
     assert pooled["Unanimous decisions"][0][0] == three["pooled"]["agree"]
-    assert pooled["Mean judge-expert Cohen's kappa"][0][0] == pytest.approx(three["pooled"]["judge_expert"]["cohen_kappa"])
+    expected = three["pooled"]["judge_expert"]["cohen_kappa"]
+    assert pooled["Mean judge-expert Cohen's kappa"][0][0] == pytest.approx(expected)
 
 
 def test_xlsx_writes_undefined_as_text(degenerate, tmp_path):
@@ -317,7 +319,7 @@ def test_xlsx_writes_undefined_as_text(degenerate, tmp_path):
     assert pooled["Judge false-pass rate"][0][0] == "undefined"
     assert pooled["Gwet's AC1"][0][:3] == (1, 1, 1)
     header, row = _rows(book["By target"])
-    cells = dict(zip(header, row))
+    cells = dict(zip(header, row, strict=False))
     for key in ("kappa", "kappa se", "kappa lo", "kappa hi", "alpha", "alpha lo", "alpha hi", "false-pass"):
         assert cells[key] == "undefined", key
     assert cells["false-fail"] == 0 and cells["percent"] == 100
@@ -407,7 +409,8 @@ def test_plot_caption_names_the_undefined_values(degenerate):
 
     panels = [_plan(degenerate, degenerate[key], name) for key, name in PANELS]
     caption = _caption(degenerate, panels).replace("\n", " ")
-    assert "Not drawn, undefined: Cohen's kappa for target artifact; Cohen's kappa for dimension correctness." in caption
+    assert ("Not drawn, undefined: Cohen's kappa for target artifact; Cohen's kappa for dimension correctness."
+            in caption)
 
 
 def test_plot_does_not_use_pyplot_or_qt(two, tmp_path):
@@ -464,7 +467,8 @@ def test_text_counts_resamples_where_a_coefficient_is_undefined(tmp_path):
     entry = report["pooled"]["bootstrap95"]["cohen_kappa"]
     assert 0 < entry["undefined_resamples"] < 200 and entry["interval"] is not None  # the premise
     text = to_text(report)
-    assert f"{_interval(entry['interval'], 3)} ({entry['undefined_resamples']} undefined)" in _line(text, "Cohen's kappa")
+    shown = f"{_interval(entry['interval'], 3)} ({entry['undefined_resamples']} undefined)"
+    assert shown in _line(text, "Cohen's kappa")
     assert "(k undefined): resamples where the coefficient had no value" in text
     write_xlsx(report, tmp_path / "a.xlsx")
     row = _pooled(load_workbook(tmp_path / "a.xlsx"))["Cohen's kappa"][0]

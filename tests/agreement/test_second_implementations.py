@@ -70,7 +70,7 @@ class Table:
     def observed(self) -> set[int]:
         return {int(v) for v in np.unique(self.cells) if v >= 0}
 
-    def subset(self, target: str) -> "Table":
+    def subset(self, target: str) -> Table:
         keep = [d for d, t in enumerate(self.targets) if t == target]
         return Table(self.labels, self.cells[keep], [self.items[d] for d in keep], [target] * len(keep))
 
@@ -146,9 +146,9 @@ def test_alpha_matches_krippendorff_package(data):
     report = analyse(ratings)
     blocks = [(report["pooled"], table)] + [(block, table.subset(t)) for t, block in report["by_target"].items()]
     for block, part in blocks:
-        theirs = reference(lambda: krippendorff.alpha(reliability_data=part.as_float().T,
-                                                      level_of_measurement="nominal",
-                                                      value_domain=list(range(len(part.labels)))))
+        theirs = reference(lambda part=part: krippendorff.alpha(reliability_data=part.as_float().T,
+                                                                level_of_measurement="nominal",
+                                                                value_domain=list(range(len(part.labels)))))
         assert_same(block["krippendorff_alpha"], theirs)
 
 
@@ -167,7 +167,7 @@ def test_ac1_matches_irrcac_when_every_category_is_observed(data):
     assert set(report["by_target"]) == set(ratings.attributes.get("target", [])) <= set(table.targets)
     for target, block in report["by_target"].items():
         part = table.subset(target)
-        assert_same(block["gwet_ac1"], reference(lambda: irrcac_ac1(part.dataframe(), scale)))
+        assert_same(block["gwet_ac1"], reference(lambda part=part: irrcac_ac1(part.dataframe(), scale)))
 
 
 @SETTINGS
@@ -289,10 +289,11 @@ def test_pairwise_entries_match_sklearn_and_irrcac_per_pair(data):
             continue
         percents.append(100.0 * agree / n)
         assert entry["percent"] == pytest.approx(percents[-1], abs=TOL)
-        assert_same(entry["cohen_kappa"], reference(lambda: cohen_kappa_score(a[both], b[both], labels=scale)))
+        assert_same(entry["cohen_kappa"],
+                    reference(lambda a=a, b=b, both=both: cohen_kappa_score(a[both], b[both], labels=scale)))
         pair = pd.DataFrame({"a": a[both].astype(float), "b": b[both].astype(float)})
         assert_same(entry["gwet_ac1"],
-                    reference(lambda: irrcac_ac1(pair, scale)))
+                    reference(lambda pair=pair: irrcac_ac1(pair, scale)))
     # the pooled percent for more than two raters is the mean of the pairwise percents
     assert_same(pooled["percent"], float(np.mean(percents)) if percents else math.nan)
     # n counts decisions with at least two ratings, agree the unanimous ones among them
@@ -320,7 +321,7 @@ def test_a_bootstrap_replicate_equals_analysing_the_resampled_items(data, seed):
             for r, rater in enumerate(ratings.raters):
                 code = int(ratings.codes[d, r])
                 builder.add(criterion, f"{item}#{copy}", rater, ratings.categories[code] if code >= 0 else None)
-    for r, rater in enumerate(ratings.raters):  # keep every rater and category in the resampled table
+    for rater in ratings.raters:  # keep every rater and category in the resampled table
         builder.add("__keep__", "__keep__", rater, None)
     resampled = builder.build()
     scale = [resampled.categories.index(c) for c in ratings.categories if c in resampled.categories]
@@ -356,7 +357,7 @@ def test_judge_rates_and_pooled_confusion_by_brute_force(data, choice):
         if expert == judge:
             continue
         x = table.column(expert)
-        for a, b in zip(j, x):
+        for a, b in zip(j, x, strict=False):
             if a < 0 or b < 0:
                 continue
             confusion[scale.index(a), scale.index(b)] += 1

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from studio.scoring import score_benchmark, score_table
+from studio.scoring.columnar import score_plain_text
 from studio.scoring.engine import ScoringError
 from studio.scoring.table import VerdictTableError, read_verdict_table
-from studio.scoring.columnar import score_plain_text
 from studio.scoring.vectorized import score_plain_csv
 from studio.tabular_arrays import _MIX, Declined, factorize
 
@@ -43,7 +43,8 @@ def row_path(path: Path):
         return type(exc)
 
 
-def write_plain(path: Path, header: list[str], rows: list[list[str]], *, newline="\n", bom=False, final_newline=True) -> Path:
+def write_plain(path: Path, header: list[str], rows: list[list[str]], *, newline="\n", bom=False,
+                final_newline=True) -> Path:
     text = newline.join(",".join(row) for row in [header, *rows]) + (newline if final_newline else "")
     path.write_bytes(("\ufeff" if bom else "").encode() + text.encode("utf-8"))
     return path
@@ -60,7 +61,8 @@ def rubric_template(draw, final: bool):
         requires = draw(st.lists(st.sampled_from([f"c{j}" for j in range(i)]), max_size=2, unique=True)) if i else []
         target = draw(st.sampled_from(["artifact", "cross-file", "package"])) if final else "checkpoint"
         dimension = draw(st.sampled_from(["correctness", "usability", "consistency", "Completeness"]))
-        template.append((f"c{i}", str(weight), target, dimension, "true" if gate else draw(st.sampled_from(["", "false"])),
+        gate_cell = "true" if gate else draw(st.sampled_from(["", "false"]))
+        template.append((f"c{i}", str(weight), target, dimension, gate_cell,
                          ";".join(requires)))
     template.append(("anchör-1", str(draw(st.integers(1, 10))), template[0][2], "correctness", "", ""))
     return template
@@ -72,7 +74,8 @@ def clean_tables(draw):
     for project in draw(st.lists(st.sampled_from(["P1", "P2", "Prüfung"]), min_size=1, max_size=3, unique=True)):
         scopes = draw(st.lists(st.sampled_from(["T01", "T02", "T10", "final"]), min_size=1, max_size=4, unique=True))
         templates = {scope: draw(rubric_template(final=scope == "final")) for scope in scopes}
-        for system in draw(st.lists(st.sampled_from(["A", "B", "sys-long-name-7"]), min_size=1, max_size=3, unique=True)):
+        systems = draw(st.lists(st.sampled_from(["A", "B", "sys-long-name-7"]), min_size=1, max_size=3, unique=True))
+        for system in systems:
             for scope, template in templates.items():
                 for cid, weight, target, dimension, gate, requires in template:
                     verdict = draw(st.sampled_from(VERDICT_WORDS))
@@ -85,11 +88,12 @@ def clean_tables(draw):
 @settings(max_examples=300, deadline=None, suppress_health_check=FUNCTION_SCOPED)
 @given(rows=clean_tables(), order=st.permutations(range(len(HEADER))), newline=st.sampled_from(["\n", "\r\n"]),
        bom=st.booleans(), final_newline=st.booleans(), extra=st.booleans())
-def test_clean_tables_take_the_fast_path_with_identical_scores(rows, order, newline, bom, final_newline, extra, tmp_path_factory,
-                                                               fast_scorer):
+def test_clean_tables_take_the_fast_path_with_identical_scores(rows, order, newline, bom, final_newline, extra,
+                                                               tmp_path_factory, fast_scorer):
     header = [HEADER[k] for k in order] + (["note"] if extra else [])
     body = [[row[k] for k in order] + (["-"] if extra else []) for row in rows]
-    path = write_plain(tmp_path_factory.mktemp("t") / "v.csv", header, body, newline=newline, bom=bom, final_newline=final_newline)
+    path = write_plain(tmp_path_factory.mktemp("t") / "v.csv", header, body, newline=newline, bom=bom,
+                       final_newline=final_newline)
     fast = fast_scorer(path)
     assert fast is not None
     assert fast == row_path(path)
@@ -169,7 +173,8 @@ def test_a_clean_table_is_scored_by_hand(tmp_path: Path, fast_scorer):
     (lambda t: t.replace("P1,B,T01,C2,5", "P1,B,T01,C2,4"), "weights differ between systems"),
     (lambda t: t.replace(",F1\n", ",F9\n"), "requires an unknown criterion"),
     (lambda t: t.replace("P1,A,T01,C1,5,checkpoint,correctness,pass,,", "P1,A,T01,C1,5,checkpoint,correctness,pass,,C2")
-     .replace("P1,A,T01,C2,5,checkpoint,completeness,0,,", "P1,A,T01,C2,5,checkpoint,completeness,0,,C1"), "a requires cycle"),
+     .replace("P1,A,T01,C2,5,checkpoint,completeness,0,,", "P1,A,T01,C2,5,checkpoint,completeness,0,,C1"),
+     "a requires cycle"),
     (lambda t: t.replace("P1,A,T01,C1", "P1 ,A,T01,C1"), "a blank around an id"),
     (lambda t: t.replace("project,system", "project,project"), "a column named twice"),
     (lambda t: t.replace("P1,A,T01,C1", '"P1",A,T01,C1'), "quotes"),
@@ -213,8 +218,8 @@ def test_a_rubric_without_positive_weight_is_left_to_the_engine_which_refuses_it
     assert fast_scorer(path) is None
     with pytest.raises(ScoringError, match="no positive weight"):
         score_table(path)
-    gated = write_plain(tmp_path / "g.csv", HEADER, rows + [["P1", s, "T01", "G", "0", "checkpoint", "correctness", "yes", "true", ""]
-                                                           for s in "AB"])
+    gate_rows = [["P1", s, "T01", "G", "0", "checkpoint", "correctness", "yes", "true", ""] for s in "AB"]
+    gated = write_plain(tmp_path / "g.csv", HEADER, rows + gate_rows)
     scores = fast_scorer(gated)  # a triggered gate decides before W+ is looked at, as in the engine
     assert scores is not None and scores == row_path(gated)
     assert scores.projects["P1"]["A"].checkpoints == {"T01": 0.0}
