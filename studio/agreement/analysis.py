@@ -9,11 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Literal
 
 import numpy as np
 
 from studio.agreement import coefficients as co
 from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings, coded
+from studio.agreement.results import (
+    AgreementReport,
+    Block,
+    BootstrapInterval,
+    BootstrapSetting,
+    Confusion,
+    Disagreement,
+    JudgeRates,
+    PairAgreement,
+    PairMean,
+)
 
 JUDGE = "judge"
 MAX_DISAGREEMENTS = 10_000
@@ -213,13 +225,13 @@ class Analysis:
         self.weights = _resample_weights(len(ratings.item_names), resamples, seed) if resamples else None
 
     # -- blocks ----------------------------------------------------------------------------
-    def block(self, mask: np.ndarray | None = None) -> dict:
+    def block(self, mask: np.ndarray | None = None) -> Block:
         """The statistics of the decisions in `mask` (all when None)."""
         if mask is None:
             return self._blocks(np.zeros(self.ratings.n_decisions, dtype=np.int64), 1)[0]
         return self._blocks(np.where(mask, 0, -1), 1)[0]
 
-    def _blocks(self, code: np.ndarray, size: int) -> list[dict]:
+    def _blocks(self, code: np.ndarray, size: int) -> list[Block]:
         """The block of each of `size` groups, decisions coded by group (-1: in none)."""
         groups = _Groups(self, code, size)
         blocks = [self._block(groups, g) for g in range(size)]
@@ -234,14 +246,14 @@ class Analysis:
                 block["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
         return blocks
 
-    def _block(self, groups: _Groups, g: int) -> dict:
+    def _block(self, groups: _Groups, g: int) -> Block:
         ratings, layout, q = self.ratings, self.layout, self.q
         totals = groups.per_item[g].sum(axis=0)
         point = _coefficients(totals, layout)
         s = layout.slices()
         n2, unanimous = int(totals[s["n2"].start]), int(totals[s["unanimous"].start])
         confusion = np.rint(totals[s["confusion"]]).reshape(q, q).astype(int)
-        result: dict = {"raters": len(ratings.raters), "decisions": int(groups.decisions[g])}
+        result: Block = {"raters": len(ratings.raters), "decisions": int(groups.decisions[g])}
         if layout.main == "pair":
             n, agree = int(confusion.sum()), int(np.trace(confusion))
             se, se0 = co.cohen_kappa_se(confusion)
@@ -267,7 +279,7 @@ class Analysis:
             result |= self._pairwise(groups, g)
         return result
 
-    def _confusion_block(self, confusion: np.ndarray) -> dict | None:
+    def _confusion_block(self, confusion: np.ndarray) -> Confusion | None:
         names = self.ratings.raters
         rows: str | None
         if self.layout.main == "pair":
@@ -287,7 +299,7 @@ class Analysis:
             out[name] = _num(int(groups.passed[r][g]) / rated) if rated else None
         return out
 
-    def _judge_rates(self, groups: _Groups, g: int) -> dict | None:
+    def _judge_rates(self, groups: _Groups, g: int) -> JudgeRates | None:
         cats, judge = self.ratings.categories, self.judge_index
         if PASS not in cats or FAIL not in cats or judge is None:
             return None
@@ -306,9 +318,9 @@ class Analysis:
                 "false_pass": false_pass, "expert_fail": expert_fail,
                 "false_fail": false_fail, "expert_pass": expert_pass}
 
-    def _pairwise(self, groups: _Groups, g: int) -> dict:
+    def _pairwise(self, groups: _Groups, g: int) -> Block:
         names, q = self.ratings.raters, self.q
-        matrix: dict[str, dict] = {}
+        matrix: dict[str, PairAgreement] = {}
         for i, j in self.layout.pairs:
             confusion = groups.pair(i, j, g)
             n = int(confusion.sum())
@@ -317,7 +329,7 @@ class Analysis:
                 "percent": _num(co.percent_from_confusion(confusion)),
                 "cohen_kappa": _num(co.cohen_kappa(confusion)), "gwet_ac1": _num(co.gwet_ac1_pair(confusion, q)),
             }
-        out: dict = {"pairwise": matrix}
+        out: Block = {"pairwise": matrix}
         if self.judge is not None:
             judge_pairs = [v for v in matrix.values() if self.judge in (v["a"], v["b"])]
             expert_pairs = [v for v in matrix.values() if self.judge not in (v["a"], v["b"])]
@@ -326,25 +338,24 @@ class Analysis:
         return out
 
     # -- the whole report -------------------------------------------------------------------
-    def report(self) -> dict:
+    def report(self) -> AgreementReport:
         ratings = self.ratings
-        result: dict = {
-            "raters": ratings.raters, "categories": ratings.categories, "judge": self.judge,
-            "decisions": ratings.n_decisions, "items": len(ratings.item_names),
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "unit": "item"} if self.resamples else None,
-            "pooled": self.block(),
-        }
+        by: dict[str, dict[str, Block]] = {}
         for attribute, key in (("target", "by_target"), ("dimension", "by_dimension"), ("project", "by_project")):
             values = ratings.attributes.get(attribute)
-            groups: dict[str, dict] = {}
+            groups: dict[str, Block] = {}
             if values is not None:
                 column = coded(values)
-                groups = dict(zip(column.names, self._blocks(column.codes, len(column.names)), strict=False))
-            result[key] = groups
-        result["disagreements"] = self.disagreements()
-        return result
+                groups = dict(zip(column.names, self._blocks(column.codes, len(column.names)), strict=True))
+            by[key] = groups
+        bootstrap: BootstrapSetting | None = (
+            {"resamples": self.resamples, "seed": self.seed, "unit": "item"} if self.resamples else None)
+        return AgreementReport(
+            raters=ratings.raters, categories=ratings.categories, judge=self.judge, decisions=ratings.n_decisions,
+            items=len(ratings.item_names), bootstrap=bootstrap, pooled=self.block(), by_target=by["by_target"],
+            by_dimension=by["by_dimension"], by_project=by["by_project"], disagreements=self.disagreements())
 
-    def disagreements(self) -> list[dict]:
+    def disagreements(self) -> list[Disagreement]:
         ratings = self.ratings
         codes = ratings.codes
         present = codes != MISSING
@@ -353,7 +364,7 @@ class Analysis:
         rows = np.flatnonzero((present.sum(axis=1) >= 2) & (lo != hi))[:MAX_DISAGREEMENTS]
         out = []
         for d in rows:
-            entry = {"criterion": ratings.criteria[d], "item": ratings.item_names[ratings.items[d]]}
+            entry: Disagreement = {"criterion": ratings.criteria[d], "item": ratings.item_names[ratings.items[d]]}
             for attribute, values in ratings.attributes.items():
                 entry[attribute] = values[d]
             entry["ratings"] = {name: (ratings.categories[c] if c != MISSING else None)
@@ -366,7 +377,7 @@ def _interval(bounds: tuple[float, float] | None, scale: float = 1.0) -> list[fl
     return None if bounds is None else [round(bounds[0] * scale, 6), round(bounds[1] * scale, 6)]
 
 
-def _percentile_interval(values: np.ndarray) -> dict:
+def _percentile_interval(values: np.ndarray) -> BootstrapInterval:
     defined = values[~np.isnan(values)]
     if defined.size == 0:
         return {"interval": None, "undefined_resamples": int(values.size)}
@@ -375,16 +386,17 @@ def _percentile_interval(values: np.ndarray) -> dict:
             "undefined_resamples": int(values.size - defined.size)}
 
 
-def _mean_pairs(pairs: list[dict]) -> dict | None:
+def _mean_pairs(pairs: list[PairAgreement]) -> PairMean | None:
     if not pairs:
         return None
-    out: dict[str, float | None] = {"pairs": len(pairs)}
-    for key in ("percent", "cohen_kappa", "gwet_ac1"):
-        values = [p[key] for p in pairs if p[key] is not None]
-        out[key] = round(sum(values) / len(values), 6) if values else None
-    return out
+    def mean(key: Literal["percent", "cohen_kappa", "gwet_ac1"]) -> float | None:
+        values = [value for value in (p[key] for p in pairs) if value is not None]
+        return round(sum(values) / len(values), 6) if values else None
+
+    return {"pairs": len(pairs), "percent": mean("percent"), "cohen_kappa": mean("cohen_kappa"),
+            "gwet_ac1": mean("gwet_ac1")}
 
 
-def analyse(ratings: Ratings, judge: str | None = None, resamples: int = 0, seed: int = 0) -> dict:
-    """The full agreement report as the documented JSON structure."""
+def analyse(ratings: Ratings, judge: str | None = None, resamples: int = 0, seed: int = 0) -> AgreementReport:
+    """The full agreement report (its to_json() is the documented JSON structure)."""
     return Analysis(ratings, judge, resamples, seed).report()

@@ -45,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
         from studio.agreement.plot import write_plot
 
         write_plot(report, args.plot)
-    print(json.dumps(report, indent=2) if args.json else to_text(report))
+    print(json.dumps(report.to_json(), indent=2) if args.json else to_text(report))
     return 0

@@ -89,7 +89,7 @@ def test_columns_in_any_order_synonyms_other_labels_and_missing(tmp_path, kind):
     assert ratings.categories == ["pass", "fail", "n/a", "partial"]  # pass, fail first, other labels kept
     assert ratings.n_decisions == 5 and ratings.item_names == ["i1", "i2", "i3"]
     assert verdicts(ratings) == EXPECTED
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["n"] == 3  # (c2, i2) and (c1, i3) have one verdict each
 
 
@@ -115,8 +115,8 @@ def test_header_case_and_spaces_optional_columns_and_blank_lines(tmp_path):
     ratings = read_rating_table(path)
     assert ratings.attributes == {"target": ["t1", "t2"], "project": ["p", None]}
     report = analyse(ratings)
-    assert set(report["by_target"]) == {"t1", "t2"} and set(report["by_project"]) == {"p"}
-    assert report["by_dimension"] == {}
+    assert set(report.by_target) == {"t1", "t2"} and set(report.by_project) == {"p"}
+    assert report.by_dimension == {}
 
 
 def test_quoted_csv_fields(tmp_path):
