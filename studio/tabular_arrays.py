@@ -153,8 +153,10 @@ def factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         codes = codes.reshape(-1)
     first = np.full(len(distinct), n, dtype=np.int64)
     np.minimum.at(first, codes, np.arange(n))
-    if words.shape[1] > 1 and not np.array_equal(words[first[codes]], words):
-        raise Declined("hash collision")
+    if words.shape[1] > 1:
+        owner = first[codes]  # each row's code's first row; compared a word at a time to spare memory
+        if not all(np.array_equal(words[owner, j], words[:, j]) for j in range(words.shape[1])):
+            raise Declined("hash collision")
     return codes, first
 
 

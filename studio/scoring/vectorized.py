@@ -63,16 +63,19 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
 
     # Rubrics: one code per (project, system, scope).
     rubric, rubric_first = factorize(np.hstack([cells.words(col[name]) for name in ID_COLUMNS[:3]]))
+    rubric = rubric.astype(np.int32)  # intermediates are freed as soon as used: memory stays near 5x the file
     keys = [tuple(cells.text(r, col[name]) for name in ID_COLUMNS[:3]) for r in rubric_first.tolist()]
     final_rubric = np.array([scope == FINAL_SCOPE for _, _, scope in keys])
 
     # Criteria: one code per id; no id twice in a rubric; one weight per (project, scope, id).
     criterion, criterion_first = factorize(cells.words(col["criterion"]))
+    criterion = criterion.astype(np.int32)
     criterion_code = {cells.text(r, col["criterion"]): c for c, r in enumerate(criterion_first.tolist())}
     n_criteria = len(criterion_first)
-    row_key = rubric * n_criteria + criterion
+    row_key = rubric.astype(np.int64) * n_criteria + criterion
     order = np.argsort(row_key, kind="stable")
     sorted_keys = row_key[order]
+    del row_key
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         raise Declined("a criterion listed twice in one rubric")
 
@@ -81,16 +84,20 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
     shared: dict[tuple[str, str], int] = {}
     project_scope = np.array([shared.setdefault((p, scope), len(shared)) for p, _, scope in keys])
     weight_key = project_scope[rubric] * n_criteria + criterion
+    del criterion
     by_weight_key = np.argsort(weight_key, kind="stable")
     grouped_keys, grouped_weights = weight_key[by_weight_key], weight[by_weight_key]
+    del weight_key, by_weight_key
     same = grouped_keys[1:] == grouped_keys[:-1]
     if (same & (grouped_weights[1:] != grouped_weights[:-1])).any():
         raise Declined("a criterion weighed differently by two systems")
+    del grouped_keys, grouped_weights, same
 
     h = verdict.copy()
     if "requires" in col:
         _resolve_requires(cells, col["requires"], rubric, n_criteria, criterion_code, order, sorted_keys, h)
 
+    del order, sorted_keys
     return _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h)
 
 
@@ -100,6 +107,7 @@ def _specs(cells: Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np
     present = [name for name in SPEC_COLUMNS if name in col]
     words = np.hstack([cells.words(col[name]) for name in present] + [final_row.astype(np.uint64)[:, None]])
     code, first = factorize(words)
+    del words
     table = []
     for row in first.tolist():
         texts = {name: cells.text(row, col[name]) for name in present}
