@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import zipfile
 from itertools import repeat
 from pathlib import Path
 
@@ -51,6 +50,8 @@ def _cell_text(value: object) -> str:
 def check_zip_size(path: Path) -> None:
     """TableReadError when the workbook would unzip to more than MAX_UNZIPPED_BYTES, or a
     member of more than 1 MiB is compressed more than MAX_RATIO:1."""
+    import zipfile  # only for xlsx: the CSV score path stays light
+
     try:
         members = zipfile.ZipFile(path).infolist()
     except (zipfile.BadZipFile, OSError):
@@ -92,6 +93,8 @@ def _xlsx_rows(path: Path) -> list[list[str]]:
 
 
 def _has_formulas(path: Path, sheet_path: str) -> bool:
+    import zipfile
+
     with zipfile.ZipFile(path) as archive:
         with archive.open(sheet_path.lstrip("/")) as sheet:
             tail = b""

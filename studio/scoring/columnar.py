@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import compress, islice, repeat
-from operator import ne, or_
+from operator import eq, ne, or_
 
+from studio.model.vocabulary import Target
 from studio.scoring.cells import check_cells
 from studio.scoring.engine import FINAL_SCOPE, BenchmarkScores, RubricColumns, ScoringError, score_benchmark
 
@@ -26,18 +27,21 @@ ID_COLUMNS = ("project", "system", "scope", "criterion")
 REQUIRED = ID_COLUMNS + ("weight", "target", "dimension", "verdict")
 OPTIONAL = ("gate", "requires")
 SPEC_CELLS = ("weight", "target", "dimension", "verdict", "gate", "requires")
+CHECKPOINT = Target.CHECKPOINT.value
 # Characters str.strip() removes that a machine-written ASCII table might hold; with none of
 # them (and ASCII text) no cell needs stripping.
 _ASCII_BLANKS = (" ", "\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
 class _Specs(dict):
-    """(weight, target, dimension, verdict, gate, requires, final) cells -> the checked
-    (weight, target, dimension, verdict, gate, requires ids), or the cells' problems: each
-    distinct combination checked once."""
+    """(weight, target, dimension, verdict, gate, requires) cells -> the checked (weight,
+    target, dimension, verdict, gate, requires ids), or the cells' problems: each distinct
+    combination checked once. Whether the target fits the row's scope is checked for the
+    whole column afterwards (see _targets_fit), so the scope is not part of the key."""
 
     def __missing__(self, key: tuple) -> tuple | list:
-        weight, target, dimension, verdict, gate, requires, final = key
+        weight, target, dimension, verdict, gate, requires = key
+        final = target.strip().lower() != CHECKPOINT
         checked = check_cells(weight, target, dimension, verdict, gate, final)
         if type(checked) is tuple:
             checked += (tuple(part.strip() for part in requires.split(";") if part.strip()),)
@@ -46,19 +50,28 @@ class _Specs(dict):
 
 
 class _TailSpecs(_Specs):
-    """The same, keyed by (the row's text after its four id cells, final): one string per row
-    stands for all its other cells, so they are never split into strings one by one."""
+    """The same, keyed by the row's text after its four id cells: one string per row stands
+    for all its other cells, so they are never split into strings one by one. A tail of the
+    wrong width is a problem (it is how this path checks the rows' widths)."""
 
     def __init__(self, tail_names: list[str]):
         super().__init__()
+        self.width = len(tail_names)
         self.picks = [tail_names.index(name) if name in tail_names else None for name in SPEC_CELLS]
 
-    def __missing__(self, key: tuple) -> tuple | list:
-        tail, final = key
+    def __missing__(self, tail: str) -> tuple | list:  # type: ignore[override]
         cells = tail.split(",")
-        value = self[key] = _Specs.__missing__(
-            {}, (*("" if k is None else cells[k] for k in self.picks), final))  # type: ignore[arg-type]
+        if len(cells) != self.width:
+            value: tuple | list = [("", "a row of another width")]
+        else:
+            value = _Specs.__missing__({}, tuple("" if k is None else cells[k] for k in self.picks))  # type: ignore[arg-type]
+        self[tail] = value
         return value
+
+
+def _targets_fit(scopes: Sequence[str], targets: Sequence[str]) -> bool:
+    """Every row of a final rubric has a final target, every other row the checkpoint target."""
+    return all(map(eq, map(FINAL_SCOPE.__eq__, scopes), map(CHECKPOINT.__ne__, targets)))
 
 
 def score_plain_text(text: str) -> BenchmarkScores | None:
@@ -66,34 +79,38 @@ def score_plain_text(text: str) -> BenchmarkScores | None:
     reader must decide."""
     if '"' in text or "\x00" in text:
         return None
+    newline = "\n"
     if "\r" in text:
-        if text.count("\r") != text.count("\r\n"):
-            return None
-        text = text.replace("\r\n", "\n")
-    if text.endswith("\n"):
-        text = text[:-1]
-    header_end = text.find("\n")
-    if header_end < 0 or "\n\n" in text or text.startswith("\n"):
+        crlf = text.count("\r\n")
+        if text.count("\r") != crlf or text.count("\n") != crlf:
+            return None  # bare carriage returns, or mixed line ends: csv.reader's rules apply
+        newline = "\r\n"
+    if text.endswith(newline):
+        text = text[:-len(newline)]
+    header_end = text.find(newline)
+    if header_end < 0 or newline * 2 in text or text.startswith(newline):
         return None
     names = [name.strip().lower() for name in text[:header_end].split(",")]
     width = len(names)
     if any(name not in names for name in REQUIRED) or any(names.count(n) > 1 for n in REQUIRED + OPTIONAL):
         return None
-    lines = text[header_end + 1:].split("\n")
-    if set(map(str.count, lines, repeat(","))) != {width - 1}:
-        return None  # a ragged row
+    lines = text[header_end + len(newline):].split(newline)
     needs_strip = not text.isascii() or any(map(text.__contains__, _ASCII_BLANKS))
     del text
-    finals: Iterable[bool]
     ids: list[Sequence[str]]
     if sorted(names.index(name) for name in ID_COLUMNS) == [0, 1, 2, 3]:
-        # The usual layout, ids first: split each line once after them.
-        columns = list(zip(*map(str.split, lines, repeat(","), repeat(4)), strict=False))
+        # The usual layout, ids first: split each line once after them; the rest of the row is
+        # one key, checked (width included) once per distinct value.
+        columns = list(zip(*map(str.split, lines, repeat(","), repeat(4))))  # noqa: B905
         del lines
+        if len(columns) != 5:
+            return None  # a row of fewer than five cells
         ids = [columns[names.index(name)] for name in ID_COLUMNS]
         specs: _Specs = _TailSpecs(names[4:])
-        keys = columns[4]
+        keys: Iterable = columns[4]
     else:
+        if set(map(str.count, lines, repeat(","))) != {width - 1}:
+            return None  # a ragged row
         cells = ",".join(lines).split(",")
         del lines
         column = {name: cells[names.index(name)::width] for name in REQUIRED + OPTIONAL if name in names}
@@ -101,13 +118,11 @@ def score_plain_text(text: str) -> BenchmarkScores | None:
         ids = [column[name] for name in ID_COLUMNS]
         specs = _Specs()
         blank = repeat("")
-        keys = zip(*(column[name] if name in column else blank for name in SPEC_CELLS))  # type: ignore[assignment]  # noqa: B905
+        keys = zip(*(column[name] if name in column else blank for name in SPEC_CELLS))  # noqa: B905
     ids = [list(map(str.strip, c)) if needs_strip else c for c in ids]
     if not all(map(all, ids)):
         return None  # an empty id cell
-    finals = map(FINAL_SCOPE.__eq__, ids[2])
-    checked = list(map(specs.__getitem__, zip(keys, finals, strict=False) if isinstance(specs, _TailSpecs) else
-                       (key + (final,) for key, final in zip(keys, finals, strict=False))))
+    checked = list(map(specs.__getitem__, keys))
     if any(type(value) is list for value in specs.values()):
         return None
     return _score(ids, checked)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
+from operator import is_, mul, not_, truth
 from typing import NamedTuple
 
 from studio.errors import StudioError
@@ -39,11 +39,14 @@ class ScoredCriterion(NamedTuple):
     requires: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
 class RubricColumns:
     """One rubric as columns, one entry per criterion. Scoring a 40,000-row benchmark this
-    way runs in C-level loops (sum, compress, count) instead of a Python loop per criterion."""
+    way runs in C-level loops (sum, compress, count) instead of a Python loop per criterion.
 
+    A plain class rather than a dataclass (and the results below NamedTuples): importing
+    dataclasses costs `dbstudio score` more than scoring the paper's benchmark does."""
+
+    __slots__ = ("ids", "weights", "targets", "dimensions", "verdicts", "gates", "requires")
     ids: tuple[str, ...]
     weights: tuple[int, ...]
     targets: tuple[str, ...]
@@ -51,6 +54,23 @@ class RubricColumns:
     verdicts: tuple[bool | None, ...]
     gates: tuple[bool, ...]
     requires: tuple[tuple[str, ...], ...]
+
+    def __init__(self, ids: tuple[str, ...], weights: tuple[int, ...], targets: tuple[str, ...],
+                 dimensions: tuple[str, ...], verdicts: tuple[bool | None, ...], gates: tuple[bool, ...],
+                 requires: tuple[tuple[str, ...], ...]):
+        self.ids, self.weights, self.targets, self.dimensions = ids, weights, targets, dimensions
+        self.verdicts, self.gates, self.requires = verdicts, gates, requires
+
+    def _columns(self) -> tuple:
+        return (self.ids, self.weights, self.targets, self.dimensions, self.verdicts, self.gates, self.requires)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RubricColumns) and self._columns() == other._columns()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RubricColumns(ids={self.ids!r}, ...)"
 
     @classmethod
     def of(cls, criteria: Sequence[ScoredCriterion] | RubricColumns) -> RubricColumns:
@@ -68,13 +88,12 @@ class RubricColumns:
                                                       self.verdicts, self.gates, self.requires, strict=False)]
 
 
-@dataclass(frozen=True)
-class RubricResult:
+class RubricResult(NamedTuple):
     score: float | None  # None when a missing verdict decides it
     gate_triggered: bool
     missing: int
     positive_weight: int
-    effective: tuple[bool | None, ...] = field(repr=False, default=())  # h, aligned with the criteria
+    effective: tuple[bool | None, ...] = ()  # h, aligned with the criteria
 
 
 def _clip(value: float) -> float:
@@ -106,6 +125,18 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
 
     resolved: dict[int, bool | None] = {}
     for root in compress(range(start, end), requires[start:end]):
+        needed_rows = [row_of(root, needed) for needed in requires[root]]
+        if not any(requires[j] for j in needed_rows):
+            # The usual case: what it requires requires nothing; AND their verdicts directly.
+            value = verdicts[root]
+            for j in needed_rows:
+                other = verdicts[j]
+                if other is False or value is False:
+                    value = False
+                elif other is None:
+                    value = None
+            resolved[root] = h[root] = value
+            continue
         stack, on_stack = [root], {root}
         while stack:
             i = stack[-1]
@@ -157,35 +188,29 @@ _is_positive = (0).__lt__
 
 def group_profiles(rubric: RubricColumns, h: Sequence[bool | None]) -> tuple[dict, dict]:
     """Profiles by target and by dimension: signed credit / positive weight per group, ×100,
-    clipped, before gates; None where the group has no positive weight or a missing verdict."""
-    positive_t: dict[str, int] = dict.fromkeys(FINAL_TARGETS, 0)
-    positive_d: dict[str, int] = dict.fromkeys(DIMENSIONS, 0)
-    credit_t, credit_d = dict(positive_t), dict(positive_d)
-    unknown_t: set[str] = set()
-    unknown_d: set[str] = set()
-    rows = zip(rubric.targets, rubric.dimensions, rubric.weights, h, rubric.gates, strict=True)
-    for target, dimension, weight, value, gate in rows:
-        if gate:
-            continue  # gates weigh 0; only their missing verdicts must not blank a group
-        if weight > 0:
-            positive_t[target] = positive_t.get(target, 0) + weight
-            positive_d[dimension] = positive_d.get(dimension, 0) + weight
-        if value is None:
-            unknown_t.add(target)
-            unknown_d.add(dimension)
-        elif value:
-            credit_t[target] = credit_t.get(target, 0) + weight
-            credit_d[dimension] = credit_d.get(dimension, 0) + weight
+    clipped, before gates; None where the group has no positive weight or a missing verdict.
 
-    def profile(groups, positive, credit, unknown):
-        return {g: (None if positive[g] <= 0 or g in unknown else _clip(100.0 * credit[g] / positive[g]))
-                for g in groups}
+    Each group is summed with C-level passes (compress, sum) over the rubric's columns."""
+    counted = list(map(not_, rubric.gates))  # gates weigh 0; only their missing verdicts must not blank a group
+    weights = list(compress(rubric.weights, counted))
+    values = list(compress(h, counted))
+    positive = list(map(max, weights, repeat(0)))
+    credit = list(map(mul, weights, map(truth, values)))
+    unknown = list(map(is_, values, repeat(None)))
 
-    return profile(FINAL_TARGETS, positive_t, credit_t, unknown_t), profile(DIMENSIONS, positive_d, credit_d, unknown_d)
+    def profile(groups: Sequence[str], labels: Sequence[str]) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for group in groups:
+            member = list(map(group.__eq__, compress(labels, counted)))
+            total = sum(compress(positive, member))
+            out[group] = (None if total <= 0 or any(compress(unknown, member))
+                          else _clip(100.0 * sum(compress(credit, member)) / total))
+        return out
+
+    return profile(FINAL_TARGETS, rubric.targets), profile(DIMENSIONS, rubric.dimensions)
 
 
-@dataclass
-class SystemProjectScores:
+class SystemProjectScores(NamedTuple):
     """One system on one project."""
 
     final: float | None
@@ -197,8 +222,7 @@ class SystemProjectScores:
     missing: int
 
 
-@dataclass
-class SystemSummary:
+class SystemSummary(NamedTuple):
     final_mean: float | None
     process_mean: float | None
     gap: float | None
@@ -210,8 +234,7 @@ class SystemSummary:
     missing: int
 
 
-@dataclass
-class BenchmarkScores:
+class BenchmarkScores(NamedTuple):
     projects: dict[str, dict[str, SystemProjectScores]]
     systems: dict[str, SystemSummary]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from studio.scoring.engine import BenchmarkScores
 
 
@@ -28,7 +26,7 @@ def to_json(scores: BenchmarkScores) -> dict:
     }
     systems = {}
     for system, summary in scores.systems.items():
-        data = asdict(summary)
+        data = summary._asdict()
         for key in ("final_mean", "process_mean", "gap", "pass_rate_90"):
             data[key] = _r(data[key], 6 if key == "pass_rate_90" else 4)
         data["targets"] = {k: _r(v) for k, v in data["targets"].items()}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import csv
 import gc
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from studio.errors import StudioError
 from studio.graphs import cyclic_components
@@ -27,8 +27,7 @@ OPTIONAL = ("gate", "requires")
 MAX_ERRORS = 50
 
 
-@dataclass(frozen=True)
-class TableProblem:
+class TableProblem(NamedTuple):
     row: int
     column: str | None
     message: str
