@@ -133,24 +133,29 @@ assert scores is not None
 """
 
 
-def run(code: str, *args: str) -> tuple[float, str]:
-    """Wall time and stderr of a fresh Python running `code`."""
+def run(code: str, *args: str) -> tuple[float, float, str]:
+    """Wall time, CPU time (user + system, of this child alone) and stderr of a fresh Python
+    running `code`. On a shared machine the CPU time is the steadier of the two."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"child failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return wall, done.stderr
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        err.seek(0)
+        text = err.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"child failed:\n{text[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, text
 
 
-def paired(rounds: int, ours: tuple, floor: tuple) -> tuple[list[float], list[float], str]:
-    """Alternate the two sides `rounds` times: (our times, floor times, our last stderr)."""
+def paired(rounds: int, ours: tuple, floor: tuple) -> tuple[list[tuple[float, float]], list[tuple[float, float]], str]:
+    """Alternate the two sides `rounds` times: ((wall, cpu) of ours, of the floor, our last stderr)."""
     mine, base, err = [], [], ""
     for _ in range(rounds):
-        base.append(run(*floor)[0])
-        wall, err = run(*ours)
-        mine.append(wall)
+        base.append(run(*floor)[:2])
+        wall, cpu, err = run(*ours)
+        mine.append((wall, cpu))
     return mine, base, err
 
 
@@ -175,9 +180,9 @@ def crossover(path: Path, rounds: int) -> None:
         table = path.with_name(f"x{copies}.csv")
         scaled_table(path, table, copies)
         array, columnar, _ = paired(rounds, (SCORER, str(table), "array"), (SCORER, str(table), "columnar"))
-        ratios = [a / c for a, c in zip(array, columnar, strict=False)]
-        print(f"  {table.stat().st_size / 2**20:6.1f} MiB: array {statistics.median(array):6.2f} s, columnar "
-              f"{statistics.median(columnar):6.2f} s, array/columnar {spread(ratios)}")
+        ratios = [a[0] / c[0] for a, c in zip(array, columnar, strict=True)]
+        print(f"  {table.stat().st_size / 2**20:6.1f} MiB: array {statistics.median(a[0] for a in array):6.2f} s, "
+              f"columnar {statistics.median(c[0] for c in columnar):6.2f} s, array/columnar (wall) {spread(ratios)}")
         table.unlink()
 
 
@@ -195,14 +200,18 @@ def main() -> int:
         authority = score_benchmark(read_verdict_table(path))
         if args.crossover:
             crossover(path, max(3, args.rounds // 3))
-    ratios = [m / b for m, b in zip(mine, base, strict=False)]
+    ratios = [m[0] / b[0] for m, b in zip(mine, base, strict=True)]
+    cpu_ratios = [m[1] / b[1] for m, b in zip(mine, base, strict=True)]
     imported = err.strip().rsplit("imported:", 1)[-1].strip()
     unique = CHECKPOINT_CRITERIA + CROSS_FILE + PACKAGE
     print(f"table: {rows} rows ({SYSTEMS} systems x {PROJECTS} projects, {unique} unique criteria + {REUSED} reused, "
           f"{CHECKPOINTS} checkpoints)")
-    print(f"floor (python + csv.reader + sum):  {statistics.median(base) * 1000:7.1f} ms median")
-    print(f"dbstudio score (whole process):     {statistics.median(mine) * 1000:7.1f} ms median")
-    print(f"ratio (paired, {len(ratios)} rounds): {spread(ratios)}  (target <= 3x)")
+    print(f"floor (python + csv.reader + sum):  {statistics.median(b[0] for b in base) * 1000:7.1f} ms wall, "
+          f"{statistics.median(b[1] for b in base) * 1000:7.1f} ms CPU (medians)")
+    print(f"dbstudio score (whole process):     {statistics.median(m[0] for m in mine) * 1000:7.1f} ms wall, "
+          f"{statistics.median(m[1] for m in mine) * 1000:7.1f} ms CPU (medians)")
+    print(f"ratio, wall (paired, {len(ratios)} rounds): {spread(ratios)}  (target <= 3x)")
+    print(f"ratio, CPU  (paired, {len(ratios)} rounds): {spread(cpu_ratios)}")
     print(f"heavy modules imported by the score process: {imported}")
     wrong = []
     if fast is None:

@@ -131,8 +131,10 @@ def score_plain_text(text: str) -> BenchmarkScores | None:
 def _score(ids: list[Sequence[str]], checked: list[tuple]) -> BenchmarkScores | None:
     projects, systems, scopes, criteria = ids
     rows = len(checked)
-    weights, targets, dimensions, verdicts, gate_flags, requires = zip(*checked, strict=False)
+    weights, targets, dimensions, verdicts, gate_flags, requires = zip(*checked, strict=True)
     del checked
+    if not _targets_fit(scopes, targets):
+        return None  # a target that does not fit its scope: the row reader names the row
     fields: tuple[tuple, ...] = (tuple(criteria), weights, targets, dimensions, verdicts, gate_flags, requires)
     starts = _run_starts(projects, systems, scopes)
     order = _rubric_order(projects, systems, scopes, starts)

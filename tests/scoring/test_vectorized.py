@@ -268,3 +268,17 @@ def test_the_array_scorer_holds_a_few_times_the_files_size(tmp_path: Path):
         tracemalloc.stop()
     assert scores is not None and scores == row_path(path)
     assert peak < 6 * path.stat().st_size, peak / path.stat().st_size
+
+
+def test_a_target_that_does_not_fit_its_scope_is_left_to_the_row_reader(tmp_path: Path, fast_scorer):
+    """The column scorer checks each row's other cells once per distinct value, without its
+    scope; whether the target fits the scope is checked for the whole column after."""
+    rows = [["P1", s, scope, "C1", "3", target, "correctness", "pass", "", ""]
+            for s in "AB" for scope, target in (("T01", "checkpoint"), ("final", "artifact"))]
+    assert fast_scorer(write_plain(tmp_path / "clean.csv", HEADER, rows)) is not None
+    rows[1][5] = "checkpoint"  # a checkpoint target in the final rubric
+    rows[2][5] = "artifact"  # a final target in a checkpoint rubric
+    path = write_plain(tmp_path / "v.csv", HEADER, rows)
+    assert fast_scorer(path) is None
+    with pytest.raises(VerdictTableError, match="does not fit scope"):
+        score_table(path)
