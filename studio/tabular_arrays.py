@@ -5,7 +5,7 @@ A machine-written table of a million rows spends most of a row-by-row read makin
 strings. This never makes them: it finds the separators in the bytes, packs each cell into
 64-bit words, and factorizes a column once; only distinct values become strings. It reads only
 what it can read exactly (a UTF-8 CSV without quotes, NUL bytes or empty lines, every row as
-wide as the header); anything else raises Declined and the caller's row reader decides.
+wide as the header); anything else raises _Declined and the caller's row reader decides.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 
-class Declined(Exception):
-    """This table is not for the array readers; the row-by-row reader decides."""
+class _Declined(Exception):
+    """This table is not for the array readers; the row-by-row reader decides. Internal: it
+    never reaches a user, so it is not a StudioError."""
 
 
 # First or last bytes of an id cell that str.strip() could remove: ASCII blanks, and any byte
@@ -104,7 +105,7 @@ class Cells:
 
     def words(self, column: int, rows: np.ndarray | None = None) -> np.ndarray:
         """Each cell's bytes, zero-padded to a multiple of 8, as rows of 64-bit words. With no
-        NUL byte in the file, equal words mean equal cells. Declined beyond WORDS_BUDGET."""
+        NUL byte in the file, equal words mean equal cells. _Declined beyond WORDS_BUDGET."""
         starts, ends = self.starts(column), self.ends(column)
         if rows is not None:
             starts, ends = starts[rows], ends[rows]
@@ -112,7 +113,7 @@ class Cells:
         del ends
         count = max(1, -(-int(lengths.max(initial=0)) // 8))
         if len(starts) * count * 8 > WORDS_BUDGET * self.size + (1 << 20):
-            raise Declined("a cell too long for the array reader")
+            raise _Declined("a cell too long for the array reader")
         words = np.empty((len(starts), count), dtype=np.uint64)
         last = self.size
         for j in range(count):
@@ -156,21 +157,21 @@ def factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if words.shape[1] > 1:
         owner = first[codes]  # each row's code's first row; compared a word at a time to spare memory
         if not all(np.array_equal(words[owner, j], words[:, j]) for j in range(words.shape[1])):
-            raise Declined("hash collision")
+            raise _Declined("hash collision")
     return codes, first
 
 
 def split_cells(buffer: bytearray, size: int) -> tuple[list[str], Cells]:
     """The header's names and the body's cells of a plain CSV read by read_padded, or
-    Declined. A final newline may be added in the buffer's spare bytes."""
+    _Declined. A final newline may be added in the buffer's spare bytes."""
     start = len(codecs.BOM_UTF8) if buffer.startswith(codecs.BOM_UTF8) else 0
     if start == size:
-        raise Declined("an empty file")
+        raise _Declined("an empty file")
     if buffer.find(b'"', start, size) >= 0 or buffer.find(b"\x00", start, size) >= 0:
-        raise Declined("quotes or NUL bytes: csv.reader's rules apply")
+        raise _Declined("quotes or NUL bytes: csv.reader's rules apply")
     crlf = buffer.find(b"\r", start, size) >= 0
     if crlf and buffer.count(b"\r", start, size) != buffer.count(b"\r\n", start, size):
-        raise Declined("bare carriage returns: csv.reader's rules apply")
+        raise _Declined("bare carriage returns: csv.reader's rules apply")
     if buffer[size - 1] != ord("\n"):
         buffer[size] = ord("\n")
         size += 1
@@ -179,7 +180,7 @@ def split_cells(buffer: bytearray, size: int) -> tuple[list[str], Cells]:
         try:
             codecs.utf_8_decode(memoryview(buffer)[start:size], "strict", True)
         except UnicodeDecodeError:
-            raise Declined("not UTF-8") from None
+            raise _Declined("not UTF-8") from None
     header_end = buffer.index(b"\n", start)
     header = buffer[start:header_end].decode("utf-8").rstrip("\r").split(",")
     width, lines = len(header), buffer.count(b"\n", start, size)
@@ -187,11 +188,11 @@ def split_cells(buffer: bytearray, size: int) -> tuple[list[str], Cells]:
     # never empty; a one-column table needs the look for empty lines.
     if width < 2 and (buffer[start] in b"\r\n" or buffer.find(b"\n\n", start, size) >= 0
                       or buffer.find(b"\n\r\n", start, size) >= 0):
-        raise Declined("empty lines")
+        raise _Declined("empty lines")
     if size >= 1 << 31:
-        raise Declined("a file over 2 GiB")
+        raise _Declined("a file over 2 GiB")
     if lines < 2 or buffer.count(b",", start, size) + lines != lines * width:
-        raise Declined("no body, or rows of different widths")
+        raise _Declined("no body, or rows of different widths")
     ends = np.empty(lines * width, dtype=np.int32)
     filled = 0
     for at in range(start, size, _CHUNK):
@@ -202,5 +203,5 @@ def split_cells(buffer: bytearray, size: int) -> tuple[list[str], Cells]:
         filled += len(found)
     ends = ends.reshape(lines, width)
     if not (raw[ends[:, -1]] == ord("\n")).all():
-        raise Declined("rows of different widths")  # with `lines` newlines in all, each ends a row
+        raise _Declined("rows of different widths")  # with `lines` newlines in all, each ends a row
     return header, Cells(buffer, size, ends[1:], int(ends[0, -1]) + 1, crlf)

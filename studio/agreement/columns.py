@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from studio.agreement.ratings import ATTRIBUTES, FAIL, MISSING, PASS, CodedColumn, Ratings, normalise_label
-from studio.tabular_arrays import Cells, Declined, factorize, read_padded, split_cells
+from studio.tabular_arrays import Cells, _Declined, factorize, read_padded, split_cells
 
 ID_COLUMNS = ("criterion", "item", "rater")
 KNOWN = ID_COLUMNS + ("verdict",) + ATTRIBUTES
@@ -27,7 +27,7 @@ def read_plain_ratings(path: Path) -> Ratings | None:
     """The ratings of a clean plain CSV, or None where the row reader must decide."""
     try:
         return _read(*read_padded(path))
-    except Declined:
+    except _Declined:
         return None
 
 
@@ -39,10 +39,10 @@ def _read(buffer: bytearray, size: int) -> Ratings:
     header, cells = split_cells(buffer, size)
     names = [name.strip().lower() for name in header]
     if any(name not in names for name in KNOWN[:4]) or any(names.count(name) > 1 for name in KNOWN):
-        raise Declined("a required column missing, or a column named twice")
+        raise _Declined("a required column missing, or a column named twice")
     col = {name: names.index(name) for name in KNOWN if name in names}
     if cells.edges_doubtful([col[name] for name in ID_COLUMNS]):
-        raise Declined("an empty id cell, or one that stripping might change")
+        raise _Declined("an empty id cell, or one that stripping might change")
 
     criterion, criterion_first = factorize(cells.words(col["criterion"]))
     item, item_first = factorize(cells.words(col["item"]))
@@ -83,7 +83,7 @@ def _read(buffer: bytearray, size: int) -> Ratings:
     slot = decision * len(raters) + rater_index[rater]
     del rater
     if np.bincount(slot, minlength=n * len(raters)).max() > 1:
-        raise Declined("a rater twice on one decision")
+        raise _Declined("a rater twice on one decision")
 
     labels, label_code = _labels(cells, col["verdict"])
     codes = np.full((n, len(raters)), MISSING, dtype=np.int16)
@@ -137,7 +137,7 @@ def _labels(cells: Cells, column: int) -> tuple[list[str], np.ndarray]:
 
 def _attribute(cells: Cells, column: int, row_position: np.ndarray, n: int) -> CodedColumn | None:
     """Each decision's group value, in decision order (stripped; empty is none), or None when no row has one.
-    Declined when two rows of a decision disagree."""
+    _Declined when two rows of a decision disagree."""
     code, first = factorize(cells.words(column))
     stripped = [text.strip() for text in _texts(cells, column, first)]
     values = sorted({v for v in stripped if v})
@@ -152,6 +152,6 @@ def _attribute(cells: Cells, column: int, row_position: np.ndarray, n: int) -> C
     landed = np.full(n, -1, dtype=np.int64)
     landed[where] = what
     if not np.array_equal(landed[where], what):
-        raise Declined("a decision with two values of a group")
+        raise _Declined("a decision with two values of a group")
     del where, what, given
     return CodedColumn(landed, values)

@@ -31,7 +31,7 @@ from studio.scoring.engine import (
     assemble_benchmark,
     system_project_scores,
 )
-from studio.tabular_arrays import Cells, Declined, factorize, read_padded, split_cells
+from studio.tabular_arrays import Cells, _Declined, factorize, read_padded, split_cells
 
 ID_COLUMNS = ("project", "system", "scope", "criterion")
 SPEC_COLUMNS = ("weight", "target", "dimension", "verdict", "gate")
@@ -45,7 +45,7 @@ def score_plain_csv(path: Path) -> BenchmarkScores | None:
     """Scores of the table at `path`, or None where the row-by-row path must decide."""
     try:
         return _score(*read_padded(path))
-    except Declined:
+    except _Declined:
         return None
 
 
@@ -53,13 +53,13 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
     header, cells = split_cells(buffer, size)
     names = [h.strip().lower() for h in header]
     if any(name not in names for name in ID_COLUMNS + SPEC_COLUMNS[:4]):
-        raise Declined("header lacks a column")
+        raise _Declined("header lacks a column")
     col = {name: names.index(name) for name in ID_COLUMNS + SPEC_COLUMNS + ("requires",) if name in names}
 
     if any(names.count(name) > 1 for name in ID_COLUMNS + SPEC_COLUMNS + ("requires",)):
-        raise Declined("a column named twice")
+        raise _Declined("a column named twice")
     if cells.edges_doubtful([col[name] for name in ID_COLUMNS]):
-        raise Declined("an empty id cell, or one that stripping might change")
+        raise _Declined("an empty id cell, or one that stripping might change")
 
     # Rubrics: one code per (project, system, scope).
     rubric, rubric_first = factorize(np.hstack([cells.words(col[name]) for name in ID_COLUMNS[:3]]))
@@ -77,7 +77,7 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
     sorted_keys = row_key[order]
     del row_key
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
-        raise Declined("a criterion listed twice in one rubric")
+        raise _Declined("a criterion listed twice in one rubric")
 
     weight, target, dimension, verdict, gate = _specs(cells, col, final_rubric[rubric])
 
@@ -90,7 +90,7 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
     del weight_key, by_weight_key
     same = grouped_keys[1:] == grouped_keys[:-1]
     if (same & (grouped_weights[1:] != grouped_weights[:-1])).any():
-        raise Declined("a criterion weighed differently by two systems")
+        raise _Declined("a criterion weighed differently by two systems")
     del grouped_keys, grouped_weights, same
 
     h = verdict.copy()
@@ -114,7 +114,7 @@ def _specs(cells: Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np
         checked = check_cells(texts["weight"], texts["target"], texts["dimension"], texts["verdict"],
                               texts.get("gate", ""), bool(final_row[row]))
         if isinstance(checked, list):
-            raise Declined("a bad cell")
+            raise _Declined("a bad cell")
         w, t, d, v, g = checked
         table.append((w, TARGETS.index(t), DIMENSIONS.index(d), _H_OF[v], g))
     weight, target, dimension, verdict, gate = (np.array(column)[code] for column in zip(*table, strict=False))
@@ -133,7 +133,7 @@ def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria:
     for r in rows[first].tolist():
         names = [part.strip() for part in cells.text(r, column).split(";") if part.strip()]
         if any(name not in criterion_code for name in names):
-            raise Declined("requires an unknown criterion")
+            raise _Declined("requires an unknown criterion")
         needed_of.append(np.array([criterion_code[name] for name in names], dtype=np.int64))
     # One (requiring row, required criterion) pair per name in a row's cell.
     counts = np.array([len(needed) for needed in needed_of])[code]
@@ -147,7 +147,7 @@ def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria:
     wanted = rubric[requiring] * n_criteria + needed_criteria
     at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
     if not (sorted_keys[at] == wanted).all():
-        raise Declined("requires a criterion its rubric lacks")
+        raise _Declined("requires a criterion its rubric lacks")
     required = order[at]
     # Resolve in rounds: a row is ready once none of the rows it requires still waits. Each
     # round takes the AND (minimum) over resolved rows; a round with nothing ready is a cycle.
@@ -158,7 +158,7 @@ def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria:
         blocked[requiring[waiting[required]]] = True
         ready = waiting & ~blocked
         if not ready.any():
-            raise Declined("a requires cycle")
+            raise _Declined("a requires cycle")
         take = ready[requiring]
         np.minimum.at(h, requiring[take], h[required[take]])
         waiting &= ~ready
@@ -178,7 +178,7 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
     missing = per_rubric(verdict == MISSING).astype(np.int64)
     triggered = per_rubric(gate & passed) > 0
     if ((w_plus <= 0) & ~triggered).any():
-        raise Declined("a rubric without positive weight")  # the row path raises the ScoringError
+        raise _Declined("a rubric without positive weight")  # the row path raises the ScoringError
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = np.clip(100.0 * credit / w_plus, 0.0, 100.0)
 

@@ -18,7 +18,7 @@ from studio.scoring.columnar import score_plain_text
 from studio.scoring.engine import ScoringError
 from studio.scoring.table import VerdictTableError, read_verdict_table
 from studio.scoring.vectorized import score_plain_csv
-from studio.tabular_arrays import _MIX, Declined, factorize
+from studio.tabular_arrays import _MIX, _Declined, factorize
 
 HEADER = ["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate", "requires"]
 VERDICT_WORDS = ["pass", "fail", "1", "0", "", "Yes", "TRUE", "no"]
@@ -206,7 +206,7 @@ def test_the_fast_paths_decline_what_they_cannot_read_exactly(tmp_path: Path, ch
 def test_a_hash_collision_declines_rather_than_merging_two_cells():
     x = np.uint64(12345)
     words = np.array([[0, x], [1, _MIX ^ x]], dtype=np.uint64)  # 0*M ^ x == 1*M ^ (M ^ x): same key
-    with pytest.raises(Declined):
+    with pytest.raises(_Declined):
         factorize(words)
     codes, first = factorize(np.array([[0, 7], [0, 7], [3, 1]], dtype=np.uint64))
     assert codes.tolist()[0] == codes.tolist()[1] != codes.tolist()[2] and first.tolist()[0] == 0
