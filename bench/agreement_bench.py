@@ -37,12 +37,17 @@ DIMENSIONS = ["correctness", "completeness", "consistency", "professionalism", "
 STORED_INTERVAL = [0.685662, 0.688602]
 
 # The same entry as `dbstudio agreement TABLE --bootstrap N --seed S`: the command's own
-# parser and run function.
+# parser and run function (`configure(parser)` in the lazily loaded command line,
+# `add_parser(subparsers)` before it).
 OURS = """
 import argparse, sys
 from studio.cli import agreement_cmd
 parser = argparse.ArgumentParser(prog="dbstudio")
-agreement_cmd.add_parser(parser.add_subparsers())
+subparsers = parser.add_subparsers()
+if hasattr(agreement_cmd, "configure"):
+    agreement_cmd.configure(subparsers.add_parser("agreement"))
+else:
+    agreement_cmd.add_parser(subparsers)
 args = parser.parse_args(["agreement", sys.argv[1], "--bootstrap", "{resamples}", "--seed", "{seed}"]{extra})
 sys.exit(args.run(args))
 """

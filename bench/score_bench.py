@@ -104,12 +104,17 @@ with open(sys.argv[1], newline="", encoding="utf-8") as handle:
 print(total)
 """
 
-# The same entry as `dbstudio score TABLE`: the command's own parser and run function.
+# The same entry as `dbstudio score TABLE`: the command's own parser and run function
+# (`configure(parser)` in the lazily loaded command line, `add_parser(subparsers)` before it).
 OURS = """
 import argparse, sys
 from studio.cli import score_cmd
 parser = argparse.ArgumentParser(prog="dbstudio")
-score_cmd.add_parser(parser.add_subparsers())
+subparsers = parser.add_subparsers()
+if hasattr(score_cmd, "configure"):
+    score_cmd.configure(subparsers.add_parser("score"))
+else:
+    score_cmd.add_parser(subparsers)
 args = parser.parse_args(["score", sys.argv[1]])
 status = args.run(args)
 heavy = sorted(m for m in ("numpy", "pydantic", "git", "ruamel", "openpyxl") if m in sys.modules)
