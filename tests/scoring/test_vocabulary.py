@@ -30,3 +30,15 @@ def test_scoring_imports_neither_pydantic_nor_numpy():
             "print(sorted(m for m in ('pydantic', 'numpy', 'git', 'ruamel', 'openpyxl') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_scoring_a_small_csv_does_not_import_numpy(tmp_path):
+    """Below ARRAY_SCORER_BYTES the column scorer runs: importing numpy alone would take longer
+    than scoring the paper's benchmark."""
+    table = tmp_path / "v.csv"
+    table.write_text("project,system,scope,criterion,weight,target,dimension,verdict\n"
+                     "P1,A,T01,C1,3,checkpoint,correctness,pass\nP1,A,final,F1,2,artifact,usability,fail\n")
+    code = (f"import sys\nfrom studio.scoring import score_table\nscores = score_table({str(table)!r})\n"
+            "print(scores.projects['P1']['A'].final, scores.projects['P1']['A'].process, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0.0", "100.0", "False"]
