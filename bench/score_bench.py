@@ -1,26 +1,39 @@
-"""Score a synthetic verdict table the size of the paper's benchmark, against a plain floor.
+"""`dbstudio score` on a verdict table the size of the paper's benchmark, as a whole process,
+against a whole-process `csv.reader` script doing the same pass over the same CSV.
 
 7 systems x 11 projects; 150 checkpoints, 3,828 checkpoint criteria, 313 cross-file and 172
 package criteria (4,313 unique), plus 1,150 checkpoint criteria reused in final rubrics:
-5,463 rows per system, 38,241 in all. The floor is a plain-Python single pass over the same
-CSV (csv.reader, summing weight x verdict); both include reading the file. Prints the ratio,
-and checks that the table took the array path with the row-by-row reader's exact scores
-(exit 1 if not).
+5,463 rows per system, 38,241 in all. Both sides start a fresh Python, read the file and
+print a result; they run alternately, and the bench prints the min, median and max of the
+paired ratios (target <= 3x). Whole processes matter: importing numpy alone takes longer than
+the floor's whole run, so the score path for such a table must not import it.
+
+Exits 1 when the fast scorer's scores differ from the row-by-row reader's, or when the score
+process imports numpy, pydantic, GitPython, ruamel or openpyxl.
+
+    python bench/score_bench.py [--rounds N] [--crossover]
+
+--crossover also times both fast scorers as whole processes on tables 1x..16x this size, to
+place studio.scoring.ARRAY_SCORER_BYTES (where numpy's import starts to pay for itself).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
+import os
 import random
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from studio.scoring import read_verdict_table, score_benchmark, score_table  # noqa: E402
-from studio.scoring.vectorized import score_plain_csv  # noqa: E402
+from studio.scoring import read_verdict_table, score_benchmark, score_fast  # noqa: E402
 
 SYSTEMS = 7
 PROJECTS = 11
@@ -41,7 +54,7 @@ def make_table(path: Path, seed: int = 7) -> int:
     rubric_rows: list[tuple] = []  # (project, scope, criterion, weight, target, dimension, gate, requires)
     for p, (n_cp, n_crit, n_cross, n_pkg, n_reuse) in enumerate(zip(
             _split(CHECKPOINTS, PROJECTS), _split(CHECKPOINT_CRITERIA, PROJECTS), _split(CROSS_FILE, PROJECTS),
-            _split(PACKAGE, PROJECTS), _split(REUSED, PROJECTS))):
+            _split(PACKAGE, PROJECTS), _split(REUSED, PROJECTS), strict=False)):
         project = f"P{p + 1:02d}"
         per_cp = _split(n_crit, n_cp)
         checkpoint_ids = []
@@ -58,14 +71,16 @@ def make_table(path: Path, seed: int = 7) -> int:
         for cid, weight in rng.sample(checkpoint_ids, n_reuse):
             rubric_rows.append((project, "final", cid, weight, "artifact", rng.choice(DIMENSIONS), False, ""))
         for c in range(n_cross):
-            rubric_rows.append((project, "final", f"X-{c + 1:03d}", rng.choice([2, 4, 6, -3]), "cross-file", "consistency", False, ""))
+            rubric_rows.append((project, "final", f"X-{c + 1:03d}", rng.choice([2, 4, 6, -3]), "cross-file",
+                                "consistency", False, ""))
         for c in range(n_pkg):
             gate = c == 0
             rubric_rows.append((project, "final", f"P-{c + 1:03d}", 0 if gate else rng.choice([3, 5, -4]), "package",
                                 rng.choice(DIMENSIONS), gate, ""))
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate", "requires"])
+        writer.writerow(["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict", "gate",
+                         "requires"])
         rows = 0
         for s in range(SYSTEMS):
             skill = 0.45 + 0.07 * s
@@ -77,53 +92,143 @@ def make_table(path: Path, seed: int = 7) -> int:
     return rows
 
 
-def floor(path: Path) -> float:
-    total = 0.0
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        next(reader)
-        for row in reader:
-            if row[7] == "pass":
-                total += int(row[4])
-    return total
+FLOOR = """
+import csv, sys
+total = 0.0
+with open(sys.argv[1], newline="", encoding="utf-8") as handle:
+    reader = csv.reader(handle)
+    next(reader)
+    for row in reader:
+        if row[7] == "pass":
+            total += int(row[4])
+print(total)
+"""
+
+# The same entry as `dbstudio score TABLE`: the command's own parser and run function
+# (`configure(parser)` in the lazily loaded command line, `add_parser(subparsers)` before it).
+OURS = """
+import argparse, sys
+from studio.cli import score_cmd
+parser = argparse.ArgumentParser(prog="dbstudio")
+subparsers = parser.add_subparsers()
+if hasattr(score_cmd, "configure"):
+    score_cmd.configure(subparsers.add_parser("score"))
+else:
+    score_cmd.add_parser(subparsers)
+args = parser.parse_args(["score", sys.argv[1]])
+status = args.run(args)
+heavy = sorted(m for m in ("numpy", "pydantic", "git", "ruamel", "openpyxl") if m in sys.modules)
+print("imported:", ",".join(heavy) or "-", file=sys.stderr)
+sys.exit(status)
+"""
+
+# One fast scorer alone, forced, for the crossover.
+SCORER = """
+import sys
+from pathlib import Path
+if sys.argv[2] == "array":
+    from studio.scoring.vectorized import score_plain_csv
+    scores = score_plain_csv(Path(sys.argv[1]))
+else:
+    from studio.scoring.columnar import score_plain_text
+    from studio.scoring.table import gc_paused
+    with gc_paused():
+        scores = score_plain_text(Path(sys.argv[1]).read_bytes().decode("utf-8-sig"))
+assert scores is not None
+"""
 
 
-def ours(path: Path):
-    return score_table(path)
+def run(code: str, *args: str) -> tuple[float, float, str]:
+    """Wall time, CPU time (user + system, of this child alone) and stderr of a fresh Python
+    running `code`. On a shared machine the CPU time is the steadier of the two."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        err.seek(0)
+        text = err.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"child failed:\n{text[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, text
 
 
-def best_of_interleaved(path: Path, repeat: int) -> tuple[float, float]:
-    """Best times of the floor and of ours, measured alternately so drift hits both alike."""
-    floors, mine = [], []
-    for _ in range(repeat):
-        for fn, times in ((floor, floors), (ours, mine)):
-            start = time.perf_counter()
-            fn(path)
-            times.append(time.perf_counter() - start)
-    return min(floors), min(mine)
+def paired(rounds: int, ours: tuple, floor: tuple) -> tuple[list[tuple[float, float]], list[tuple[float, float]], str]:
+    """Alternate the two sides `rounds` times: ((wall, cpu) of ours, of the floor, our last stderr)."""
+    mine, base, err = [], [], ""
+    for _ in range(rounds):
+        base.append(run(*floor)[:2])
+        wall, cpu, err = run(*ours)
+        mine.append((wall, cpu))
+    return mine, base, err
+
+
+def spread(ratios: list[float]) -> str:
+    return f"min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x"
+
+
+def scaled_table(source: Path, target: Path, copies: int) -> None:
+    """The table repeated with renamed systems: `copies` times the rows and the bytes."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    with target.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(lines[0] + "\n")
+        for k in range(copies):
+            for line in lines[1:]:
+                project, system, rest = line.split(",", 2)
+                handle.write(f"{project},{system}-{k},{rest}\n")
+
+
+def crossover(path: Path, rounds: int) -> None:
+    print("\ncrossover (whole processes, median of paired ratios array / columnar):")
+    for copies in (1, 2, 4, 8, 16):
+        table = path.with_name(f"x{copies}.csv")
+        scaled_table(path, table, copies)
+        array, columnar, _ = paired(rounds, (SCORER, str(table), "array"), (SCORER, str(table), "columnar"))
+        ratios = [a[0] / c[0] for a, c in zip(array, columnar, strict=True)]
+        print(f"  {table.stat().st_size / 2**20:6.1f} MiB: array {statistics.median(a[0] for a in array):6.2f} s, "
+              f"columnar {statistics.median(c[0] for c in columnar):6.2f} s, array/columnar (wall) {spread(ratios)}")
+        table.unlink()
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15, help="alternating rounds (default 15)")
+    parser.add_argument("--crossover", action="store_true", help="also time both fast scorers on larger tables")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "verdicts.csv"
         rows = make_table(path)
-        ours(path)  # warm imports and caches for both
-        floor(path)
-        base, mine = best_of_interleaved(path, 15)
-        scores = ours(path)
-        took_array_path = score_plain_csv(path) is not None
-        start = time.perf_counter()
+        run(OURS, str(path)), run(FLOOR, str(path))  # warm the file cache and the bytecode caches
+        mine, base, err = paired(args.rounds, (OURS, str(path)), (FLOOR, str(path)))
+        fast = score_fast(path)
         authority = score_benchmark(read_verdict_table(path))
-        row_path = time.perf_counter() - start
+        if args.crossover:
+            crossover(path, max(3, args.rounds // 3))
+    ratios = [m[0] / b[0] for m, b in zip(mine, base, strict=True)]
+    cpu_ratios = [m[1] / b[1] for m, b in zip(mine, base, strict=True)]
+    imported = err.strip().rsplit("imported:", 1)[-1].strip()
     unique = CHECKPOINT_CRITERIA + CROSS_FILE + PACKAGE
-    print(f"table: {rows} rows ({SYSTEMS} systems x {PROJECTS} projects, {unique} unique criteria + {REUSED} reused, {CHECKPOINTS} checkpoints)")
-    print(f"floor (csv.reader + sum):   {base * 1000:8.1f} ms")
-    print(f"dbstudio score (read+score): {mine * 1000:8.1f} ms")
-    print(f"ratio: {mine / base:.2f}x the floor (target <= 3x), absolute {'under' if mine < 1 else 'OVER'} 1 s")
-    print(f"array path taken: {took_array_path}; row-by-row reader (for comparison): {row_path * 1000:.1f} ms, "
-          f"same scores: {authority == scores}")
-    print("final means:", {s: round(v.final_mean, 2) for s, v in scores.systems.items() if v.final_mean is not None})
-    return 0 if took_array_path and authority == scores else 1
+    print(f"table: {rows} rows ({SYSTEMS} systems x {PROJECTS} projects, {unique} unique criteria + {REUSED} reused, "
+          f"{CHECKPOINTS} checkpoints)")
+    print(f"floor (python + csv.reader + sum):  {statistics.median(b[0] for b in base) * 1000:7.1f} ms wall, "
+          f"{statistics.median(b[1] for b in base) * 1000:7.1f} ms CPU (medians)")
+    print(f"dbstudio score (whole process):     {statistics.median(m[0] for m in mine) * 1000:7.1f} ms wall, "
+          f"{statistics.median(m[1] for m in mine) * 1000:7.1f} ms CPU (medians)")
+    print(f"ratio, wall (paired, {len(ratios)} rounds): {spread(ratios)}  (target <= 3x)")
+    print(f"ratio, CPU  (paired, {len(ratios)} rounds): {spread(cpu_ratios)}")
+    print(f"heavy modules imported by the score process: {imported}")
+    wrong = []
+    if fast is None:
+        wrong.append("the fast scorer declined a clean table")
+    elif fast != authority:
+        wrong.append("the fast scorer's scores differ from the row-by-row reader's")
+    if imported != "-":
+        wrong.append(f"the score process imported {imported}")
+    print(f"scores equal to the row-by-row reader's: {fast == authority}")
+    for line in wrong:
+        print("WRONG:", line)
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

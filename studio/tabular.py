@@ -5,10 +5,27 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from itertools import repeat
 from pathlib import Path
 
+from studio.errors import StudioError
+
 XLSX_SUFFIXES = (".xlsx", ".xlsm")
+# A workbook is a zip of XML. Real sheets compress about 5-20:1; a zip bomb (4 MB that
+# unzips to 1 GB) far more. Refuse before openpyxl spends minutes parsing it.
+MAX_UNZIPPED_BYTES = 512 << 20
+MAX_RATIO = 100
+_FORMULA_TAG = re.compile(rb"<f[\s>/]")
+
+
+class TableReadError(StudioError):
+    """A table file that cannot be read as it is: a cell (row, cell name) or the whole file."""
+
+    def __init__(self, message: str, row: int = 0, cell: str | None = None):
+        self.message, self.row, self.cell = message, row, cell
+        where = f"row {row}, cell {cell}: " if cell else ""
+        super().__init__(where + message)
 
 
 def cell_name(column_index: int, row: int) -> str:
@@ -22,14 +39,93 @@ def is_xlsx(path: Path) -> bool:
     return path.suffix.lower() in XLSX_SUFFIXES
 
 
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def check_zip_size(path: Path) -> None:
+    """TableReadError when the workbook would unzip to more than MAX_UNZIPPED_BYTES, or a
+    member of more than 1 MiB is compressed more than MAX_RATIO:1."""
+    import zipfile  # only for xlsx: the CSV score path stays light
+
+    try:
+        members = zipfile.ZipFile(path).infolist()
+    except (zipfile.BadZipFile, OSError):
+        return  # openpyxl reports what is wrong with it
+    total = sum(member.file_size for member in members)
+    packed = sum(member.compress_size for member in members)
+    worst = max(members, key=lambda m: m.file_size / max(m.compress_size, 1), default=None)
+    ratio = worst.file_size / max(worst.compress_size, 1) if worst is not None else 0.0
+    if total > MAX_UNZIPPED_BYTES or (worst is not None and worst.file_size > 1 << 20 and ratio > MAX_RATIO):
+        raise TableReadError(
+            f"the workbook unzips to {total / 2**20:,.0f} MiB from {packed / 2**20:,.1f} MiB "
+            f"(up to {ratio:,.0f}:1 in {worst.filename if worst else '?'}), beyond what this reader accepts "
+            f"({MAX_UNZIPPED_BYTES >> 20} MiB, {MAX_RATIO}:1); save the sheet as CSV and read that instead")
+
+
 def _xlsx_rows(path: Path) -> list[list[str]]:
     import openpyxl
 
+    check_zip_size(path)
     workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     try:
         sheet = workbook.worksheets[0]
-        return [["" if v is None else (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)) for v in values]
-                for values in sheet.iter_rows(values_only=True)]
+        # Some writers leave a stale <dimension ref> that understates the rows; read-only
+        # mode would stop there. Without it, openpyxl reads every row the sheet holds.
+        sheet.reset_dimensions()
+        sheet_path = getattr(sheet, "_worksheet_path", None)
+        formulas = sheet_path is not None and _has_formulas(path, sheet_path)
+        rows: list[list[str]] = []
+        unset: set[tuple[int, int]] = set()
+        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            rows.append([_cell_text(v) for v in values])
+            if formulas:
+                unset.update((number, column) for column, v in enumerate(values) if v is None)
+    finally:
+        workbook.close()
+    if formulas:
+        _refuse_formulas_without_values(path, unset)
+    return rows
+
+
+def _has_formulas(path: Path, sheet_path: str) -> bool:
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        with archive.open(sheet_path.lstrip("/")) as sheet:
+            tail = b""
+            while chunk := sheet.read(1 << 20):
+                if _FORMULA_TAG.search(tail + chunk):
+                    return True
+                tail = chunk[-8:]
+    return False
+
+
+def _refuse_formulas_without_values(path: Path, unset: set[tuple[int, int]]) -> None:
+    """TableReadError naming the first formula cell that has no saved value (`unset` holds
+    the (row, column) of every cell read as None): the value is unknown, since openpyxl does
+    not calculate, and reading it as empty would give a wrong answer."""
+    import openpyxl
+
+    workbook = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        sheet = workbook.worksheets[0]
+        sheet.reset_dimensions()
+        for number, cells in enumerate(sheet.iter_rows(values_only=True), start=1):
+            for column, formula in enumerate(cells):
+                if formula is None or (isinstance(formula, str) and not formula.startswith("=")):
+                    continue
+                if (number, column) in unset:
+                    shown = (formula if isinstance(formula, str)
+                             else getattr(formula, "text", None) or "an array formula")
+                    raise TableReadError(
+                        f"the formula {shown} has no saved value (the file was written by a program that does "
+                        "not calculate); open it in a spreadsheet app and save it, or replace the formula by its value",
+                        number, cell_name(column, number))
     finally:
         workbook.close()
 

@@ -9,14 +9,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Literal
 
 import numpy as np
 
 from studio.agreement import coefficients as co
-from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings
+from studio.agreement.ratings import FAIL, MISSING, PASS, Ratings, coded
+from studio.agreement.results import (
+    AgreementReport,
+    Block,
+    BootstrapInterval,
+    BootstrapSetting,
+    Confusion,
+    Disagreement,
+    JudgeRates,
+    PairAgreement,
+    PairMean,
+)
 
 JUDGE = "judge"
 MAX_DISAGREEMENTS = 10_000
+# Up to this many possible rows of codes, features are computed per pattern, not per decision.
+MAX_PATTERNS = 4096
 
 
 @dataclass
@@ -42,8 +56,8 @@ class Layout:
         return out
 
 
-def _features(ratings: Ratings, layout: Layout, judge: int | None) -> np.ndarray:
-    codes = ratings.codes
+def _features(codes: np.ndarray, layout: Layout, judge: int | None) -> np.ndarray:
+    """The features of each row of rating codes (decisions x raters)."""
     n, q = codes.shape[0], layout.q
     rated = codes != MISSING
     counts = np.zeros((n, q))
@@ -82,20 +96,6 @@ def _add_confusion(f: np.ndarray, start: int, a: np.ndarray, b: np.ndarray, both
     cell = np.where(both, a.astype(np.int32) * q + b, -1)
     for v in range(q * q):
         f[:, start + v] += cell == v
-
-
-def _per_item(features: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray:
-    """Feature sums per item (rows: items). Decisions usually come grouped by item (the
-    builder orders them so); otherwise they are sorted first."""
-    out = np.zeros((n_items, features.shape[1]))
-    if len(items) == 0:
-        return out
-    if np.any(items[1:] < items[:-1]):
-        order = np.argsort(items, kind="stable")
-        items, features = items[order], features[order]
-    starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
-    out[items[starts]] = np.add.reduceat(features, starts, axis=0)
-    return out
 
 
 def _coefficients(totals: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
@@ -143,6 +143,53 @@ def _resample_weights(n_items: int, resamples: int, seed: int) -> np.ndarray:
     return weights
 
 
+class _Groups:
+    """Decisions split into G groups (code per decision, -1 for none), with every count a
+    block needs summed per group in one bincount pass each, instead of one copy of the
+    decisions per group."""
+
+    def __init__(self, analysis: Analysis, code: np.ndarray, size: int):
+        ratings, q = analysis.ratings, analysis.q
+        self.size = size
+        member = code >= 0
+        self.code = code[member]
+        codes = ratings.codes[member]
+        self.decisions = np.bincount(self.code, minlength=size)
+        # Feature sums per (group, item): the point estimates and the bootstrap's clusters.
+        n_items = len(ratings.item_names)
+        slot = self.code.astype(np.int64) * n_items + ratings.items[member]
+        if analysis.pattern is not None:
+            # Count the rating patterns per (group, item); their features times the counts.
+            patterns = len(analysis.pattern_features)
+            slot = slot * patterns + analysis.pattern[member]
+            counts = np.bincount(slot, minlength=size * n_items * patterns).reshape(size * n_items, patterns)
+            del slot
+            self.per_item = (counts @ analysis.pattern_features).reshape(size, n_items, -1)
+            del counts
+        else:
+            features = analysis.decision_features[member]
+            self.per_item = np.empty((size, n_items, features.shape[1]))
+            for k in range(features.shape[1]):
+                self.per_item[:, :, k] = np.bincount(slot, weights=features[:, k],
+                                                     minlength=size * n_items).reshape(size, n_items)
+            del slot, features
+        rated = codes != MISSING
+        self.pass_code = ratings.categories.index(PASS) if PASS in ratings.categories else None
+        self.rated = [np.bincount(self.code[rated[:, r]], minlength=size) for r in range(codes.shape[1])]
+        self.passed = ([np.bincount(self.code[codes[:, r] == self.pass_code], minlength=size)
+                        for r in range(codes.shape[1])] if self.pass_code is not None else None)
+        # Confusion of every rater pair per group: rows rater i, columns rater j.
+        self.confusion: dict[tuple[int, int], np.ndarray] = {}
+        for i, j in combinations(range(codes.shape[1]), 2):
+            both = rated[:, i] & rated[:, j]
+            cell = self.code[both].astype(np.int64) * q * q + codes[both, i].astype(np.int64) * q + codes[both, j]
+            self.confusion[(i, j)] = np.bincount(cell, minlength=size * q * q).reshape(size, q, q)
+
+    def pair(self, i: int, j: int, group: int) -> np.ndarray:
+        """Confusion of raters i (rows) and j (columns) in one group."""
+        return self.confusion[(i, j)][group] if i < j else self.confusion[(j, i)][group].T
+
+
 class Analysis:
     """Agreement statistics of one rating set; blocks share one set of bootstrap draws."""
 
@@ -159,27 +206,61 @@ class Analysis:
         pairs = list(combinations(range(len(names)), 2))
         main = "pair" if len(names) == 2 else "judge" if judge is not None else "none"
         self.layout = Layout(self.q, pairs, main)
-        self.features = _features(ratings, self.layout, self.judge_index)
+        # A decision's features depend only on its row of codes, and few rows of codes are
+        # possible ((q+1)^raters): compute each pattern's features once and count patterns.
+        base, raters = self.q + 1, len(names)
+        self.pattern: np.ndarray | None = None
+        if base ** raters <= MAX_PATTERNS:
+            place = base ** np.arange(raters, dtype=np.int64)
+            pattern = (ratings.codes.astype(np.int64) + 1) @ place
+            present = np.flatnonzero(np.bincount(pattern, minlength=base ** raters))
+            number = np.zeros(base ** raters, dtype=np.int64)
+            number[present] = np.arange(len(present))
+            self.pattern = number[pattern]
+            rows = (present[:, None] // place) % base - 1
+            self.pattern_features = _features(rows.astype(np.int16), self.layout, self.judge_index)
+        else:
+            self.decision_features = _features(ratings.codes, self.layout, self.judge_index)
         self.resamples, self.seed = resamples, seed
         self.weights = _resample_weights(len(ratings.item_names), resamples, seed) if resamples else None
 
     # -- blocks ----------------------------------------------------------------------------
-    def block(self, mask: np.ndarray | None = None) -> dict:
+    def block(self, mask: np.ndarray | None = None) -> Block:
+        """The statistics of the decisions in `mask` (all when None)."""
+        if mask is None:
+            return self._blocks(np.zeros(self.ratings.n_decisions, dtype=np.int64), 1)[0]
+        return self._blocks(np.where(mask, 0, -1), 1)[0]
+
+    def _blocks(self, code: np.ndarray, size: int) -> list[Block]:
+        """The block of each of `size` groups, decisions coded by group (-1: in none)."""
+        groups = _Groups(self, code, size)
+        blocks = [self._block(groups, g) for g in range(size)]
+        if self.weights is not None:
+            # Every group's replicates in one product: (resamples x items) @ (items x groups*width).
+            width = groups.per_item.shape[2]
+            by_item = np.ascontiguousarray(groups.per_item.transpose(1, 0, 2)).reshape(-1, size * width)
+            replicates_all = (self.weights @ by_item).reshape(len(self.weights), size, width)
+            del by_item
+            for g, block in enumerate(blocks):
+                replicates = _coefficients(replicates_all[:, g, :], self.layout)
+                block["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
+        return blocks
+
+    def _block(self, groups: _Groups, g: int) -> Block:
         ratings, layout, q = self.ratings, self.layout, self.q
-        idx = np.arange(ratings.n_decisions) if mask is None else np.flatnonzero(mask)
-        features = self.features if mask is None else self.features[idx]
-        totals = features.sum(axis=0)
-        point = {k: v for k, v in _coefficients(totals, layout).items()}
+        totals = groups.per_item[g].sum(axis=0)
+        point = _coefficients(totals, layout)
         s = layout.slices()
         n2, unanimous = int(totals[s["n2"].start]), int(totals[s["unanimous"].start])
-        confusion = totals[s["confusion"]].reshape(q, q).astype(int)
-        result: dict = {"raters": len(ratings.raters), "decisions": int(len(idx))}
+        confusion = np.rint(totals[s["confusion"]]).reshape(q, q).astype(int)
+        result: Block = {"raters": len(ratings.raters), "decisions": int(groups.decisions[g])}
         if layout.main == "pair":
             n, agree = int(confusion.sum()), int(np.trace(confusion))
             se, se0 = co.cohen_kappa_se(confusion)
             result |= {"n": n, "agree": agree, "percent": _num(point["percent"]), "percent_basis": "two raters",
                        "wilson95": _interval(co.wilson(agree, n), scale=100.0),
-                       "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se), "cohen_kappa_se0": _num(se0)}
+                       "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se),
+                       "cohen_kappa_se0": _num(se0)}
         else:
             # With more than two raters, percent is the mean over rater pairs; n and agree
             # count decisions rated at least twice and those on which all raters agree.
@@ -190,20 +271,17 @@ class Analysis:
                        "wilson95": None, "cohen_kappa": None, "cohen_kappa_se": None, "cohen_kappa_se0": None}
         result["gwet_ac1"] = _num(point["gwet_ac1"])
         result["krippendorff_alpha"] = _num(point["krippendorff_alpha"])
-        if self.weights is not None:
-            per_item = _per_item(features, ratings.items[idx], len(ratings.item_names))
-            replicates = _coefficients(self.weights @ per_item, layout)
-            result["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
         result["confusion"] = self._confusion_block(confusion)
-        result["pass_rates"] = self._pass_rates(idx)
+        result["pass_rates"] = self._pass_rates(groups, g)
         if self.judge_index is not None:
-            result["judge_vs_experts"] = self._judge_rates(idx)
+            result["judge_vs_experts"] = self._judge_rates(groups, g)
         if len(ratings.raters) > 2:
-            result |= self._pairwise(idx)
+            result |= self._pairwise(groups, g)
         return result
 
-    def _confusion_block(self, confusion: np.ndarray) -> dict | None:
+    def _confusion_block(self, confusion: np.ndarray) -> Confusion | None:
         names = self.ratings.raters
+        rows: str | None
         if self.layout.main == "pair":
             rows, columns = names[0], names[1]
         elif self.layout.main == "judge":
@@ -212,53 +290,46 @@ class Analysis:
             return None
         return {"rows": rows, "columns": columns, "labels": list(self.ratings.categories), "counts": confusion.tolist()}
 
-    def _pass_rates(self, idx: np.ndarray) -> dict[str, float | None]:
-        if PASS not in self.ratings.categories:
+    def _pass_rates(self, groups: _Groups, g: int) -> dict[str, float | None]:
+        if groups.passed is None:
             return {name: None for name in self.ratings.raters}
-        code = self.ratings.categories.index(PASS)
         out = {}
         for r, name in enumerate(self.ratings.raters):
-            column = self.ratings.codes[idx, r]
-            rated = column != MISSING
-            out[name] = _num(np.mean(column[rated] == code)) if rated.any() else None
+            rated = int(groups.rated[r][g])
+            out[name] = _num(int(groups.passed[r][g]) / rated) if rated else None
         return out
 
-    def _judge_rates(self, idx: np.ndarray) -> dict | None:
-        cats = self.ratings.categories
-        if PASS not in cats or FAIL not in cats:
+    def _judge_rates(self, groups: _Groups, g: int) -> JudgeRates | None:
+        cats, judge = self.ratings.categories, self.judge_index
+        if PASS not in cats or FAIL not in cats or judge is None:
             return None
         p, f = cats.index(PASS), cats.index(FAIL)
-        codes = self.ratings.codes[idx]
-        judge = codes[:, self.judge_index]
         expert_fail = expert_pass = false_pass = false_fail = 0
-        for e in range(codes.shape[1]):
-            if e == self.judge_index:
+        for e in range(len(self.ratings.raters)):
+            if e == judge:
                 continue
-            both = (judge != MISSING) & (codes[:, e] != MISSING)
-            j, x = judge[both], codes[both, e]
-            expert_fail += int(np.sum(x == f))
-            expert_pass += int(np.sum(x == p))
-            false_pass += int(np.sum((x == f) & (j == p)))
-            false_fail += int(np.sum((x == p) & (j == f)))
+            confusion = groups.pair(judge, e, g)  # rows: the judge; columns: the expert
+            expert_fail += int(confusion[:, f].sum())
+            expert_pass += int(confusion[:, p].sum())
+            false_pass += int(confusion[p, f])
+            false_fail += int(confusion[f, p])
         return {"false_pass_rate": _num(false_pass / expert_fail) if expert_fail else None,
                 "false_fail_rate": _num(false_fail / expert_pass) if expert_pass else None,
                 "false_pass": false_pass, "expert_fail": expert_fail,
                 "false_fail": false_fail, "expert_pass": expert_pass}
 
-    def _pairwise(self, idx: np.ndarray) -> dict:
+    def _pairwise(self, groups: _Groups, g: int) -> Block:
         names, q = self.ratings.raters, self.q
-        codes = self.ratings.codes[idx]
-        matrix: dict[str, dict] = {}
+        matrix: dict[str, PairAgreement] = {}
         for i, j in self.layout.pairs:
-            both = (codes[:, i] != MISSING) & (codes[:, j] != MISSING)
-            confusion = np.bincount(codes[both, i] * q + codes[both, j], minlength=q * q).reshape(q, q)
+            confusion = groups.pair(i, j, g)
             n = int(confusion.sum())
             matrix[f"{names[i]}|{names[j]}"] = {
                 "a": names[i], "b": names[j], "n": n, "agree": int(np.trace(confusion)),
                 "percent": _num(co.percent_from_confusion(confusion)),
                 "cohen_kappa": _num(co.cohen_kappa(confusion)), "gwet_ac1": _num(co.gwet_ac1_pair(confusion, q)),
             }
-        out: dict = {"pairwise": matrix}
+        out: Block = {"pairwise": matrix}
         if self.judge is not None:
             judge_pairs = [v for v in matrix.values() if self.judge in (v["a"], v["b"])]
             expert_pairs = [v for v in matrix.values() if self.judge not in (v["a"], v["b"])]
@@ -267,26 +338,24 @@ class Analysis:
         return out
 
     # -- the whole report -------------------------------------------------------------------
-    def report(self) -> dict:
+    def report(self) -> AgreementReport:
         ratings = self.ratings
-        result = {
-            "raters": ratings.raters, "categories": ratings.categories, "judge": self.judge,
-            "decisions": ratings.n_decisions, "items": len(ratings.item_names),
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "unit": "item"} if self.resamples else None,
-            "pooled": self.block(),
-        }
+        by: dict[str, dict[str, Block]] = {}
         for attribute, key in (("target", "by_target"), ("dimension", "by_dimension"), ("project", "by_project")):
             values = ratings.attributes.get(attribute)
-            groups: dict[str, dict] = {}
+            groups: dict[str, Block] = {}
             if values is not None:
-                column = np.array([v if v is not None else "" for v in values], dtype=object)
-                for group in sorted({v for v in values if v is not None}):
-                    groups[group] = self.block(column == group)
-            result[key] = groups
-        result["disagreements"] = self.disagreements()
-        return result
+                column = coded(values)
+                groups = dict(zip(column.names, self._blocks(column.codes, len(column.names)), strict=True))
+            by[key] = groups
+        bootstrap: BootstrapSetting | None = (
+            {"resamples": self.resamples, "seed": self.seed, "unit": "item"} if self.resamples else None)
+        return AgreementReport(
+            raters=ratings.raters, categories=ratings.categories, judge=self.judge, decisions=ratings.n_decisions,
+            items=len(ratings.item_names), bootstrap=bootstrap, pooled=self.block(), by_target=by["by_target"],
+            by_dimension=by["by_dimension"], by_project=by["by_project"], disagreements=self.disagreements())
 
-    def disagreements(self) -> list[dict]:
+    def disagreements(self) -> list[Disagreement]:
         ratings = self.ratings
         codes = ratings.codes
         present = codes != MISSING
@@ -295,11 +364,11 @@ class Analysis:
         rows = np.flatnonzero((present.sum(axis=1) >= 2) & (lo != hi))[:MAX_DISAGREEMENTS]
         out = []
         for d in rows:
-            entry = {"criterion": ratings.criteria[d], "item": ratings.item_names[ratings.items[d]]}
+            entry: Disagreement = {"criterion": ratings.criteria[d], "item": ratings.item_names[ratings.items[d]]}
             for attribute, values in ratings.attributes.items():
                 entry[attribute] = values[d]
             entry["ratings"] = {name: (ratings.categories[c] if c != MISSING else None)
-                                for name, c in zip(ratings.raters, codes[d])}
+                                for name, c in zip(ratings.raters, codes[d], strict=False)}
             out.append(entry)
         return out
 
@@ -308,24 +377,26 @@ def _interval(bounds: tuple[float, float] | None, scale: float = 1.0) -> list[fl
     return None if bounds is None else [round(bounds[0] * scale, 6), round(bounds[1] * scale, 6)]
 
 
-def _percentile_interval(values: np.ndarray) -> dict:
+def _percentile_interval(values: np.ndarray) -> BootstrapInterval:
     defined = values[~np.isnan(values)]
     if defined.size == 0:
         return {"interval": None, "undefined_resamples": int(values.size)}
     lo, hi = np.percentile(defined, [2.5, 97.5])
-    return {"interval": [round(float(lo), 6), round(float(hi), 6)], "undefined_resamples": int(values.size - defined.size)}
+    return {"interval": [round(float(lo), 6), round(float(hi), 6)],
+            "undefined_resamples": int(values.size - defined.size)}
 
 
-def _mean_pairs(pairs: list[dict]) -> dict | None:
+def _mean_pairs(pairs: list[PairAgreement]) -> PairMean | None:
     if not pairs:
         return None
-    out = {"pairs": len(pairs)}
-    for key in ("percent", "cohen_kappa", "gwet_ac1"):
-        values = [p[key] for p in pairs if p[key] is not None]
-        out[key] = round(sum(values) / len(values), 6) if values else None
-    return out
+    def mean(key: Literal["percent", "cohen_kappa", "gwet_ac1"]) -> float | None:
+        values = [value for value in (p[key] for p in pairs) if value is not None]
+        return round(sum(values) / len(values), 6) if values else None
+
+    return {"pairs": len(pairs), "percent": mean("percent"), "cohen_kappa": mean("cohen_kappa"),
+            "gwet_ac1": mean("gwet_ac1")}
 
 
-def analyse(ratings: Ratings, judge: str | None = None, resamples: int = 0, seed: int = 0) -> dict:
-    """The full agreement report as the documented JSON structure."""
+def analyse(ratings: Ratings, judge: str | None = None, resamples: int = 0, seed: int = 0) -> AgreementReport:
+    """The full agreement report (its to_json() is the documented JSON structure)."""
     return Analysis(ratings, judge, resamples, seed).report()

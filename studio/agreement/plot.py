@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from studio.agreement.results import AgreementReport, BlockView
 from studio.store.atomic import write_atomic
 
 DPI = 150
@@ -41,7 +42,7 @@ class Panel:
     series: list[Series] = field(default_factory=list)
 
 
-def write_plot(report: dict, path: Path | str) -> None:
+def write_plot(report: AgreementReport, path: Path | str) -> None:
     """Two panels (by target, by dimension): percent agreement with its 95% interval on a
     0-100 axis, Gwet's AC1 and Cohen's kappa with bootstrap intervals on a second axis, the
     pooled values as dashed lines. Saved as PNG via a temporary file beside `path`."""
@@ -49,31 +50,31 @@ def write_plot(report: dict, path: Path | str) -> None:
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-    panels = [_plan(report, report.get(key) or {}, name) for key, name in PANELS]
+    panels = [_plan(report, report.groups(key), name) for key, name in PANELS]
     caption = _caption(report, panels)
     handles = [Line2D([], [], color=s.colour, marker=s.marker, linestyle="none", label=s.label)
                for s in panels[0].series]
     handles.append(Line2D([], [], color="0.35", linestyle="--", label="pooled value (same colour)"))
-    width = sum(len(h.get_label()) + 8 for h in handles)
+    width = sum(len(str(h.get_label())) + 8 for h in handles)
     columns = len(handles) if width <= 190 else (len(handles) + 1) // 2
     legend_rows = -(-len(handles) // columns)
     bottom_in = LINE_IN * (legend_rows + caption.count("\n") + 1) + 0.35
 
     figure = Figure(figsize=(WIDTH_IN, PANEL_HEIGHT_IN + bottom_in), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
-    top, bottom = figure.subfigures(2, 1, height_ratios=[PANEL_HEIGHT_IN, bottom_in])
+    top, bottom = figure.subfigures(2, 1, height_ratios=[PANEL_HEIGHT_IN, bottom_in])  # type: ignore[misc]
     top.suptitle(_title(report), fontsize=12)
     axes = top.subplots(1, 2)
-    for ax, panel in zip(axes, panels):
+    for ax, panel in zip(axes, panels, strict=False):
         _draw(ax, panel)
     bottom.legend(handles=handles, loc="upper center", ncol=columns, frameon=False, fontsize=9)
     bottom.text(0.5, 0.06, caption, ha="center", va="bottom", fontsize=8.5, color="0.25")
 
     figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    for ax, panel in zip(axes, panels):
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]  # the Agg canvas attached above
+    for ax, panel in zip(axes, panels, strict=False):
         if panel.groups and _labels_overlap(ax, renderer):
-            ax.set_xticklabels([f"{_short(g, 28)} (n={n})" for g, n in zip(panel.groups, panel.sizes)],
+            ax.set_xticklabels([f"{_short(g, 28)} (n={n})" for g, n in zip(panel.groups, panel.sizes, strict=False)],
                                rotation=30, ha="right", rotation_mode="anchor", fontsize=9)
 
     buffer = io.BytesIO()
@@ -82,20 +83,20 @@ def write_plot(report: dict, path: Path | str) -> None:
 
 
 # -- what to draw ---------------------------------------------------------------------------
-def _multi(report: dict) -> bool:
-    return len(report["raters"]) > 2
+def _multi(report: AgreementReport) -> bool:
+    return len(report.raters) > 2
 
 
-def _boot_interval(block: dict, name: str) -> list[float] | None:
+def _boot_interval(block: BlockView, name: str) -> list[float] | None:
     entry = (block.get("bootstrap95") or {}).get(name)
     return entry["interval"] if entry else None
 
 
-def _percent_interval(block: dict) -> list[float] | None:
+def _percent_interval(block: BlockView) -> list[float] | None:
     return block.get("wilson95") if block.get("raters") == 2 else _boot_interval(block, "percent")
 
 
-def _kappa(block: dict) -> float | None:
+def _kappa(block: BlockView) -> float | None:
     """Cohen's kappa of two raters; with more, the mean over judge-expert pairs."""
     if block.get("raters") == 2:
         return block.get("cohen_kappa")
@@ -103,22 +104,22 @@ def _kappa(block: dict) -> float | None:
     return None if mean is None else mean.get("cohen_kappa")
 
 
-def _kappa_drawn(report: dict) -> bool:
-    return not _multi(report) or report.get("judge") is not None
+def _kappa_drawn(report: AgreementReport) -> bool:
+    return not _multi(report) or report.judge is not None
 
 
-def _labels(report: dict) -> dict[str, str]:
-    boot = ", bootstrap 95%" if report.get("bootstrap") else ""
+def _labels(report: AgreementReport) -> dict[str, str]:
+    boot = ", bootstrap 95%" if report.bootstrap else ""
     percent_interval = ", Wilson 95%" if not _multi(report) else boot
     kappa = "Cohen's kappa (mean over judge-expert pairs)" if _multi(report) else "Cohen's kappa" + boot
     return {"percent": f"percent agreement{percent_interval} (left axis)",
             "ac1": f"Gwet's AC1{boot} (right axis)", "kappa": f"{kappa} (right axis)"}
 
 
-def _plan(report: dict, groups: dict, name: str) -> Panel:
+def _plan(report: AgreementReport, groups: BlockView, name: str) -> Panel:
     names = list(groups)
     blocks = [groups[g] for g in names]
-    pooled = report["pooled"]
+    pooled = report.pooled
     labels = _labels(report)
     panel = Panel(name, names, [b["n"] for b in blocks])
     panel.series.append(Series(labels["percent"], "#1f77b4", "o", -0.22, False, [b.get("percent") for b in blocks],
@@ -144,15 +145,15 @@ def _lowest_coefficient(panel: Panel) -> float:
     return low
 
 
-def _title(report: dict) -> str:
-    judge = report.get("judge")
-    raters = ", ".join(f"{r} (judge)" if r == judge and r != "judge" else r for r in report["raters"])
+def _title(report: AgreementReport) -> str:
+    judge = report.judge
+    raters = ", ".join(f"{r} (judge)" if r == judge and r != "judge" else r for r in report.raters)
     line = textwrap.shorten(f"Agreement by target and dimension: {raters}", 110, placeholder=" ...")
-    pooled = report["pooled"]
+    pooled = report.pooled
     stats = [f"pooled: agreement {_fmt_pct(pooled['percent'])}", f"AC1 {_fmt(pooled['gwet_ac1'])}"]
     if _kappa_drawn(report):
         stats.append(("mean judge-expert kappa " if _multi(report) else "kappa ") + _fmt(_kappa(pooled)))
-    stats.append(f"{report['decisions']} decisions on {report['items']} item{'' if report['items'] == 1 else 's'}")
+    stats.append(f"{report.decisions} decisions on {report.items} item{'' if report.items == 1 else 's'}")
     return line + "\n" + "; ".join(stats)
 
 
@@ -164,9 +165,9 @@ def _fmt_pct(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.1f}%"
 
 
-def _caption(report: dict, panels: list[Panel]) -> str:
+def _caption(report: AgreementReport, panels: list[Panel]) -> str:
     parts = []
-    boot = report.get("bootstrap")
+    boot = report.bootstrap
     if boot:
         parts.append(f"Bootstrap intervals: {boot['resamples']} resamples of whole items, seed {boot['seed']}.")
     else:
@@ -178,7 +179,7 @@ def _caption(report: dict, panels: list[Panel]) -> str:
     omitted = []
     for panel in panels:
         for s in panel.series:
-            missing = [g for g, v in zip(panel.groups, s.values) if v is None]
+            missing = [g for g, v in zip(panel.groups, s.values, strict=False) if v is None]
             if missing:
                 metric = s.label.split(" (")[0].split(",")[0]
                 omitted.append(f"{metric} for {panel.name} {', '.join(missing)}")
@@ -208,7 +209,7 @@ def _draw(ax, panel: Panel) -> None:
         return
     for s in panel.series:
         axis = right if s.right else ax
-        for x, (value, interval) in enumerate(zip(s.values, s.intervals)):
+        for x, (value, interval) in enumerate(zip(s.values, s.intervals, strict=False)):
             if value is None:
                 continue  # undefined: named in the caption, not drawn
             if interval is not None:
@@ -220,7 +221,8 @@ def _draw(ax, panel: Panel) -> None:
             axis.axhline(s.pooled, color=s.colour, linestyle="--", linewidth=1, alpha=0.7)
     _align(ax, right, _lowest_coefficient(panel))
     ax.set_xticks(range(len(panel.groups)))
-    ax.set_xticklabels([f"{_short(g, 40)}\n(n={n})" for g, n in zip(panel.groups, panel.sizes)], fontsize=9)
+    ax.set_xticklabels([f"{_short(g, 40)}\n(n={n})" for g, n in zip(panel.groups, panel.sizes, strict=False)],
+                       fontsize=9)
     ax.set_xlim(-0.6, len(panel.groups) - 0.4)
 
 
@@ -244,4 +246,4 @@ def _short(text: str, width: int) -> str:
 def _labels_overlap(ax, renderer) -> bool:
     """Whether neighbouring x tick labels touch (then they are shortened and turned)."""
     boxes = [label.get_window_extent(renderer) for label in ax.get_xticklabels() if label.get_text()]
-    return any(a.x1 + 6 > b.x0 for a, b in zip(boxes, boxes[1:]))
+    return any(a.x1 + 6 > b.x0 for a, b in zip(boxes, boxes[1:], strict=False))

@@ -6,7 +6,9 @@ RatingsBuilder, which refuses the same conflicts for every producer.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -41,6 +43,48 @@ class RatingConflict(StudioError, ValueError):
         self.column = column
 
 
+class CodedColumn(Sequence):
+    """A per-decision column of group values held as codes into sorted names (-1: none): reads
+    like the list of values, and lets the analysis group decisions without looking at a
+    million strings."""
+
+    def __init__(self, codes: np.ndarray, names: list[str]):
+        self.codes, self.names = codes, names
+        self._named: list[str | None] = [*names, None]  # code -1 is None
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> str | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str | None]: ...
+
+    def __getitem__(self, index: int | slice) -> str | None | list[str | None]:
+        if isinstance(index, slice):
+            return [self._named[c] for c in self.codes[index].tolist()]
+        return self._named[int(self.codes[index])]
+
+    def __iter__(self) -> Iterator[str | None]:
+        return iter(list(map(self._named.__getitem__, self.codes.tolist())))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(self) == len(other) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def coded(values: Sequence[str | None]) -> CodedColumn:
+    """The column as codes into its sorted distinct values."""
+    if isinstance(values, CodedColumn):
+        return values
+    names = sorted(value for value in set(values) if value is not None)
+    index: dict[str | None, int] = {name: k for k, name in enumerate(names)}
+    index[None] = -1
+    return CodedColumn(np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values)), names)
+
+
 @dataclass
 class Ratings:
     """One row per decision; codes[d, r] is the category index of rater r, or -1."""
@@ -51,7 +95,7 @@ class Ratings:
     items: np.ndarray  # (decisions,) int32 index into item_names
     item_names: list[str]
     criteria: list[str]  # per decision
-    attributes: dict[str, list[str | None]] = field(default_factory=dict)  # per decision
+    attributes: dict[str, Sequence[str | None]] = field(default_factory=dict)  # per decision
 
     @property
     def n_decisions(self) -> int:
@@ -91,15 +135,16 @@ class RatingsBuilder:
             self._criteria.append(criterion)
             self._items.append(item)
             self._labels.append({})
-            for name, value in values.items():
-                self._attributes[name].append(value)
+            for name, given in values.items():
+                self._attributes[name].append(given)
         else:
-            for name, value in values.items():
+            for name, given in values.items():
                 known = self._attributes[name][index]
-                if value is not None and known is not None and value != known:
-                    raise RatingConflict(name, f"decision ({criterion}, {item}) has {name} '{known}' elsewhere, '{value}' here")
-                if known is None and value is not None:
-                    self._attributes[name][index] = value
+                if given is not None and known is not None and given != known:
+                    raise RatingConflict(
+                        name, f"decision ({criterion}, {item}) has {name} '{known}' elsewhere, '{given}' here")
+                if known is None and given is not None:
+                    self._attributes[name][index] = given
         ratings = self._labels[index]
         if rater in ratings:
             raise RatingConflict("rater", f"rater '{rater}' already rated decision ({criterion}, {item}); "
@@ -125,6 +170,7 @@ class RatingsBuilder:
                 if label is not None:
                     codes[row, rater_of[rater]] = code_of[label]
         items = np.fromiter((item_of[self._items[d]] for d in order), dtype=np.int32, count=len(order))
+        attributes: dict[str, Sequence[str | None]]
         attributes = {name: [values[d] for d in order] for name, values in self._attributes.items()
                       if any(v is not None for v in values)}
         return Ratings(raters, labels, codes, items, item_names, [self._criteria[d] for d in order], attributes)

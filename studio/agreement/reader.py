@@ -11,7 +11,7 @@ from studio.agreement.ratings import (
     normalise_label,
 )
 from studio.errors import StudioError
-from studio.tabular import cell_name, is_xlsx, read_rows
+from studio.tabular import TableReadError, cell_name, is_xlsx, read_rows
 
 REQUIRED = ("criterion", "item", "rater", "verdict")
 OPTIONAL = ("target", "dimension", "project")
@@ -28,12 +28,30 @@ class RatingTableError(StudioError):
 
 
 def read_rating_table(path: Path | str) -> Ratings:
+    """The ratings of a CSV or xlsx table; RatingTableError naming every bad row.
+
+    A clean plain CSV is read column-wise (studio.agreement.columns); anything else, and any
+    table with a problem, row by row here, the authority that names the bad rows."""
     path = Path(path)
     source = str(path)
     if not path.is_file():
         raise RatingTableError(source, ["no such file"])
+    if not is_xlsx(path):
+        from studio.agreement.columns import read_plain_ratings
+
+        ratings = read_plain_ratings(path)
+        if ratings is not None:
+            return ratings
+    return read_rows_checked(path)
+
+
+def read_rows_checked(path: Path) -> Ratings:
+    """The row-by-row reading: every problem, named by row and column."""
+    source = str(path)
     try:
         rows = read_rows(path)
+    except TableReadError as exc:
+        raise RatingTableError(source, [str(exc)]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RatingTableError(source, [f"row 1: cannot read the table: {exc}"]) from None
     except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
@@ -45,6 +63,9 @@ def read_rating_table(path: Path | str) -> Ratings:
     if missing:
         raise RatingTableError(source, [f"row 1: header lacks column(s) {', '.join(missing)}; "
                                         f"required: {', '.join(REQUIRED)}; optional: {', '.join(OPTIONAL)}"])
+    twice = [name for name in REQUIRED + OPTIONAL if names.count(name) > 1]
+    if twice:
+        raise RatingTableError(source, [f"row 1: {_named_twice(names, twice, is_xlsx(path))}"])
     col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
     width = max(col.values()) + 1
     builder = RatingsBuilder()
@@ -55,7 +76,10 @@ def read_rating_table(path: Path | str) -> Ratings:
             continue
         if len(raw) < width:
             raw = raw + [""] * (width - len(raw))
-        get = lambda name: raw[col[name]].strip() if name in col else ""  # noqa: E731
+
+        def get(name: str, raw: list[str] = raw) -> str:
+            return raw[col[name]].strip() if name in col else ""
+
         try:
             builder.add(get("criterion"), get("item"), get("rater"), normalise_label(raw[col["verdict"]]),
                         get("target"), get("dimension"), get("project"))
@@ -71,3 +95,13 @@ def read_rating_table(path: Path | str) -> Ratings:
     if ratings.n_decisions == 0:
         raise RatingTableError(source, ["the table has a header but no ratings"])
     return ratings
+
+
+def _named_twice(names: list[str], twice: list[str], xlsx: bool) -> str:
+    """The message for header names given to more than one column (which one holds the data
+    is unknowable, so neither is read)."""
+    parts = []
+    for name in twice:
+        where = [cell_name(k, 1) if xlsx else f"column {k + 1}" for k, n in enumerate(names) if n == name]
+        parts.append(f"'{name}' ({', '.join(where)})")
+    return f"the header names {' and '.join(parts)} more than once; keep one column of each name"

@@ -12,8 +12,10 @@ from __future__ import annotations
 import io
 import textwrap
 from pathlib import Path
+from typing import cast
 
 from studio.agreement.analysis import MAX_DISAGREEMENTS
+from studio.agreement.results import AgreementReport, BlockView
 from studio.store.atomic import write_atomic
 
 WIDTH = 100
@@ -41,12 +43,12 @@ def _interval(bounds: list[float] | None, digits: int) -> str:
     return UNDEFINED if bounds is None else f"[{bounds[0]:.{digits}f}, {bounds[1]:.{digits}f}]"
 
 
-def _boot(block: dict, name: str) -> dict | None:
+def _boot(block: BlockView, name: str) -> dict | None:
     """The bootstrap entry of one coefficient, or None when the block was not bootstrapped."""
     return (block.get("bootstrap95") or {}).get(name)
 
 
-def _boot_text(block: dict, name: str, digits: int) -> str:
+def _boot_text(block: BlockView, name: str, digits: int) -> str:
     entry = _boot(block, name)
     if entry is None:
         return NA
@@ -57,7 +59,7 @@ def _boot_text(block: dict, name: str, digits: int) -> str:
     return f"{text} ({undefined} undefined)" if undefined else text
 
 
-def _two_raters(block: dict) -> bool:
+def _two_raters(block: BlockView) -> bool:
     return block.get("raters", 0) == 2
 
 
@@ -70,7 +72,7 @@ def _table(headers: list[str], rows: list[list[str]], left: int = 1, indent: int
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
 
     def line(cells: list[str]) -> str:
-        parts = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        parts = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False))]
         return (" " * indent + "  ".join(parts)).rstrip()
 
     out = [line(headers), " " * indent + "-" * (sum(widths) + 2 * (len(widths) - 1))]
@@ -88,40 +90,40 @@ def _wrap(text: str, indent: str = "  ") -> list[str]:
 
 
 # -- text report --------------------------------------------------------------------------
-def to_text(report: dict) -> str:
+def to_text(report: AgreementReport) -> str:
     """A readable terminal report (at most 100 columns for ordinary names)."""
     lines = ["Agreement report", "================"]
     lines += _header(report)
-    pooled = report["pooled"]
+    pooled = report.pooled
     lines += _section("Pooled over all decisions")
     lines += _metrics(pooled)
     lines += _confusion_text(pooled.get("confusion"))
     lines += _pass_rates_text(pooled.get("pass_rates") or {})
-    if report.get("judge") is not None:
-        lines += _judge_text(pooled.get("judge_vs_experts"), report["judge"])
+    if report.judge is not None:
+        lines += _judge_text(pooled.get("judge_vs_experts"), report.judge)
     if "pairwise" in pooled:
         lines += _pairwise_text(pooled, report)
     for key, name in GROUPINGS:
-        lines += _groups_text(report.get(key) or {}, name, report)
-    lines += [""] + _wrap(_disagreement_line(report.get("disagreements") or []), indent="")
+        lines += _groups_text(report.groups(key), name, report)
+    lines += [""] + _wrap(_disagreement_line(report.disagreements), indent="")
     return "\n".join(_fit(line, WIDTH) if len(line) > WIDTH else line for line in lines)
 
 
-def _header(report: dict) -> list[str]:
-    judge = report.get("judge")
-    raters = ", ".join(report["raters"])
-    boot = report.get("bootstrap")
+def _header(report: AgreementReport) -> list[str]:
+    judge = report.judge
+    raters = ", ".join(report.raters)
+    boot = report.bootstrap
     if boot:
         boot_text = (f"{boot['resamples']} resamples of whole {boot.get('unit', 'item')}s (cluster bootstrap), "
                      f"seed {boot['seed']}; percentile 95% intervals")
     else:
         boot_text = "off (no bootstrap intervals)"
     rows = [
-        ("Raters", f"{len(report['raters'])}: {raters}"),
+        ("Raters", f"{len(report.raters)}: {raters}"),
         ("Judge", judge if judge is not None else "none (all raters treated alike)"),
-        ("Categories", ", ".join(report.get("categories") or []) or "none"),
-        ("Decisions", f"{report['decisions']} (criterion x item) over {report['items']} "
-                      f"item{'' if report['items'] == 1 else 's'}"),
+        ("Categories", ", ".join(report.categories) or "none"),
+        ("Decisions", f"{report.decisions} (criterion x item) over {report.items} "
+                      f"item{'' if report.items == 1 else 's'}"),
         ("Bootstrap", boot_text),
     ]
     out = []
@@ -131,7 +133,7 @@ def _header(report: dict) -> list[str]:
     return out
 
 
-def _metrics(block: dict) -> list[str]:
+def _metrics(block: BlockView) -> list[str]:
     two = _two_raters(block)
     booted = "bootstrap95" in block
     lines = []
@@ -168,7 +170,7 @@ def _metrics(block: dict) -> list[str]:
     return lines
 
 
-def _confusion_text(confusion: dict | None) -> list[str]:
+def _confusion_text(confusion: BlockView | None) -> list[str]:
     if confusion is None:
         return ["", "  Confusion table: n/a (more than two raters and no judge)"]
     labels, counts = confusion["labels"], confusion["counts"]
@@ -177,7 +179,7 @@ def _confusion_text(confusion: dict | None) -> list[str]:
     if not labels:
         return lines + ["    no ratings"]
     row_totals = [sum(r) for r in counts]
-    col_totals = [sum(c) for c in zip(*counts)]
+    col_totals = [sum(c) for c in zip(*counts, strict=False)]
     total = sum(row_totals)
     cell = max(6, len(str(total)) + 1)
     room = WIDTH - 4 - 16 - 2 * (len(labels) + 1) - cell
@@ -185,12 +187,13 @@ def _confusion_text(confusion: dict | None) -> list[str]:
     if label_width * len(labels) > room:
         return lines + ["    too many categories for the terminal: see the xlsx 'Confusion' sheet"]
     head = [_fit(f"{confusion['rows']} \\ {confusion['columns']}", 30)] + [_fit(lab, 12) for lab in labels] + ["total"]
-    body = [[_fit(lab, 16)] + [str(c) for c in r] + [str(t)] for lab, r, t in zip(labels, counts, row_totals)]
+    body = [[_fit(lab, 16)] + [str(c) for c in r] + [str(t)]
+            for lab, r, t in zip(labels, counts, row_totals, strict=False)]
     body.append(["total"] + [str(c) for c in col_totals] + [str(total)])
     return lines + _table(head, body, indent=4)
 
 
-def _pass_rates_text(rates: dict) -> list[str]:
+def _pass_rates_text(rates: BlockView) -> list[str]:
     if not rates:
         return []
     if all(v is None for v in rates.values()):
@@ -199,7 +202,7 @@ def _pass_rates_text(rates: dict) -> list[str]:
     return [""] + _table(["rater", "pass rate"], rows)
 
 
-def _judge_text(rates: dict | None, judge: str) -> list[str]:
+def _judge_text(rates: BlockView | None, judge: str) -> list[str]:
     lines = ["", f"  Judge '{judge}' against the experts (each judge-expert pair of verdicts counts once)"]
     if rates is None:
         return lines + ["    n/a: false-pass and false-fail rates need a pass/fail scale"]
@@ -213,13 +216,13 @@ def _judge_text(rates: dict | None, judge: str) -> list[str]:
     return lines
 
 
-def _pairwise_text(block: dict, report: dict) -> list[str]:
+def _pairwise_text(block: BlockView, report: AgreementReport) -> list[str]:
     pairs = block["pairwise"]
     lines = _section("Pairwise agreement")
     rows = [[f"{p['a']} - {p['b']}", str(p["n"]), str(p["agree"]), _pct(p["percent"]), _coef(p["cohen_kappa"]),
              _coef(p["gwet_ac1"])] for p in pairs.values()]
     lines += _table(["pair", "n", "agree", "percent", "kappa", "AC1"], rows)
-    raters = report["raters"]
+    raters = report.raters
     short = [_fit(r, 10) for r in raters]
     cell = max(10, *(len(s) for s in short))
     if 14 + (cell + 2) * len(raters) <= WIDTH:
@@ -254,7 +257,7 @@ def _pairwise_text(block: dict, report: dict) -> list[str]:
     return lines
 
 
-def _pair_mean_line(label: str, mean: dict | None) -> str:
+def _pair_mean_line(label: str, mean: BlockView | None) -> str:
     if mean is None:
         return f"{label}: {UNDEFINED} (no such pairs)"
     count = mean["pairs"]
@@ -262,14 +265,14 @@ def _pair_mean_line(label: str, mean: dict | None) -> str:
             f"AC1 {_coef(mean['gwet_ac1']):>9}  ({count} pair{'s' if count != 1 else ''})")
 
 
-def _groups_text(groups: dict, name: str, report: dict) -> list[str]:
+def _groups_text(groups: BlockView, name: str, report: AgreementReport) -> list[str]:
     title = f"By {name}"
     if not groups:
         return _section(title) + [f"  no {name} column in the ratings"]
     blocks = list(groups.values())
     two = all(_two_raters(b) for b in blocks)
-    booted = report.get("bootstrap") is not None
-    judge = report.get("judge")
+    booted = report.bootstrap is not None
+    judge = report.judge
     headers = [name, "n", "percent"]
     if two:
         headers.append("Wilson 95%")
@@ -322,17 +325,17 @@ def _disagreement_line(disagreements: list) -> str:
 
 
 # -- xlsx workbook -------------------------------------------------------------------------
-def write_xlsx(report: dict, path: Path | str) -> None:
+def write_xlsx(report: AgreementReport, path: Path | str) -> None:
     """The report as a workbook; written to a temporary file beside `path`, then renamed."""
     from openpyxl import Workbook
 
     book = Workbook()
     _pooled_sheet(book.active, report)
     for key, name in GROUPINGS:
-        _group_sheet(book.create_sheet(f"By {name}"), report.get(key) or {}, name)
-    _confusion_sheet(book.create_sheet("Confusion"), report["pooled"].get("confusion"))
-    if "pairwise" in report["pooled"]:
-        _pairwise_sheet(book.create_sheet("Pairwise"), report["pooled"])
+        _group_sheet(book.create_sheet(f"By {name}"), report.groups(key), name)
+    _confusion_sheet(book.create_sheet("Confusion"), report.pooled.get("confusion"))
+    if "pairwise" in report.pooled:
+        _pairwise_sheet(book.create_sheet("Pairwise"), report.pooled)
     _disagreement_sheet(book.create_sheet("Disagreements"), report)
     buffer = io.BytesIO()
     book.save(buffer)
@@ -396,7 +399,7 @@ def _autosize(sheet, minimum: int = 8, maximum: int = 60) -> None:
         sheet.column_dimensions[get_column_letter(column)].width = max(minimum, min(maximum, width + 2))
 
 
-def _boot_bounds(block: dict, name: str) -> tuple:
+def _boot_bounds(block: BlockView, name: str) -> tuple:
     entry = _boot(block, name)
     if entry is None:
         return NA, NA
@@ -405,23 +408,23 @@ def _boot_bounds(block: dict, name: str) -> tuple:
     return tuple(entry["interval"])
 
 
-def _pooled_sheet(sheet, report: dict) -> None:
+def _pooled_sheet(sheet, report: AgreementReport) -> None:
     sheet.title = "Pooled"
     _header_row(sheet, ["Metric", "Value", "95% lower", "95% upper", "Interval", "Note"])
-    block = report["pooled"]
+    block: BlockView = report.pooled
     two = _two_raters(block)
-    boot = report.get("bootstrap")
-    judge = report.get("judge")
+    boot = report.bootstrap
+    judge = report.judge
     boot_name = "cluster bootstrap over items" if boot else ""
 
     def meta(name: str, value) -> None:
         _append(sheet, [name, value])
 
-    meta("Raters", ", ".join(report["raters"]))
+    meta("Raters", ", ".join(report.raters))
     meta("Judge", judge if judge is not None else "none")
-    meta("Categories", ", ".join(report.get("categories") or []))
-    meta("Decisions", report["decisions"])
-    meta("Items", report["items"])
+    meta("Categories", ", ".join(report.categories))
+    meta("Decisions", report.decisions)
+    meta("Items", report.items)
     meta("Bootstrap resamples", boot["resamples"] if boot else "off")
     if boot:
         meta("Bootstrap seed", boot["seed"])
@@ -438,7 +441,7 @@ def _pooled_sheet(sheet, report: dict) -> None:
         entry = _boot(block, key)
         note = ""
         if entry is not None and entry.get("undefined_resamples"):
-            note = f"{entry['undefined_resamples']} of {boot['resamples']} resamples undefined"
+            note = f"{entry['undefined_resamples']} of {boot['resamples'] if boot else '?'} resamples undefined"
         metric(name, _value(block[key]), _boot_bounds(block, key), boot_name or NA, fmt, note)
 
     if two:
@@ -471,7 +474,8 @@ def _pooled_sheet(sheet, report: dict) -> None:
             continue
         mean = block[key]
         for stat, name, fmt in (("percent", "percent agreement", _PERCENT_FORMAT),
-                                ("cohen_kappa", "Cohen's kappa", _COEF_FORMAT), ("gwet_ac1", "Gwet's AC1", _COEF_FORMAT)):
+                                ("cohen_kappa", "Cohen's kappa", _COEF_FORMAT),
+                                ("gwet_ac1", "Gwet's AC1", _COEF_FORMAT)):
             value = UNDEFINED if mean is None else _value(mean[stat])
             note = "" if mean is None else f"mean over {mean['pairs']} pair{'s' if mean['pairs'] != 1 else ''}"
             _append(sheet, [f"Mean {label} {name}", value, "", "", "", note], [None, fmt])
@@ -482,7 +486,7 @@ GROUP_COLUMNS = ["n", "agree", "percent", "wilson lo", "wilson hi", "kappa", "ka
                  "AC1", "AC1 lo", "AC1 hi", "alpha", "alpha lo", "alpha hi", "false-pass", "false-fail"]
 
 
-def _group_sheet(sheet, groups: dict, name: str) -> None:
+def _group_sheet(sheet, groups: BlockView, name: str) -> None:
     _header_row(sheet, [name] + GROUP_COLUMNS)
     if not groups:
         _append(sheet, [f"no {name} column in the ratings"])
@@ -508,7 +512,7 @@ def _group_sheet(sheet, groups: dict, name: str) -> None:
     _autosize(sheet)
 
 
-def _confusion_sheet(sheet, confusion: dict | None) -> None:
+def _confusion_sheet(sheet, confusion: BlockView | None) -> None:
     from openpyxl.styles import Font
 
     if confusion is None:
@@ -520,14 +524,14 @@ def _confusion_sheet(sheet, confusion: dict | None) -> None:
     for j, label in enumerate(labels):
         _put(sheet, 1, j + 2, label).font = bold
     _put(sheet, 1, len(labels) + 2, "total").font = bold
-    for i, (label, row) in enumerate(zip(labels, counts)):
+    for i, (label, row) in enumerate(zip(labels, counts, strict=False)):
         _put(sheet, i + 2, 1, label).font = bold
         for j, count in enumerate(row):
             _put(sheet, i + 2, j + 2, count)
         _put(sheet, i + 2, len(labels) + 2, sum(row))
     total_row = len(labels) + 2
     _put(sheet, total_row, 1, "total").font = bold
-    for j, column in enumerate(zip(*counts)):
+    for j, column in enumerate(zip(*counts, strict=False)):
         _put(sheet, total_row, j + 2, sum(column))
     _put(sheet, total_row, len(labels) + 2, sum(sum(r) for r in counts))
     _put(sheet, total_row + 2, 1, "Cells count rating pairs; with several experts each judge-expert pair counts once.")
@@ -536,7 +540,7 @@ def _confusion_sheet(sheet, confusion: dict | None) -> None:
     sheet.column_dimensions["A"].width = max(12, min(40, len(str(sheet.cell(1, 1).value)) + 2))
 
 
-def _pairwise_sheet(sheet, block: dict) -> None:
+def _pairwise_sheet(sheet, block: BlockView) -> None:
     _header_row(sheet, ["rater A", "rater B", "n", "agree", "percent", "kappa", "AC1"])
     formats = [None, None, "0", "0", _PERCENT_FORMAT, _COEF_FORMAT, _COEF_FORMAT]
     for pair in block["pairwise"].values():
@@ -549,17 +553,18 @@ def _pairwise_sheet(sheet, block: dict) -> None:
         if mean is None:
             _append(sheet, [label, "no such pairs", "", "", UNDEFINED, UNDEFINED, UNDEFINED])
         else:
-            _append(sheet, [label, f"{mean['pairs']} pair{'s' if mean['pairs'] != 1 else ''}", "", "", _value(mean["percent"]),
+            pairs = f"{mean['pairs']} pair{'s' if mean['pairs'] != 1 else ''}"
+            _append(sheet, [label, pairs, "", "", _value(mean["percent"]),
                             _value(mean["cohen_kappa"]), _value(mean["gwet_ac1"])], formats)
     _autosize(sheet)
 
 
-def _disagreement_sheet(sheet, report: dict) -> None:
-    raters = report["raters"]
+def _disagreement_sheet(sheet, report: AgreementReport) -> None:
+    raters = report.raters
     _header_row(sheet, ["criterion", "item", "target", "dimension", "project"] + raters)
-    rows = report.get("disagreements") or []
+    rows = report.disagreements
     for entry in rows:
-        ratings = entry.get("ratings") or {}
+        ratings = cast("dict[str, str | None]", entry.get("ratings") or {})
         _append(sheet, [entry["criterion"], entry["item"], entry.get("target"), entry.get("dimension"),
                         entry.get("project")] + [ratings.get(r) for r in raters])
     if len(rows) >= MAX_DISAGREEMENTS:

@@ -7,9 +7,8 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-from studio.agreement import Analysis, RatingTableError, read_rating_table
+from studio.agreement import AgreementReport, Analysis, RatingTableError, read_rating_table
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option, table_file
 
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     return _write_outputs(report, args)
 
 
-def _write_outputs(report: Any, args: argparse.Namespace) -> int:
+def _write_outputs(report: AgreementReport, args: argparse.Namespace) -> int:
     """The one place that hands the analysis result to its writers (text, JSON, xlsx, PNG)."""
     from studio.agreement.report import to_text, write_xlsx
 
@@ -67,7 +66,7 @@ def _write_outputs(report: Any, args: argparse.Namespace) -> int:
         print(f"dbstudio agreement: could not write {exc.filename or 'the report'}: {exc.strerror or exc}",
               file=sys.stderr)
         return ExitCode.UNUSABLE
-    print(json.dumps(report, indent=2) if args.format == "json" else to_text(report))
+    print(json.dumps(report.to_json(), indent=2) if args.format == "json" else to_text(report))
     return ExitCode.OK
 
 

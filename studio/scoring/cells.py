@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from studio.scoring.engine import DIMENSIONS, FINAL_TARGETS
+from studio.model.vocabulary import Target
+from studio.scoring.engine import DIMENSIONS
 
-TARGETS = ("checkpoint",) + FINAL_TARGETS
+# Every target a verdict row may name: the checkpoint target, then the final targets in report order.
+TARGETS: tuple[str, ...] = tuple(target.value for target in Target)
 TRUE_WORDS = {"1", "pass", "true", "yes"}
 FALSE_WORDS = {"0", "fail", "false", "no"}
 
@@ -41,7 +43,8 @@ def check_cells(weight_cell: str, target_cell: str, dimension_cell: str, verdict
         if gate and weight != 0:
             problems.append(("weight", f"a fatal gate has weight 0, not {weight}"))
         elif not gate and not 1 <= abs(weight) <= 10:
-            problems.append(("weight", f"weight {weight} is outside -10..-1 and 1..10 (0 only for a gate: set gate to true)"))
+            problems.append(("weight", f"weight {weight} is outside -10..-1 and 1..10 "
+                                       "(0 only for a gate: set gate to true)"))
     target = target_cell.strip().lower()
     if target not in TARGETS:
         problems.append(("target", f"unknown target '{target_cell}'; use one of {', '.join(TARGETS)}"))
@@ -54,6 +57,7 @@ def check_cells(weight_cell: str, target_cell: str, dimension_cell: str, verdict
     try:
         verdict = parse_verdict(verdict_cell)
     except ValueError:
-        problems.append(("verdict", f"verdict '{verdict_cell}' is not one of 1/0, pass/fail, true/false, yes/no (empty = missing)"))
+        problems.append(("verdict", f"verdict '{verdict_cell}' is not one of 1/0, pass/fail, true/false, yes/no "
+                                    "(empty = missing)"))
         verdict = None
     return problems or (weight, target, dimension, verdict, gate)

@@ -6,17 +6,20 @@ a score that depends on one is None ("unavailable"), and every result counts the
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from dataclasses import dataclass, field
-from itertools import compress
-from statistics import fmean
-from typing import Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import is_, mul, not_, truth
+from typing import NamedTuple
 
 from studio.errors import StudioError
+from studio.model import vocabulary
 
-FINAL_SCOPE = "final"
-FINAL_TARGETS = ("artifact", "cross-file", "package")
-DIMENSIONS = ("correctness", "completeness", "consistency", "professionalism", "usability")
+# The model's words as plain strings: they key the profiles and are printed as they are.
+FINAL_SCOPE: str = vocabulary.FINAL_SCOPE
+FINAL_TARGETS: tuple[str, ...] = tuple(target.value for target in vocabulary.FINAL_TARGETS)
+DIMENSIONS: tuple[str, ...] = tuple(dimension.value for dimension in vocabulary.Dimension)
 PASS_THRESHOLD = 90.0
 
 
@@ -36,11 +39,14 @@ class ScoredCriterion(NamedTuple):
     requires: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
 class RubricColumns:
     """One rubric as columns, one entry per criterion. Scoring a 40,000-row benchmark this
-    way runs in C-level loops (sum, compress, count) instead of a Python loop per criterion."""
+    way runs in C-level loops (sum, compress, count) instead of a Python loop per criterion.
 
+    A plain class rather than a dataclass (and the results below NamedTuples): importing
+    dataclasses costs `dbstudio score` more than scoring the paper's benchmark does."""
+
+    __slots__ = ("ids", "weights", "targets", "dimensions", "verdicts", "gates", "requires")
     ids: tuple[str, ...]
     weights: tuple[int, ...]
     targets: tuple[str, ...]
@@ -49,29 +55,45 @@ class RubricColumns:
     gates: tuple[bool, ...]
     requires: tuple[tuple[str, ...], ...]
 
+    def __init__(self, ids: tuple[str, ...], weights: tuple[int, ...], targets: tuple[str, ...],
+                 dimensions: tuple[str, ...], verdicts: tuple[bool | None, ...], gates: tuple[bool, ...],
+                 requires: tuple[tuple[str, ...], ...]):
+        self.ids, self.weights, self.targets, self.dimensions = ids, weights, targets, dimensions
+        self.verdicts, self.gates, self.requires = verdicts, gates, requires
+
+    def _columns(self) -> tuple:
+        return (self.ids, self.weights, self.targets, self.dimensions, self.verdicts, self.gates, self.requires)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RubricColumns) and self._columns() == other._columns()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RubricColumns(ids={self.ids!r}, ...)"
+
     @classmethod
-    def of(cls, criteria: "Sequence[ScoredCriterion] | RubricColumns") -> "RubricColumns":
+    def of(cls, criteria: Sequence[ScoredCriterion] | RubricColumns) -> RubricColumns:
         if isinstance(criteria, RubricColumns):
             return criteria
         if not criteria:
             return cls((), (), (), (), (), (), ())
-        return cls(*zip(*criteria))
+        return cls(*zip(*criteria, strict=False))
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def criteria(self) -> list[ScoredCriterion]:
         return [ScoredCriterion(*row) for row in zip(self.ids, self.weights, self.targets, self.dimensions,
-                                                      self.verdicts, self.gates, self.requires)]
+                                                      self.verdicts, self.gates, self.requires, strict=False)]
 
 
-@dataclass(frozen=True)
-class RubricResult:
+class RubricResult(NamedTuple):
     score: float | None  # None when a missing verdict decides it
     gate_triggered: bool
     missing: int
     positive_weight: int
-    effective: tuple[bool | None, ...] = field(repr=False, default=())  # h, aligned with the criteria
+    effective: tuple[bool | None, ...] = ()  # h, aligned with the criteria
 
 
 def _clip(value: float) -> float:
@@ -93,9 +115,8 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
     the (resolved) verdicts they require. ScoringError for an unknown id or a cycle.
 
     Depth-first with an explicit stack, so a chain of thousands of criteria needs no recursion."""
-    position: dict[str, int] = {}
-    for k in range(start, end):
-        position.setdefault(ids[k], k)
+    # The first row of each id (built from the end, so earlier rows overwrite later ones).
+    position = dict(zip(reversed(ids[start:end]), range(end - 1, start - 1, -1), strict=False))
 
     def row_of(i: int, needed: str) -> int:
         if needed not in position:
@@ -104,10 +125,23 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
 
     resolved: dict[int, bool | None] = {}
     for root in compress(range(start, end), requires[start:end]):
+        needed_rows = [row_of(root, needed) for needed in requires[root]]
+        if not any(requires[j] for j in needed_rows):
+            # The usual case: what it requires requires nothing; AND their verdicts directly.
+            value = verdicts[root]
+            for j in needed_rows:
+                other = verdicts[j]
+                if other is False or value is False:
+                    value = False
+                elif other is None:
+                    value = None
+            resolved[root] = h[root] = value
+            continue
         stack, on_stack = [root], {root}
         while stack:
             i = stack[-1]
-            waiting = next((j for j in (row_of(i, needed) for needed in requires[i]) if requires[j] and j not in resolved), None)
+            waiting = next((j for j in (row_of(i, needed) for needed in requires[i])
+                            if requires[j] and j not in resolved), None)
             if waiting is not None:
                 if waiting in on_stack:
                     raise ScoringError(f"criterion {ids[waiting]} is part of a 'requires' cycle")
@@ -128,7 +162,7 @@ def resolve_requires(ids: Sequence[str], verdicts: Sequence[bool | None], requir
         h[root] = resolved[root]
 
 
-def score_rubric(criteria: "Sequence[ScoredCriterion] | RubricColumns") -> RubricResult:
+def score_rubric(criteria: Sequence[ScoredCriterion] | RubricColumns) -> RubricResult:
     """score = 0 if a fatal gate triggered, else clip(100 · Σ w·h / W+, 0, 100)."""
     rubric = RubricColumns.of(criteria)
     h = effective_verdicts(rubric)
@@ -154,34 +188,29 @@ _is_positive = (0).__lt__
 
 def group_profiles(rubric: RubricColumns, h: Sequence[bool | None]) -> tuple[dict, dict]:
     """Profiles by target and by dimension: signed credit / positive weight per group, ×100,
-    clipped, before gates; None where the group has no positive weight or a missing verdict."""
-    positive_t: dict[str, int] = dict.fromkeys(FINAL_TARGETS, 0)
-    positive_d: dict[str, int] = dict.fromkeys(DIMENSIONS, 0)
-    credit_t, credit_d = dict(positive_t), dict(positive_d)
-    unknown_t: set[str] = set()
-    unknown_d: set[str] = set()
-    for target, dimension, weight, value, gate in zip(rubric.targets, rubric.dimensions, rubric.weights, h, rubric.gates):
-        if gate:
-            continue  # gates weigh 0; only their missing verdicts must not blank a group
-        if weight > 0:
-            positive_t[target] = positive_t.get(target, 0) + weight
-            positive_d[dimension] = positive_d.get(dimension, 0) + weight
-        if value is None:
-            unknown_t.add(target)
-            unknown_d.add(dimension)
-        elif value:
-            credit_t[target] = credit_t.get(target, 0) + weight
-            credit_d[dimension] = credit_d.get(dimension, 0) + weight
+    clipped, before gates; None where the group has no positive weight or a missing verdict.
 
-    def profile(groups, positive, credit, unknown):
-        return {g: (None if positive[g] <= 0 or g in unknown else _clip(100.0 * credit[g] / positive[g]))
-                for g in groups}
+    Each group is summed with C-level passes (compress, sum) over the rubric's columns."""
+    counted = list(map(not_, rubric.gates))  # gates weigh 0; only their missing verdicts must not blank a group
+    weights = list(compress(rubric.weights, counted))
+    values = list(compress(h, counted))
+    positive = list(map(max, weights, repeat(0)))
+    credit = list(map(mul, weights, map(truth, values)))
+    unknown = list(map(is_, values, repeat(None)))
 
-    return profile(FINAL_TARGETS, positive_t, credit_t, unknown_t), profile(DIMENSIONS, positive_d, credit_d, unknown_d)
+    def profile(groups: Sequence[str], labels: Sequence[str]) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for group in groups:
+            member = list(map(group.__eq__, compress(labels, counted)))
+            total = sum(compress(positive, member))
+            out[group] = (None if total <= 0 or any(compress(unknown, member))
+                          else _clip(100.0 * sum(compress(credit, member)) / total))
+        return out
+
+    return profile(FINAL_TARGETS, rubric.targets), profile(DIMENSIONS, rubric.dimensions)
 
 
-@dataclass
-class SystemProjectScores:
+class SystemProjectScores(NamedTuple):
     """One system on one project."""
 
     final: float | None
@@ -193,8 +222,7 @@ class SystemProjectScores:
     missing: int
 
 
-@dataclass
-class SystemSummary:
+class SystemSummary(NamedTuple):
     final_mean: float | None
     process_mean: float | None
     gap: float | None
@@ -206,8 +234,7 @@ class SystemSummary:
     missing: int
 
 
-@dataclass
-class BenchmarkScores:
+class BenchmarkScores(NamedTuple):
     projects: dict[str, dict[str, SystemProjectScores]]
     systems: dict[str, SystemSummary]
 
@@ -216,7 +243,7 @@ class BenchmarkScores:
         return sum(s.missing for by_system in self.projects.values() for s in by_system.values())
 
 
-def score_system_project(rubrics: dict[str, "Sequence[ScoredCriterion] | RubricColumns"]) -> SystemProjectScores:
+def score_system_project(rubrics: Mapping[str, Sequence[ScoredCriterion] | RubricColumns]) -> SystemProjectScores:
     """Scores from rubrics keyed by scope: subtask ids for checkpoints, 'final' for the final rubric."""
     columns = {scope: RubricColumns.of(criteria) for scope, criteria in rubrics.items() if len(criteria)}
     results = {scope: score_rubric(rubric) for scope, rubric in columns.items()}
@@ -246,12 +273,18 @@ def system_project_scores(results: dict[str, RubricResult], profiles: tuple[dict
 def _mean_or_none(values: list[float | None]) -> float | None:
     if not values or any(v is None for v in values):
         return None
-    return fmean(values)  # type: ignore[arg-type]
+    return _fmean(values)  # type: ignore[arg-type]
 
 
 def _available_mean(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None]
-    return fmean(present) if present else None
+    return _fmean(present) if present else None
+
+
+def _fmean(values: list[float]) -> float:
+    """statistics.fmean's exact result (fsum / n) without importing statistics on the
+    score path."""
+    return math.fsum(values) / len(values)
 
 
 def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
@@ -264,7 +297,8 @@ def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
     if not checkpoint_scores or any(s is None for s in checkpoint_scores):
         pass_rate = None
     else:
-        pass_rate = sum(1 for s in checkpoint_scores if s >= PASS_THRESHOLD) / len(checkpoint_scores)  # type: ignore[operator]
+        passed = sum(1 for s in checkpoint_scores if s is not None and s >= PASS_THRESHOLD)
+        pass_rate = passed / len(checkpoint_scores)
     return SystemSummary(
         final_mean=final_mean,
         process_mean=process_mean,
@@ -278,14 +312,17 @@ def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
     )
 
 
-def score_benchmark(rubrics: dict[str, dict[str, dict[str, "Sequence[ScoredCriterion] | RubricColumns"]]]) -> BenchmarkScores:
+Criteria = Sequence[ScoredCriterion] | RubricColumns
+
+
+def score_benchmark(rubrics: Mapping[str, Mapping[str, Mapping[str, Criteria]]]) -> BenchmarkScores:
     """rubrics[project][system][scope] -> criteria. Returns per-project scores and system means."""
     return assemble_benchmark(
-        ((project, system, score_system_project(rubrics[project][system]))
-         for project in rubrics for system in rubrics[project]))
+        (project, system, score_system_project(rubrics[project][system]))
+         for project in rubrics for system in rubrics[project])
 
 
-def assemble_benchmark(entries: "Iterable[tuple[str, str, SystemProjectScores]]") -> BenchmarkScores:
+def assemble_benchmark(entries: Iterable[tuple[str, str, SystemProjectScores]]) -> BenchmarkScores:
     """Per-project scores and system means from (project, system, scores) in any order."""
     projects: dict[str, dict[str, SystemProjectScores]] = {}
     for project, system, scores in entries:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from studio.scoring.engine import BenchmarkScores
 
 
@@ -28,7 +26,7 @@ def to_json(scores: BenchmarkScores) -> dict:
     }
     systems = {}
     for system, summary in scores.systems.items():
-        data = asdict(summary)
+        data = summary._asdict()
         for key in ("final_mean", "process_mean", "gap", "pass_rate_90"):
             data[key] = _r(data[key], 6 if key == "pass_rate_90" else 4)
         data["targets"] = {k: _r(v) for k, v in data["targets"].items()}
@@ -54,9 +52,9 @@ def to_text(scores: BenchmarkScores) -> str:
     header = f"{'project':20} {'system':24} {'final':>7} {'process':>8} {'gate':>5} {'missing':>7}"
     lines += [header, "-" * len(header)]
     for project, by_system in scores.projects.items():
-        for system, s in by_system.items():
-            lines.append(f"{project[:20]:20} {system[:24]:24} {_fmt(s.final):>7} {_fmt(s.process):>8} "
-                         f"{'yes' if s.gate_triggered else 'no':>5} {s.missing:>7}")
+        for system, one in by_system.items():
+            lines.append(f"{project[:20]:20} {system[:24]:24} {_fmt(one.final):>7} {_fmt(one.process):>8} "
+                         f"{'yes' if one.gate_triggered else 'no':>5} {one.missing:>7}")
     lines.append("")
     if scores.missing:
         lines.append(f"{scores.missing} verdict(s) missing: scores that depend on them are shown as —.")

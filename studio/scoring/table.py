@@ -10,13 +10,14 @@ from __future__ import annotations
 import csv
 import gc
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from studio.errors import StudioError
+from studio.graphs import cyclic_components
 from studio.scoring.cells import check_cells
 from studio.scoring.engine import FINAL_SCOPE, RubricColumns, ScoredCriterion
-from studio.tabular import cell_name, is_xlsx, read_rows
+from studio.tabular import TableReadError, cell_name, is_xlsx, read_rows
 
 # rubrics[project][system][scope] -> the rubric's criteria as columns
 Rubrics = dict[str, dict[str, dict[str, RubricColumns]]]
@@ -26,14 +27,15 @@ OPTIONAL = ("gate", "requires")
 MAX_ERRORS = 50
 
 
-@dataclass(frozen=True)
-class TableProblem:
+class TableProblem(NamedTuple):
     row: int
     column: str | None
     message: str
     cell: str | None = None
 
     def render(self, source: str) -> str:
+        if not self.row:  # the whole file
+            return f"{source}: {self.message}"
         where = f"row {self.row}" + (f", column '{self.column}'" if self.column else "")
         if self.cell:
             where += f" (cell {self.cell})"
@@ -75,6 +77,8 @@ def read_verdict_table(path: Path | str) -> Rubrics:
     with gc_paused():
         try:
             rows = read_rows(path)
+        except TableReadError as exc:
+            raise VerdictTableError(source, [TableProblem(exc.row, None, exc.message, exc.cell)]) from None
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise VerdictTableError(source, [TableProblem(1, None, f"cannot read the table: {exc}")]) from None
         except Exception as exc:  # openpyxl raises several kinds for a file that is not a workbook
@@ -86,6 +90,12 @@ def read_verdict_table(path: Path | str) -> Rubrics:
         if missing:
             raise VerdictTableError(source, [TableProblem(
                 1, None, f"header lacks column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}")])
+        twice = [name for name in REQUIRED + OPTIONAL if names.count(name) > 1]
+        if twice:
+            where = "; ".join(f"'{name}' in " + ", ".join(cell_name(k, 1) if is_xlsx(path) else f"column {k + 1}"
+                                                        for k, n in enumerate(names) if n == name) for name in twice)
+            raise VerdictTableError(source, [TableProblem(
+                1, None, f"the header names a column more than once ({where}); keep one column of each name")])
         col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
         rubrics, problems = _read_checked(rows[1:], col, is_xlsx(path))
     if problems:
@@ -120,11 +130,13 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
                 if not any(v.strip() for v in raw):
                     continue  # blank line
                 raw = raw + [""] * (width - len(raw))
-            project, system, scope, criterion = raw[i_proj].strip(), raw[i_sys].strip(), raw[i_scope].strip(), raw[i_crit].strip()
+            project, system = raw[i_proj].strip(), raw[i_sys].strip()
+            scope, criterion = raw[i_scope].strip(), raw[i_crit].strip()
             if not (project and system and scope and criterion):
                 if not (project or system or scope or criterion or raw[i_weight].strip()):
                     continue  # an empty row between blocks
-                for name, value in (("project", project), ("system", system), ("scope", scope), ("criterion", criterion)):
+                for name, value in (("project", project), ("system", system), ("scope", scope),
+                                    ("criterion", criterion)):
                     if not value:
                         bad(number, name, f"'{name}' is empty")
                 continue
@@ -146,7 +158,8 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
             if key in seen:
                 first_row, first = seen[key]
                 if first != record:
-                    bad(number, "criterion", f"criterion {criterion} appears again (first at row {first_row}) with different values; "
+                    bad(number, "criterion", f"criterion {criterion} appears again (first at row {first_row}) "
+                        "with different values; "
                         "a criterion covering several files has one verdict")
                 continue  # the same criterion listed once per covered file counts once
             seen[key] = (number, record)
@@ -172,23 +185,18 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
 
 
 def _check_requires(rubrics: Rubrics, requires_rows, bad) -> None:
-    index: dict[tuple[str, str, str], dict[str, tuple[str, ...]]] = {}
-    for number, (project, system, scope), criterion, requires in requires_rows:
-        known = index.get((project, system, scope))
-        if known is None:
-            rubric = rubrics[project][system][scope]
-            known = index[(project, system, scope)] = dict(zip(rubric.ids, rubric.requires))
-        for needed in requires:
-            if needed not in known:
-                bad(number, "requires", f"criterion {criterion} requires '{needed}', which is not in {project}/{system}/{scope}")
-        # Follow requires from this criterion; coming back to it is a cycle.
-        stack, seen = list(requires), set()
-        while stack:
-            current = stack.pop()
-            if current == criterion:
+    """Every required id exists in its rubric, and no criterion is on a `requires` cycle."""
+    by_rubric: dict[tuple[str, str, str], list[tuple[int, str, tuple[str, ...]]]] = {}
+    for number, key, criterion, requires in requires_rows:
+        by_rubric.setdefault(key, []).append((number, criterion, requires))
+    for (project, system, scope), rows in by_rubric.items():
+        rubric = rubrics[project][system][scope]
+        known = dict(zip(rubric.ids, rubric.requires, strict=False))
+        on_cycle = {node for component in cyclic_components(known) for node in component}
+        for number, criterion, requires in rows:
+            for needed in requires:
+                if needed not in known:
+                    bad(number, "requires",
+                        f"criterion {criterion} requires '{needed}', which is not in {project}/{system}/{scope}")
+            if criterion in on_cycle:
                 bad(number, "requires", f"criterion {criterion} is part of a 'requires' cycle")
-                break
-            if current in seen or current not in known:
-                continue
-            seen.add(current)
-            stack.extend(known[current])

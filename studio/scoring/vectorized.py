@@ -16,7 +16,6 @@ authority: it names each bad row, or scores what this path declined.
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
 
 import numpy as np
@@ -32,144 +31,51 @@ from studio.scoring.engine import (
     assemble_benchmark,
     system_project_scores,
 )
+from studio.tabular_arrays import Cells, _Declined, factorize, read_padded, split_cells
 
 ID_COLUMNS = ("project", "system", "scope", "criterion")
 SPEC_COLUMNS = ("weight", "target", "dimension", "verdict", "gate")
-
-# First or last bytes of an id cell that str.strip() could remove: ASCII blanks, and any byte
-# of a multi-byte UTF-8 character (some of which are Unicode spaces). Such tables decline.
-_EDGE_DOUBT = np.zeros(256, dtype=bool)
-_EDGE_DOUBT[list(b" \t\x0b\x0c\x1c\x1d\x1e\x1f")] = True
-_EDGE_DOUBT[0x80:] = True
 
 # Effective verdicts h as small ints ordered fail < missing < pass: the three-valued AND of
 # `requires` is then the minimum.
 FAIL, MISSING, PASS = 0, 1, 2
 _H_OF = {False: FAIL, None: MISSING, True: PASS}
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier for combining the words of a wide cell
-
-
-class _Declined(Exception):
-    """This table is not for the array path; the row-by-row path decides."""
-
-
-# _LOW_BYTES[r]: the mask keeping the first r bytes of a little-endian 64-bit word.
-_LOW_BYTES = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)
-
-
-class _Cells:
-    """The body cells of a CSV whose separators have been located: cell (row, column) is
-    data[starts[row, column]:ends[row, column]]."""
-
-    def __init__(self, data: bytes, starts: np.ndarray, ends: np.ndarray):
-        self.data = data
-        self.bytes = np.frombuffer(data, dtype=np.uint8)
-        self.starts, self.ends = starts, ends
-        self.lengths = ends - starts
-        # Every byte offset read as the start of a little-endian 64-bit word (stride 1 byte),
-        # over the data plus 8 zero bytes, so that a word may run past the last cell.
-        padded = np.frombuffer(data + bytes(8), dtype=np.uint8)
-        self._word_at = np.ndarray((len(data) + 1,), dtype="<u8", buffer=padded, strides=(1,))
-
-    def text(self, row: int, column: int) -> str:
-        return self.data[self.starts[row, column]:self.ends[row, column]].decode("utf-8")
-
-    def words(self, column: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Each cell's bytes, zero-padded to a multiple of 8, as rows of 64-bit words. With no
-        NUL byte in the file, equal words mean equal cells."""
-        starts = self.starts[:, column] if rows is None else self.starts[rows, column]
-        lengths = self.lengths[:, column] if rows is None else self.lengths[rows, column]
-        count = max(1, -(-int(lengths.max(initial=0)) // 8))
-        words = np.empty((len(starts), count), dtype=np.uint64)
-        last = len(self._word_at) - 1
-        for j in range(count):
-            # A cell shorter than 8j bytes may start near the end; its word is masked to 0 anyway.
-            at = starts + 8 * j if j == 0 else np.minimum(starts + 8 * j, last)
-            words[:, j] = self._word_at[at] & _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-        return words
-
-
-def _factorize(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(code of each row, first row of each code) for rows of words. Wide rows are hashed to
-    one word, then every row is compared with its code's first row, so a collision declines
-    rather than merges two values."""
-    key = words[:, 0]
-    for j in range(1, words.shape[1]):
-        key = key * _MIX ^ words[:, j]
-    _, first, codes = np.unique(key, return_index=True, return_inverse=True)
-    if words.shape[1] > 1 and not np.array_equal(words[first[codes]], words):
-        raise _Declined("hash collision")
-    return codes.reshape(-1), first
-
-
 def score_plain_csv(path: Path) -> BenchmarkScores | None:
     """Scores of the table at `path`, or None where the row-by-row path must decide."""
     try:
-        return _score(path.read_bytes())
+        return _score(*read_padded(path))
     except _Declined:
         return None
 
 
-def _split(data: bytes) -> tuple[list[str], _Cells]:
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    crlf = b"\r" in data
-    if crlf and data.count(b"\r") != data.count(b"\r\n"):
-        raise _Declined("bare carriage returns: csv.reader's rules apply")
-    if not data or b'"' in data or b"\x00" in data:
-        raise _Declined("quotes or NUL bytes: csv.reader's rules apply")
-    if not data.endswith(b"\n"):
-        data += b"\n"
-    if data.startswith((b"\n", b"\r\n")) or b"\n\n" in data or b"\n\r\n" in data:
-        raise _Declined("empty lines")
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Declined("not UTF-8") from None
-    header = data[:data.index(b"\n")].decode("utf-8").split(",")
-    width, lines = len(header), data.count(b"\n")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero((raw == ord(",")) | (raw == ord("\n")))
-    if lines < 2 or len(ends) != lines * width:
-        raise _Declined("no body, or rows of different widths")
-    ends = ends.reshape(lines, width)
-    if not (raw[ends[:, -1]] == ord("\n")).all():
-        raise _Declined("rows of different widths")  # with `lines` newlines in all, each ends a row
-    starts = np.empty_like(ends)
-    starts.flat[0] = 0
-    starts.flat[1:] = ends.flat[:-1] + 1
-    if crlf:
-        ends[:, -1] -= raw[ends[:, -1] - 1] == ord("\r")  # the last cell stops before "\r\n"
-    return header, _Cells(data, starts[1:], ends[1:])
-
-
-def _score(data: bytes) -> BenchmarkScores:
-    header, cells = _split(data)
+def _score(buffer: bytearray, size: int) -> BenchmarkScores:
+    header, cells = split_cells(buffer, size)
     names = [h.strip().lower() for h in header]
     if any(name not in names for name in ID_COLUMNS + SPEC_COLUMNS[:4]):
         raise _Declined("header lacks a column")
     col = {name: names.index(name) for name in ID_COLUMNS + SPEC_COLUMNS + ("requires",) if name in names}
 
-    ids = [col[name] for name in ID_COLUMNS]
-    if not cells.lengths[:, ids].all():
-        raise _Declined("an empty id cell")
-    if _EDGE_DOUBT[cells.bytes[cells.starts[:, ids]]].any() or _EDGE_DOUBT[cells.bytes[cells.ends[:, ids] - 1]].any():
-        raise _Declined("an id cell that stripping might change")
+    if any(names.count(name) > 1 for name in ID_COLUMNS + SPEC_COLUMNS + ("requires",)):
+        raise _Declined("a column named twice")
+    if cells.edges_doubtful([col[name] for name in ID_COLUMNS]):
+        raise _Declined("an empty id cell, or one that stripping might change")
 
     # Rubrics: one code per (project, system, scope).
-    rubric, rubric_first = _factorize(np.hstack([cells.words(col[name]) for name in ID_COLUMNS[:3]]))
+    rubric, rubric_first = factorize(np.hstack([cells.words(col[name]) for name in ID_COLUMNS[:3]]))
+    rubric = rubric.astype(np.int32)  # intermediates are freed as soon as used: memory stays near 5x the file
     keys = [tuple(cells.text(r, col[name]) for name in ID_COLUMNS[:3]) for r in rubric_first.tolist()]
     final_rubric = np.array([scope == FINAL_SCOPE for _, _, scope in keys])
 
     # Criteria: one code per id; no id twice in a rubric; one weight per (project, scope, id).
-    criterion, criterion_first = _factorize(cells.words(col["criterion"]))
+    criterion, criterion_first = factorize(cells.words(col["criterion"]))
+    criterion = criterion.astype(np.int32)
     criterion_code = {cells.text(r, col["criterion"]): c for c, r in enumerate(criterion_first.tolist())}
     n_criteria = len(criterion_first)
-    row_key = rubric * n_criteria + criterion
+    row_key = rubric.astype(np.int64) * n_criteria + criterion
     order = np.argsort(row_key, kind="stable")
     sorted_keys = row_key[order]
+    del row_key
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         raise _Declined("a criterion listed twice in one rubric")
 
@@ -178,25 +84,30 @@ def _score(data: bytes) -> BenchmarkScores:
     shared: dict[tuple[str, str], int] = {}
     project_scope = np.array([shared.setdefault((p, scope), len(shared)) for p, _, scope in keys])
     weight_key = project_scope[rubric] * n_criteria + criterion
+    del criterion
     by_weight_key = np.argsort(weight_key, kind="stable")
     grouped_keys, grouped_weights = weight_key[by_weight_key], weight[by_weight_key]
+    del weight_key, by_weight_key
     same = grouped_keys[1:] == grouped_keys[:-1]
     if (same & (grouped_weights[1:] != grouped_weights[:-1])).any():
         raise _Declined("a criterion weighed differently by two systems")
+    del grouped_keys, grouped_weights, same
 
     h = verdict.copy()
     if "requires" in col:
         _resolve_requires(cells, col["requires"], rubric, n_criteria, criterion_code, order, sorted_keys, h)
 
+    del order, sorted_keys
     return _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h)
 
 
-def _specs(cells: _Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np.ndarray, ...]:
+def _specs(cells: Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np.ndarray, ...]:
     """Weight, target index, dimension index, verdict (FAIL/MISSING/PASS) and gate of every
     row: each distinct combination of those cells is checked once by check_cells."""
     present = [name for name in SPEC_COLUMNS if name in col]
     words = np.hstack([cells.words(col[name]) for name in present] + [final_row.astype(np.uint64)[:, None]])
-    code, first = _factorize(words)
+    code, first = factorize(words)
+    del words
     table = []
     for row in first.tolist():
         texts = {name: cells.text(row, col[name]) for name in present}
@@ -206,18 +117,18 @@ def _specs(cells: _Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[n
             raise _Declined("a bad cell")
         w, t, d, v, g = checked
         table.append((w, TARGETS.index(t), DIMENSIONS.index(d), _H_OF[v], g))
-    weight, target, dimension, verdict, gate = (np.array(column)[code] for column in zip(*table))
+    weight, target, dimension, verdict, gate = (np.array(column)[code] for column in zip(*table, strict=False))
     return weight.astype(np.int64), target, dimension, verdict.astype(np.int8), gate.astype(bool)
 
 
-def _resolve_requires(cells: _Cells, column: int, rubric: np.ndarray, n_criteria: int, criterion_code: dict[str, int],
+def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria: int, criterion_code: dict[str, int],
                       order: np.ndarray, sorted_keys: np.ndarray, h: np.ndarray) -> None:
     """Set h of every row with `requires` (h holds the verdicts): its verdict AND the resolved
     h of every criterion it requires."""
-    rows = np.flatnonzero(cells.lengths[:, column])
+    rows = np.flatnonzero(cells.lengths(column))
     if not len(rows):
         return
-    code, first = _factorize(cells.words(column, rows))
+    code, first = factorize(cells.words(column, rows))
     needed_of: list[np.ndarray] = []
     for r in rows[first].tolist():
         names = [part.strip() for part in cells.text(r, column).split(";") if part.strip()]
@@ -284,7 +195,8 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
 
     results: dict[tuple[str, str], dict[str, RubricResult]] = {}
     final_profiles: dict[tuple[str, str], tuple[dict, dict]] = {}
-    columns = zip(keys, scores.tolist(), triggered.tolist(), unknown.tolist(), missing.tolist(), w_plus.tolist())
+    columns = zip(keys, scores.tolist(), triggered.tolist(), unknown.tolist(), missing.tolist(), w_plus.tolist(),
+                  strict=True)
     for k, ((project, system, scope), score, hit, blank, n_missing, w) in enumerate(columns):
         if hit:
             result = RubricResult(0.0, True, n_missing, int(w))
@@ -292,8 +204,9 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
             result = RubricResult(None if blank else score, False, n_missing, int(w))
         results.setdefault((project, system), {})[scope] = result
         if final_rubric[k]:
-            final_profiles[(project, system)] = tuple(
-                {g: (None if pos[k][offset + i] <= 0 or unk[k][offset + i] else _clip(100.0 * cred[k][offset + i] / pos[k][offset + i]))
+            final_profiles[(project, system)] = tuple(  # type: ignore[assignment]  # one per grouping: two
+                {g: (None if pos[k][offset + i] <= 0 or unk[k][offset + i]
+                     else _clip(100.0 * cred[k][offset + i] / pos[k][offset + i]))
                  for i, g in enumerate(groups)}
                 for groups, offset, pos, cred, unk in profiles)
     return assemble_benchmark(

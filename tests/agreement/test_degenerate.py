@@ -45,7 +45,7 @@ def grid(verdicts: dict[str, str], criterion: str = "crit") -> list[tuple]:
 def test_all_pass_two_raters():
     ratings = build(grid({"A": "p p p p p", "B": "p p p p p"}))
     assert ratings.categories == ["pass", "fail"]
-    pooled = analyse(ratings, resamples=200, seed=1)["pooled"]
+    pooled = analyse(ratings, resamples=200, seed=1).pooled
     assert (pooled["n"], pooled["agree"], pooled["percent"]) == (5, 5, 100.0)
     assert pooled["wilson95"][1] == 100.0 and 0 < pooled["wilson95"][0] < 100
     # kappa: Pe = 1, 0/0; alpha: no expected disagreement — undefined, not 0 and not 1
@@ -63,7 +63,7 @@ def test_all_pass_two_raters():
 
 def test_all_pass_three_raters_with_a_judge():
     ratings = build(grid({"judge": "p p p", "E1": "p p p", "E2": "p . p"}))
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["krippendorff_alpha"] is None
     assert pooled["gwet_ac1"] == 1.0
     assert pooled["percent"] == 100.0
@@ -80,7 +80,7 @@ def test_one_category_that_is_not_pass_fail_is_undefined_everywhere():
     """A single non-pass/fail label is a one-category scale: AC1 is undefined too."""
     ratings = build(grid({"A": "good good good", "B": "good good good", "C": "good . good"}))
     assert ratings.categories == ["good"]
-    pooled = analyse(ratings, resamples=50)["pooled"]
+    pooled = analyse(ratings, resamples=50).pooled
     assert pooled["percent"] == 100.0
     for name in ("gwet_ac1", "krippendorff_alpha"):
         assert pooled[name] is None
@@ -93,7 +93,7 @@ def test_one_category_that_is_not_pass_fail_is_undefined_everywhere():
 # -- one item -----------------------------------------------------------------------------------
 
 def test_one_decision_two_raters_agreeing():
-    pooled = analyse(build([("c", "i", "A", "fail"), ("c", "i", "B", "fail")]), resamples=20)["pooled"]
+    pooled = analyse(build([("c", "i", "A", "fail"), ("c", "i", "B", "fail")]), resamples=20).pooled
     assert (pooled["n"], pooled["agree"]) == (1, 1)
     assert pooled["cohen_kappa"] is None and pooled["krippendorff_alpha"] is None
     assert pooled["gwet_ac1"] == 1.0
@@ -101,7 +101,7 @@ def test_one_decision_two_raters_agreeing():
 
 def test_one_decision_two_raters_disagreeing_matches_the_formulas():
     """Po = Pe = 0, so kappa = 0 (defined); alpha: D_o = D_e, so 0 — as krippendorff says."""
-    pooled = analyse(build([("c", "i", "A", "pass"), ("c", "i", "B", "fail")]))["pooled"]
+    pooled = analyse(build([("c", "i", "A", "pass"), ("c", "i", "B", "fail")])).pooled
     assert (pooled["n"], pooled["agree"], pooled["percent"]) == (1, 0, 0.0)
     assert pooled["cohen_kappa"] == 0.0
     assert pooled["krippendorff_alpha"] == pytest.approx(
@@ -116,7 +116,7 @@ def test_one_item_with_several_criteria_bootstraps_to_the_point_estimate():
     ratings = build(rows)
     assert ratings.item_names == ["only-item"] and ratings.n_decisions == 5
     report = analyse(ratings, resamples=30, seed=3)
-    pooled = report["pooled"]
+    pooled = report.pooled
     for name, value in pooled["bootstrap95"].items():
         assert value == {"interval": [pooled[name], pooled[name]], "undefined_resamples": 0}, name
 
@@ -127,7 +127,7 @@ def test_one_item_with_several_criteria_bootstraps_to_the_point_estimate():
 def test_one_rater_everything_undefined(name):
     ratings = build(grid({name: "p f p f"}))
     report = analyse(ratings, resamples=20)
-    pooled = report["pooled"]
+    pooled = report.pooled
     assert pooled["n"] == 0 and pooled["agree"] == 0
     assert pooled["percent"] is None and pooled["wilson95"] is None
     for coefficient in COEFFICIENTS + ("cohen_kappa_se", "cohen_kappa_se0"):
@@ -135,9 +135,9 @@ def test_one_rater_everything_undefined(name):
     assert all(v["interval"] is None and v["undefined_resamples"] == 20 for v in pooled["bootstrap95"].values())
     assert "pairwise" not in pooled
     assert pooled["pass_rates"] == {name: 0.5}
-    assert report["disagreements"] == []
+    assert report.disagreements == []
     if name == "judge":  # a judge with no expert: nothing to compare against
-        assert report["judge"] == "judge"
+        assert report.judge == "judge"
         assert pooled["judge_vs_experts"] == {"false_pass_rate": None, "false_fail_rate": None, "false_pass": 0,
                                               "expert_fail": 0, "false_fail": 0, "expert_pass": 0}
     else:
@@ -145,7 +145,7 @@ def test_one_rater_everything_undefined(name):
 
 
 def test_two_raters_who_never_rate_the_same_decision():
-    pooled = analyse(build(grid({"A": "p f . .", "B": ". . p f"})))["pooled"]
+    pooled = analyse(build(grid({"A": "p f . .", "B": ". . p f"}))).pooled
     assert pooled["n"] == 0 and pooled["percent"] is None and pooled["wilson95"] is None
     for coefficient in COEFFICIENTS:
         assert pooled[coefficient] is None, coefficient
@@ -155,13 +155,13 @@ def test_no_verdict_at_all():
     """Every verdict empty: no categories; everything undefined, nothing raises."""
     ratings = build(grid({"A": "- -", "B": "- -", "C": "- ."}))
     assert ratings.categories == [] and ratings.n_decisions == 2
-    pooled = analyse(ratings, resamples=10)["pooled"]
+    pooled = analyse(ratings, resamples=10).pooled
     assert pooled["n"] == 0 and pooled["percent"] is None
     for coefficient in COEFFICIENTS:
         assert pooled[coefficient] is None, coefficient
     for entry in pooled["pairwise"].values():  # no pairs: kappa undefined (not 0)
         assert entry["n"] == 0 and entry["percent"] is None and entry["cohen_kappa"] is None
-    two = analyse(build(grid({"A": "- -", "B": "- -"})))["pooled"]
+    two = analyse(build(grid({"A": "- -", "B": "- -"}))).pooled
     assert two["cohen_kappa"] is None and two["percent"] is None
 
 
@@ -170,7 +170,7 @@ def test_no_verdict_at_all():
 def test_a_category_seen_only_once():
     ratings = build(grid({"A": "p f p p f n/a", "B": "p f f p f f", "C": "p . p p f f"}))
     assert ratings.categories == ["pass", "fail", "n/a"]
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     values = np.array([[0, 1, 0, 0, 1, 2], [0, 1, 1, 0, 1, 1], [0, np.nan, 0, 0, 1, 1]], dtype=float)
     assert pooled["krippendorff_alpha"] == pytest.approx(
         krippendorff.alpha(reliability_data=values, level_of_measurement="nominal", value_domain=[0, 1, 2]), abs=1e-6)
@@ -178,7 +178,7 @@ def test_a_category_seen_only_once():
     assert pooled["gwet_ac1"] == pytest.approx(CAC(frame, digits=12).gwet()["est"]["coefficient_value"], abs=1e-6)
     # pass rates count the n/a verdict in the denominator: A passed 3 of 6
     assert pooled["pass_rates"]["A"] == 0.5
-    assert len(analyse(ratings)["disagreements"]) == 2
+    assert len(analyse(ratings).disagreements) == 2
 
 
 def test_a_decision_with_a_single_rating_among_others():
@@ -186,7 +186,7 @@ def test_a_decision_with_a_single_rating_among_others():
     category prevalences (Gwet 2008; irrCAC does the same)."""
     full = grid({"A": "p f p p f p", "B": "p f f p f p"})
     lone = full + [("crit", "item099", "A", "fail")]
-    with_lone, without = analyse(build(lone))["pooled"], analyse(build(full))["pooled"]
+    with_lone, without = analyse(build(lone)).pooled, analyse(build(full)).pooled
     for key in ("n", "agree", "percent", "wilson95", "cohen_kappa", "cohen_kappa_se", "krippendorff_alpha"):
         assert with_lone[key] == without[key], key
     frame = pd.DataFrame({"A": [0, 1, 0, 0, 1, 0, 1], "B": [0, 1, 1, 0, 1, 0, np.nan]}, dtype=float)
@@ -211,8 +211,8 @@ def test_judge_false_pass_and_false_fail_rates_by_hand():
     expert fails 3 + 1 = 4, of which the judge passed 2 + 1 = 3; expert passes 2 + 3 = 5, of
     which the judge failed 1 + 1 = 2. d6 has no judge verdict."""
     report = analyse(build(grid(JUDGE_TABLE)))
-    assert report["judge"] == "judge"
-    pooled = report["pooled"]
+    assert report.judge == "judge"
+    pooled = report.pooled
     assert pooled["judge_vs_experts"] == {"false_pass_rate": 0.75, "false_fail_rate": 0.4, "false_pass": 3,
                                           "expert_fail": 4, "false_fail": 2, "expert_pass": 5}
     # judge rows × pooled expert columns, [pass, fail]
@@ -225,7 +225,7 @@ def test_judge_false_pass_and_false_fail_rates_by_hand():
 def test_judge_expert_and_expert_expert_means():
     """judge|E1: n 5, Po .4, Pe .6·.4 + .4·.6 = .48, kappa -.08/.52; judge|E2: n 4, Po .5,
     Pe .75² + .25² = .625, kappa -1/3; E1|E2: n 5 (d1-d4, d6), agree d1, d3, d4."""
-    pooled = analyse(build(grid(JUDGE_TABLE)))["pooled"]
+    pooled = analyse(build(grid(JUDGE_TABLE))).pooled
     pairs = pooled["pairwise"]
     assert set(pairs) == {"judge|E1", "judge|E2", "E1|E2"}
     assert (pairs["judge|E1"]["n"], pairs["judge|E1"]["percent"]) == (5, 40.0)
@@ -245,10 +245,10 @@ def test_judge_expert_and_expert_expert_means():
 
 def test_judge_named_explicitly_and_unknown_judge():
     rows = [(c, i, {"judge": "llm"}.get(r, r), lab) for c, i, r, lab in grid(JUDGE_TABLE)]
-    pooled = analyse(build(rows), judge="llm")["pooled"]
+    pooled = analyse(build(rows), judge="llm").pooled
     assert pooled["judge_vs_experts"]["false_pass"] == 3
     assert "judge_expert" in pooled
-    assert "judge_vs_experts" not in analyse(build(rows))["pooled"]  # no rater is called 'judge'
+    assert "judge_vs_experts" not in analyse(build(rows)).pooled  # no rater is called 'judge'
     with pytest.raises(ValueError, match="no rater named 'gpt'"):
         analyse(build(rows), judge="gpt")
 
@@ -278,21 +278,20 @@ def test_bootstrap_is_reproducible_by_seed(raters):
     again = analyse(ratings, resamples=300, seed=11)
     other = analyse(ratings, resamples=300, seed=12)
     assert first == again
-    assert first["bootstrap"] == {"resamples": 300, "seed": 11, "unit": "item"}
-    for key in ("pooled",):
-        for name, value in first[key]["bootstrap95"].items():
-            assert value["interval"] != other[key]["bootstrap95"][name]["interval"], name
-    assert first["by_target"]["t0"]["bootstrap95"] == again["by_target"]["t0"]["bootstrap95"]
+    assert first.bootstrap == {"resamples": 300, "seed": 11, "unit": "item"}
+    for name, value in first.pooled["bootstrap95"].items():
+        assert value["interval"] != other.pooled["bootstrap95"][name]["interval"], name
+    assert first.by_target["t0"]["bootstrap95"] == again.by_target["t0"]["bootstrap95"]
     # the point estimates do not depend on the bootstrap
     strip = lambda block: {k: v for k, v in block.items() if k != "bootstrap95"}  # noqa: E731
-    assert strip(first["pooled"]) == strip(other["pooled"]) == strip(analyse(ratings)["pooled"])
+    assert strip(first.pooled) == strip(other.pooled) == strip(analyse(ratings).pooled)
 
 
 @pytest.mark.parametrize("raters", [2, 4])
 def test_bootstrap_intervals_contain_the_point_estimate(raters):
     ratings = _large(raters, seed=5)
     report = analyse(ratings, resamples=1000, seed=2)
-    for block in [report["pooled"], *report["by_target"].values()]:
+    for block in [report.pooled, *report.by_target.values()]:
         names = list(block["bootstrap95"])
         assert {"gwet_ac1", "krippendorff_alpha", "percent"} <= set(names)
         assert ("cohen_kappa" in names) == (raters == 2)

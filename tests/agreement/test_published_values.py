@@ -9,7 +9,7 @@
   n = 100: kappa = 0.654, s.e. 0.062, s.e. under H0 0.069) and Fleiss, Statistical Methods for
   Rates and Proportions (proportions table, n = 100: kappa = 0.676, s.e. 0.088).
 
-Each data set is built through RatingsBuilder and checked in analyse(...)["pooled"], and the
+Each data set is built through RatingsBuilder and checked in analyse(...).pooled, and the
 coefficient functions are checked directly on the same counts.
 """
 
@@ -76,7 +76,7 @@ def test_krippendorff_4_observers_12_units_with_missing_values():
     ratings = _from_rows(KRIPPENDORFF_4X12)
     assert ratings.categories == ["1", "2", "3", "4", "5"]
     assert ratings.n_decisions == 12
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["krippendorff_alpha"] == pytest.approx(0.743, abs=5e-4)
     assert pooled["krippendorff_alpha"] == pytest.approx(0.743421, abs=1e-6)  # 1 - 0.195/0.760 = 0.74342…
     assert pooled["n"] == 11  # unit 12 has a single value: not pairable
@@ -90,7 +90,7 @@ def test_krippendorff_binary_two_observers():
     rows = {"A": "0 1 0 0 0 0 0 0 1 0", "B": "1 1 1 0 0 1 0 0 0 0"}
     ratings = _from_rows(rows)
     assert ratings.categories == ["0", "1"]  # the builder keeps labels as given
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["krippendorff_alpha"] == pytest.approx(0.095, abs=5e-4)
     assert pooled["krippendorff_alpha"] == pytest.approx(1 - 4 / 4.4211, abs=1e-4)  # 1 - D_o/D_e = 0.0952
     assert float(co.krippendorff_alpha(_coincidence(ratings))) == pytest.approx(0.095238, abs=1e-6)
@@ -98,12 +98,12 @@ def test_krippendorff_binary_two_observers():
     # alpha does not depend on the labels
     normalised = _from_rows(rows, normalise=True)
     assert normalised.categories == ["pass", "fail"]
-    assert analyse(normalised)["pooled"]["krippendorff_alpha"] == pooled["krippendorff_alpha"]
+    assert analyse(normalised).pooled["krippendorff_alpha"] == pooled["krippendorff_alpha"]
 
 
 def test_gwet_ac1_on_the_4_rater_handbook_data():
     ratings = _from_rows(KRIPPENDORFF_4X12)
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["gwet_ac1"] == pytest.approx(0.7754, abs=5e-5)
     # pa and pe directly, from the unit sums the coefficient functions take
     counts = _unit_counts(ratings)
@@ -129,7 +129,7 @@ def test_gwet_ac1_against_irrcac_dataset_itself():
         for rater, value in row.items():
             if value == value:  # not NaN
                 builder.add("crit", f"unit{int(unit):02d}", rater, str(int(value)))
-    pooled = analyse(builder.build())["pooled"]
+    pooled = analyse(builder.build()).pooled
     assert pooled["gwet_ac1"] == pytest.approx(0.7754, abs=5e-5)
     assert pooled["krippendorff_alpha"] == pytest.approx(0.743421, abs=1e-6)
 
@@ -140,7 +140,7 @@ FLEISS = [[75, 1, 4], [5, 4, 1], [0, 0, 10]]  # proportions .75 .01 .04 / .05 .0
 
 def test_cohen_kappa_with_standard_errors_bonnardel():
     ratings = _from_confusion(BONNARDEL)
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["confusion"]["counts"] == BONNARDEL
     assert pooled["n"] == 100 and pooled["agree"] == 77
     assert pooled["percent"] == pytest.approx(77.0)  # Po = 0.770
@@ -156,7 +156,7 @@ def test_cohen_kappa_with_standard_errors_bonnardel():
 
 
 def test_cohen_kappa_with_standard_error_fleiss():
-    pooled = analyse(_from_confusion(FLEISS))["pooled"]
+    pooled = analyse(_from_confusion(FLEISS)).pooled
     assert pooled["percent"] == pytest.approx(89.0)
     assert pooled["cohen_kappa"] == pytest.approx(0.676, abs=5e-4)
     assert pooled["cohen_kappa_se"] == pytest.approx(0.088, abs=5e-4)

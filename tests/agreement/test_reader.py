@@ -89,7 +89,7 @@ def test_columns_in_any_order_synonyms_other_labels_and_missing(tmp_path, kind):
     assert ratings.categories == ["pass", "fail", "n/a", "partial"]  # pass, fail first, other labels kept
     assert ratings.n_decisions == 5 and ratings.item_names == ["i1", "i2", "i3"]
     assert verdicts(ratings) == EXPECTED
-    pooled = analyse(ratings)["pooled"]
+    pooled = analyse(ratings).pooled
     assert pooled["n"] == 3  # (c2, i2) and (c1, i3) have one verdict each
 
 
@@ -115,8 +115,8 @@ def test_header_case_and_spaces_optional_columns_and_blank_lines(tmp_path):
     ratings = read_rating_table(path)
     assert ratings.attributes == {"target": ["t1", "t2"], "project": ["p", None]}
     report = analyse(ratings)
-    assert set(report["by_target"]) == {"t1", "t2"} and set(report["by_project"]) == {"p"}
-    assert report["by_dimension"] == {}
+    assert set(report.by_target) == {"t1", "t2"} and set(report.by_project) == {"p"}
+    assert report.by_dimension == {}
 
 
 def test_quoted_csv_fields(tmp_path):
@@ -165,7 +165,7 @@ def test_an_empty_key_field_names_row_and_column(tmp_path, kind, column, index, 
     found = problems(path)
     assert len(found) == 1
     assert found[0].startswith(f"row 3, column '{column}'")
-    assert ("(cell %s3)" % letter in found[0]) == (kind == "xlsx")
+    assert (f"(cell {letter}3)" in found[0]) == (kind == "xlsx")
 
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
@@ -196,9 +196,10 @@ def test_every_bad_row_is_reported_and_nothing_is_computed(tmp_path, monkeypatch
     assert [re.match(r"row (\d+), column '(\w+)'", p).groups() for p in found] == \
         [("3", "rater"), ("5", "rater"), ("6", "criterion")]
     assert built == []
-    # the same table without its bad rows is read (and built) normally
+    # the same table without its bad rows is read normally (column-wise), and built by the row reader
     good = write_csv(tmp_path / "good.csv", [CSV_HEADER, ["c1", "i1", "A", "pass", ""], ["c1", "i2", "B", "pass", ""]])
-    assert read_rating_table(good).n_decisions == 2 and built == [1]
+    assert read_rating_table(good).n_decisions == 2 and built == []
+    assert reader_module.read_rows_checked(good).n_decisions == 2 and built == [1]
 
 
 def test_too_many_errors_are_capped(tmp_path):

@@ -81,12 +81,13 @@ def _line(text: str, start: str) -> str:
 # -- text report ---------------------------------------------------------------------------
 def test_text_header_and_pooled_block_of_two_raters(two):
     text = to_text(two)
-    pooled = two["pooled"]
+    pooled = two.pooled
     assert "Raters:     2: judge, expert" in text
     assert "Judge:      judge" in text
-    assert f"Decisions:  {two['decisions']} (criterion x item) over {two['items']} items" in text
+    assert f"Decisions:  {two.decisions} (criterion x item) over {two.items} items" in text
     assert "200 resamples of whole items (cluster bootstrap), seed 1" in text
-    assert f"decisions rated by both raters: {pooled['n']} of {pooled['decisions']}; agreeing: {pooled['agree']}" in text
+    assert (f"decisions rated by both raters: {pooled['n']} of {pooled['decisions']}; agreeing: {pooled['agree']}"
+            in text)
     boot = pooled["bootstrap95"]
     line = _line(text, "percent agreement")
     assert _num(pooled["percent"], 2) + "%" in line
@@ -105,16 +106,16 @@ def test_text_header_and_pooled_block_of_two_raters(two):
 
 def test_text_confusion_grid_pass_rates_and_judge_rates(two):
     text = to_text(two)
-    confusion = two["pooled"]["confusion"]
+    confusion = two.pooled["confusion"]
     (pp, pf), (fp, ff) = confusion["counts"]
     assert "rows: judge; columns: expert" in text
     assert re.search(r"judge \\ expert\s+pass\s+fail\s+total", text)
     assert re.search(rf"\n\s+pass\s+{pp}\s+{pf}\s+{pp + pf}\n", text)
     assert re.search(rf"\n\s+fail\s+{fp}\s+{ff}\s+{fp + ff}\n", text)
     assert re.search(rf"\n\s+total\s+{pp + fp}\s+{pf + ff}\s+{pp + pf + fp + ff}\n", text)
-    for rater, rate in two["pooled"]["pass_rates"].items():
+    for rater, rate in two.pooled["pass_rates"].items():
         assert re.search(rf"\n\s+{rater}\s+{100 * rate:.1f}%\n", text)
-    rates = two["pooled"]["judge_vs_experts"]
+    rates = two.pooled["judge_vs_experts"]
     assert (f"false-pass rate: {100 * rates['false_pass_rate']:.1f}% ({rates['false_pass']} of "
             f"{rates['expert_fail']} expert 'fail' verdicts") in text
     assert (f"false-fail rate: {100 * rates['false_fail_rate']:.1f}% ({rates['false_fail']} of "
@@ -125,7 +126,7 @@ def test_text_groups_and_disagreements(two):
     text = to_text(two)
     for key, title in (("by_target", "By target"), ("by_dimension", "By dimension"), ("by_project", "By project")):
         assert title in text
-        for group, block in two[key].items():
+        for group, block in two.groups(key).items():
             line = _line(text, group)
             cells = line.split()
             assert cells[1] == str(block["n"])
@@ -133,13 +134,13 @@ def test_text_groups_and_disagreements(two):
             for value in (block["cohen_kappa"], block["gwet_ac1"], block["krippendorff_alpha"]):
                 assert f"{value:.3f}" in line
             assert _interval(block["bootstrap95"]["gwet_ac1"]["interval"], 2) in line
-    assert text.rstrip().endswith(f"Disagreements: {len(two['disagreements'])} decisions where the raters' "
+    assert text.rstrip().endswith(f"Disagreements: {len(two.disagreements)} decisions where the raters' "
                                   "verdicts differ (listed in the xlsx and JSON).")
 
 
 def test_text_more_than_two_raters_pairwise_and_ceiling(three):
     text = to_text(three)
-    pooled = three["pooled"]
+    pooled = three.pooled
     assert "all raters agree (unanimous): " + str(pooled["agree"]) in text
     assert _num(pooled["percent"], 2) in _line(text, "percent agreement (mean over pairs)")
     assert _line(text, "Cohen's kappa").split()[2] == "n/a"  # two raters only: not "undefined", not 0
@@ -155,14 +156,14 @@ def test_text_more_than_two_raters_pairwise_and_ceiling(three):
     line = _line(text, "expert-expert:")
     assert f"{ee['gwet_ac1']:.3f}" in line and "(1 pair)" in line and "ceiling" in line
     assert f"percent {je['percent'] - ee['percent']:+.2f} points" in _line(text, "judge minus ceiling")
-    for group, block in three["by_target"].items():
+    for group, block in three.by_target.items():
         line = _line(text, group)
         assert f"{block['judge_expert']['cohen_kappa']:.3f}" in line  # the J-E kappa column
         assert _interval(block["bootstrap95"]["percent"]["interval"], 1) in line
 
 
 def test_text_prints_undefined_never_a_number(degenerate):
-    pooled = degenerate["pooled"]
+    pooled = degenerate.pooled
     assert pooled["cohen_kappa"] is None and pooled["krippendorff_alpha"] is None  # the premise
     assert pooled["judge_vs_experts"]["false_pass_rate"] is None
     text = to_text(degenerate)
@@ -215,10 +216,10 @@ def test_xlsx_sheets_and_pooled_values(two, tmp_path):
     write_xlsx(two, path)
     book = load_workbook(path)
     assert book.sheetnames == ["Pooled", "By target", "By dimension", "By project", "Confusion", "Disagreements"]
-    pooled, block = _pooled(book), two["pooled"]
+    pooled, block = _pooled(book), two.pooled
     boot = block["bootstrap95"]
     assert pooled["Raters"][0][0] == "judge, expert"
-    assert pooled["Decisions"][0][0] == two["decisions"] and pooled["Items"][0][0] == two["items"]
+    assert pooled["Decisions"][0][0] == two.decisions and pooled["Items"][0][0] == two.items
     assert pooled["Bootstrap resamples"][0][0] == 200 and pooled["Bootstrap seed"][0][0] == 1
     assert pooled["Agreeing decisions"][0][0] == block["agree"]
     wilson, booted = pooled["Percent agreement"]
@@ -249,10 +250,10 @@ def test_xlsx_group_sheets(two, tmp_path):
         header = rows[0]
         assert header[:6] == (name, "n", "agree", "percent", "wilson lo", "wilson hi")
         assert header[-2:] == ("false-pass", "false-fail")
-        assert [r[0] for r in rows[1:]] == list(two[key])
+        assert [r[0] for r in rows[1:]] == list(two.groups(key))
         for row in rows[1:]:
-            block = two[key][row[0]]
-            cells = dict(zip(header, row))
+            block = two.groups(key)[row[0]]
+            cells = dict(zip(header, row, strict=False))
             boot = block["bootstrap95"]
             assert (cells["n"], cells["agree"]) == (block["n"], block["agree"])
             expected = {
@@ -275,7 +276,7 @@ def test_xlsx_confusion_pairwise_and_disagreements(three, tmp_path):
     book = load_workbook(path)
     assert book.sheetnames == ["Pooled", "By target", "By dimension", "By project", "Confusion", "Pairwise",
                                "Disagreements"]
-    confusion = three["pooled"]["confusion"]
+    confusion = three.pooled["confusion"]
     counts = confusion["counts"]
     grid = _rows(book["Confusion"])
     assert grid[0] == ("rows: judge \\ columns: experts (pooled)", "pass", "fail", "total")
@@ -285,24 +286,25 @@ def test_xlsx_confusion_pairwise_and_disagreements(three, tmp_path):
 
     pairs = _rows(book["Pairwise"])
     assert pairs[0] == ("rater A", "rater B", "n", "agree", "percent", "kappa", "AC1")
-    for row, pair in zip(pairs[1:], three["pooled"]["pairwise"].values()):
+    for row, pair in zip(pairs[1:], three.pooled["pairwise"].values(), strict=False):
         assert row == (pair["a"], pair["b"], pair["n"], pair["agree"], pytest.approx(pair["percent"]),
                        pytest.approx(pair["cohen_kappa"]), pytest.approx(pair["gwet_ac1"]))
     ceiling = pairs[-1]
     assert ceiling[:2] == ("mean expert-expert (ceiling)", "1 pair")
-    assert ceiling[4] == pytest.approx(three["pooled"]["expert_expert"]["percent"])
+    assert ceiling[4] == pytest.approx(three.pooled["expert_expert"]["percent"])
 
     rows = _rows(book["Disagreements"])
     assert rows[0] == ("criterion", "item", "target", "dimension", "project", "judge", "expert1", "expert2")
-    assert len(rows) == len(three["disagreements"]) + 1
-    first = three["disagreements"][0]
+    assert len(rows) == len(three.disagreements) + 1
+    first = three.disagreements[0]
     assert rows[1] == (first["criterion"], first["item"], first["target"], first["dimension"], first["project"],
                        *first["ratings"].values())
 
     pooled = _pooled(book)
     assert pooled["Cohen's kappa"][0][0] == "n/a"  # not computed for three raters: not blank, not 0
-    assert pooled["Unanimous decisions"][0][0] == three["pooled"]["agree"]
-    assert pooled["Mean judge-expert Cohen's kappa"][0][0] == pytest.approx(three["pooled"]["judge_expert"]["cohen_kappa"])
+    assert pooled["Unanimous decisions"][0][0] == three.pooled["agree"]
+    expected = three.pooled["judge_expert"]["cohen_kappa"]
+    assert pooled["Mean judge-expert Cohen's kappa"][0][0] == pytest.approx(expected)
 
 
 def test_xlsx_writes_undefined_as_text(degenerate, tmp_path):
@@ -317,7 +319,7 @@ def test_xlsx_writes_undefined_as_text(degenerate, tmp_path):
     assert pooled["Judge false-pass rate"][0][0] == "undefined"
     assert pooled["Gwet's AC1"][0][:3] == (1, 1, 1)
     header, row = _rows(book["By target"])
-    cells = dict(zip(header, row))
+    cells = dict(zip(header, row, strict=False))
     for key in ("kappa", "kappa se", "kappa lo", "kappa hi", "alpha", "alpha lo", "alpha hi", "false-pass"):
         assert cells[key] == "undefined", key
     assert cells["false-fail"] == 0 and cells["percent"] == 100
@@ -396,7 +398,7 @@ def test_plot_with_undefined_coefficients_and_no_groups(tmp_path):
         builder.add(f"C{c}", f"i{c % 2}", "a", "pass")
         builder.add(f"C{c}", f"i{c % 2}", "b", "pass" if c else "fail")
     report = analyse(builder.build(), resamples=30)
-    report["pooled"]["gwet_ac1"] = None  # an undefined pooled value is left out as well
+    report.pooled["gwet_ac1"] = None  # an undefined pooled value is left out as well
     path = tmp_path / "agreement.png"
     write_plot(report, path)
     assert path.stat().st_size > 10_000 and _png_size(path)[0] > 0
@@ -405,9 +407,10 @@ def test_plot_with_undefined_coefficients_and_no_groups(tmp_path):
 def test_plot_caption_names_the_undefined_values(degenerate):
     from studio.agreement.plot import PANELS, _caption, _plan
 
-    panels = [_plan(degenerate, degenerate[key], name) for key, name in PANELS]
+    panels = [_plan(degenerate, degenerate.groups(key), name) for key, name in PANELS]
     caption = _caption(degenerate, panels).replace("\n", " ")
-    assert "Not drawn, undefined: Cohen's kappa for target artifact; Cohen's kappa for dimension correctness." in caption
+    assert ("Not drawn, undefined: Cohen's kappa for target artifact; Cohen's kappa for dimension correctness."
+            in caption)
 
 
 def test_plot_does_not_use_pyplot_or_qt(two, tmp_path):
@@ -415,7 +418,7 @@ def test_plot_does_not_use_pyplot_or_qt(two, tmp_path):
     import json
 
     report = tmp_path / "report.json"
-    report.write_text(json.dumps(two))
+    report.write_text(json.dumps(two.to_json()))
     script = f"""
 import json, sys
 class Block:
@@ -425,7 +428,8 @@ class Block:
 sys.meta_path.insert(0, Block())
 from studio.agreement.plot import write_plot
 from studio.agreement.report import to_text, write_xlsx
-report = json.load(open({str(report)!r}))
+from studio.agreement.results import AgreementReport
+report = AgreementReport.from_json(json.load(open({str(report)!r})))
 write_plot(report, {str(tmp_path / 'x.png')!r})
 write_xlsx(report, {str(tmp_path / 'x.xlsx')!r})
 to_text(report)
@@ -461,11 +465,28 @@ def test_text_counts_resamples_where_a_coefficient_is_undefined(tmp_path):
         builder.add(f"C{c}", "mixed", "judge", "pass" if c % 2 else "fail")
         builder.add(f"C{c}", "mixed", "expert", "pass" if c % 3 else "fail")
     report = analyse(builder.build(), resamples=200, seed=4)
-    entry = report["pooled"]["bootstrap95"]["cohen_kappa"]
+    entry = report.pooled["bootstrap95"]["cohen_kappa"]
     assert 0 < entry["undefined_resamples"] < 200 and entry["interval"] is not None  # the premise
     text = to_text(report)
-    assert f"{_interval(entry['interval'], 3)} ({entry['undefined_resamples']} undefined)" in _line(text, "Cohen's kappa")
+    shown = f"{_interval(entry['interval'], 3)} ({entry['undefined_resamples']} undefined)"
+    assert shown in _line(text, "Cohen's kappa")
     assert "(k undefined): resamples where the coefficient had no value" in text
     write_xlsx(report, tmp_path / "a.xlsx")
     row = _pooled(load_workbook(tmp_path / "a.xlsx"))["Cohen's kappa"][0]
     assert row[4] == f"{entry['undefined_resamples']} of 200 resamples undefined"
+
+
+def test_the_report_is_typed_and_round_trips_through_its_json(three):
+    """The analysis returns an AgreementReport (the app binds to its fields); to_json() is the
+    documented JSON and from_json() reads it back to an equal report."""
+    import json
+
+    from studio.agreement.results import AgreementReport
+
+    assert isinstance(three, AgreementReport)
+    assert list(three.to_json()) == ["raters", "categories", "judge", "decisions", "items", "bootstrap", "pooled",
+                                     "by_target", "by_dimension", "by_project", "disagreements"]
+    assert AgreementReport.from_json(json.loads(json.dumps(three.to_json()))) == three
+    assert three.groups("by_target") is three.by_target
+    with pytest.raises(KeyError):
+        three.groups("pooled")

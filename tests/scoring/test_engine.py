@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from studio.scoring.engine import (
     ScoredCriterion as C,
+)
+from studio.scoring.engine import (
     ScoringError,
     score_benchmark,
     score_rubric,
@@ -151,7 +153,8 @@ def rubrics(draw, allow_missing=False):
         # Only positive criteria carry `requires` here: a negative criterion that requires a
         # positive one deducts once that one holds, so flipping it on may rightly lower the
         # score (test_negative_criterion_requiring_another_deducts_only_once_it_holds).
-        requires = draw(st.lists(st.sampled_from([f"c{j}" for j in range(i)]), max_size=2, unique=True)) if i and w > 0 else []
+        requires = (draw(st.lists(st.sampled_from([f"c{j}" for j in range(i)]), max_size=2, unique=True))
+                    if i and w > 0 else [])
         criteria.append(crit(f"c{i}", w, draw(verdict), requires=requires))
     criteria.append(crit("anchor", draw(st.integers(1, 10)), draw(verdict)))  # W+ > 0
     if draw(st.booleans()):

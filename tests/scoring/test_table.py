@@ -33,7 +33,8 @@ def write_xlsx(path: Path, rows: list[list], header=HEADER) -> Path:
     sheet = workbook.active
     sheet.append(header)
     for row in rows:
-        sheet.append([int(v) if isinstance(v, str) and v.lstrip("-").isdigit() and i == 4 else v for i, v in enumerate(row)])
+        sheet.append([int(v) if isinstance(v, str) and v.lstrip("-").isdigit() and i == 4 else v
+                      for i, v in enumerate(row)])
     workbook.create_sheet("ignored").append(["not", "read"])
     workbook.save(path)
     return path
