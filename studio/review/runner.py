@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studio.collector import collector_paused
 from studio.review import alignment, availability, context, dependencies, leaks, propagation, weights
 from studio.review.context import ReviewContext
 from studio.review.weights import WeightShares
 from studio.store import layout
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
-from studio.validation.pause import collector_paused
 from studio.validation.validate import NotAProjectError, validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies]

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from studio.collector import collector_paused
 from studio.scoring.engine import (
     BenchmarkScores,
     RubricResult,
@@ -10,7 +11,7 @@ from studio.scoring.engine import (
     score_benchmark,
     score_rubric,
 )
-from studio.scoring.table import VerdictTableError, gc_paused, read_verdict_table
+from studio.scoring.table import VerdictTableError, read_verdict_table
 from studio.tabular import is_xlsx
 
 # Above this size a plain CSV is scored in numpy, whose import (about 0.15 s) then pays for
@@ -47,7 +48,7 @@ def score_fast(path: Path) -> BenchmarkScores | None:
             text = path.read_bytes().decode("utf-8-sig")
         except UnicodeDecodeError:
             return None
-        with gc_paused():
+        with collector_paused():
             return score_plain_text(text)
     except OSError:
         return None  # the row reader reports it, located

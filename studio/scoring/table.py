@@ -8,11 +8,10 @@ Every bad row is reported with its row number and column; if any is bad, nothing
 from __future__ import annotations
 
 import csv
-import gc
-from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+from studio.collector import collector_paused
 from studio.errors import StudioError
 from studio.graphs import cyclic_components
 from studio.scoring.cells import check_cells
@@ -51,22 +50,6 @@ class VerdictTableError(StudioError):
         super().__init__("\n".join(p.render(source) for p in problems))
 
 
-@contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector while building tens of thousands of small tuples.
-
-    They hold no cycles, but each allocation burst triggers a collection that walks all of
-    them again: profiled at about half the time of reading a 40,000-row table.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def read_verdict_table(path: Path | str) -> Rubrics:
     """Read and check a verdict table: rubrics[project][system][scope] -> criteria as columns.
     Raises VerdictTableError listing every bad row."""
@@ -74,7 +57,7 @@ def read_verdict_table(path: Path | str) -> Rubrics:
     source = str(path)
     if not path.is_file():
         raise VerdictTableError(source, [TableProblem(0, None, "no such file")])
-    with gc_paused():
+    with collector_paused():
         try:
             rows = read_rows(path)
         except TableReadError as exc:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from studio.collector import collector_paused
 from studio.errors import StudioError
 from studio.store import layout
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding
-from studio.validation.pause import collector_paused
 from studio.validation.references import check_references
 
 

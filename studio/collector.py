@@ -1,4 +1,5 @@
-"""Pausing the cyclic garbage collector while a pass over a loaded project runs.
+"""Pausing the cyclic garbage collector while a pass builds many small objects: a review of a
+loaded project, or reading a verdict table of tens of thousands of rows.
 
 A loaded project is hundreds of thousands of objects that live as long as the project is open.
 Every full collection walks all of them, and a pass that creates many small objects (findings,
