@@ -36,20 +36,11 @@ DIMENSIONS = ["correctness", "completeness", "consistency", "professionalism", "
 # the resampling, the reading or the coefficients shows here.
 STORED_INTERVAL = [0.685662, 0.688602]
 
-# The same entry as `dbstudio agreement TABLE --bootstrap N --seed S`: the command's own
-# parser and run function (`configure(parser)` in the lazily loaded command line,
-# `add_parser(subparsers)` before it).
+# `dbstudio agreement TABLE --bootstrap N --seed S` as the console script runs it.
 OURS = """
-import argparse, sys
-from studio.cli import agreement_cmd
-parser = argparse.ArgumentParser(prog="dbstudio")
-subparsers = parser.add_subparsers()
-if hasattr(agreement_cmd, "configure"):
-    agreement_cmd.configure(subparsers.add_parser("agreement"))
-else:
-    agreement_cmd.add_parser(subparsers)
-args = parser.parse_args(["agreement", sys.argv[1], "--bootstrap", "{resamples}", "--seed", "{seed}"]{extra})
-sys.exit(args.run(args))
+import sys
+from studio.cli.main import main
+sys.exit(main(["agreement", sys.argv[1], "--bootstrap", "{resamples}", "--seed", "{seed}"]{extra}))
 """
 
 FLOOR = """

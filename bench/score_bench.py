@@ -104,19 +104,11 @@ with open(sys.argv[1], newline="", encoding="utf-8") as handle:
 print(total)
 """
 
-# The same entry as `dbstudio score TABLE`: the command's own parser and run function
-# (`configure(parser)` in the lazily loaded command line, `add_parser(subparsers)` before it).
+# `dbstudio score TABLE` as the console script runs it: the command line's own main().
 OURS = """
-import argparse, sys
-from studio.cli import score_cmd
-parser = argparse.ArgumentParser(prog="dbstudio")
-subparsers = parser.add_subparsers()
-if hasattr(score_cmd, "configure"):
-    score_cmd.configure(subparsers.add_parser("score"))
-else:
-    score_cmd.add_parser(subparsers)
-args = parser.parse_args(["score", sys.argv[1]])
-status = args.run(args)
+import sys
+from studio.cli.main import main
+status = main(["score", sys.argv[1]])
 heavy = sorted(m for m in ("numpy", "pydantic", "git", "ruamel", "openpyxl") if m in sys.modules)
 print("imported:", ",".join(heavy) or "-", file=sys.stderr)
 sys.exit(status)

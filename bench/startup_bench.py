@@ -35,7 +35,8 @@ Check = Callable[[subprocess.CompletedProcess[str]], str | None]
 def lists_every_command(proc: subprocess.CompletedProcess[str]) -> str | None:
     if proc.returncode != 0:
         return f"exit {proc.returncode}, expected 0: {proc.stderr[-300:]}"
-    missing = [c.name for c in COMMANDS if f"    {c.name}" not in proc.stdout]
+    lines = [line.split() for line in proc.stdout.splitlines()]
+    missing = [c.name for c in COMMANDS if c.help.split()[:3] not in (words[1:4] for words in lines if words[:1] == [c.name])]
     return f"help does not list {missing}" if missing else None
 
 

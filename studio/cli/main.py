@@ -25,21 +25,30 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _build(command: str | None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
+    # Only the chosen command gets a parser of its own: building all of them costs more than
+    # the rest of `dbstudio --help` together. Without a command, the list of commands is text.
     parser = argparse.ArgumentParser(
         prog="dbstudio",
         description="DeliverBench Studio: author, review, run and judge multi-stage project benchmarks.",
-        epilog="Exit codes: 0 ok, 1 problems found, 2 unusable input, 70 internal error (a bug). "
-               "`dbstudio COMMAND --help` describes one command.",
+        epilog=_command_list() + "\n\nExit codes: 0 ok, 1 problems found, 2 unusable input, 70 internal error "
+               "(a bug).\n`dbstudio COMMAND --help` describes one command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dbstudio {__version__}")
+    if command is None:
+        parser.add_argument("command", nargs="?", choices=list(BY_NAME), metavar="COMMAND",
+                            help="one of the commands below; none opens the app")
+        return parser, None
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    chosen = None
-    for entry in COMMANDS:
-        sub = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)
-        if entry.name == command:
-            entry.configure(sub)
-            chosen = sub
-    return parser, chosen
+    entry = BY_NAME[command]
+    sub = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)
+    entry.configure(sub)
+    return parser, sub
+
+
+def _command_list() -> str:
+    width = max(len(entry.name) for entry in COMMANDS) + 2
+    return "commands:\n" + "\n".join(f"  {entry.name:<{width}}{entry.help}" for entry in COMMANDS)
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
