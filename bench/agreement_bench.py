@@ -17,17 +17,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.processes import compile_bytecode, python_child, spread  # noqa: E402
+
 CRITERIA, RESAMPLES, SEED = 100, 1000, 1
 TARGETS = ["checkpoint", "artifact", "cross-file", "package"]
 DIMENSIONS = ["correctness", "completeness", "consistency", "professionalism", "usability"]
@@ -89,20 +90,9 @@ def make_table(path: Path, items: int, seed: int = 5) -> int:
 
 
 def run_measured(code: str, table: Path) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MiB, stdout) of a child Python running `code`, measured with
-    os.wait4 so the peak is this child's own."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen([sys.executable, "-c", code, str(table)], cwd=ROOT, stdout=out, stderr=err,
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        if child.returncode != 0:
-            raise SystemExit(f"child failed ({child.returncode}):\n{err.read().decode()[-2000:]}")
-        return wall, usage.ru_maxrss / 1024, out.read().decode()
+    """(wall seconds, peak RSS in MiB, stdout) of a child Python running `code` on `table`."""
+    child = python_child(code, str(table))
+    return child.wall, child.peak_mib, child.stdout
 
 
 def main() -> int:
@@ -120,6 +110,7 @@ def main() -> int:
         size = table.stat().st_size
         print(f"table: {args.items * CRITERIA:,} decisions, {rows:,} rows, {size / 2**20:.0f} MiB; "
               f"bootstrap {RESAMPLES} resamples, seed {SEED}")
+        compile_bytecode()
         ours, floors = [], []
         report, floor_alpha = None, None
         for _ in range(args.rounds):
@@ -135,8 +126,7 @@ def main() -> int:
     print(f"floor (csv.reader + krippendorff.alpha): {statistics.median(f[0] for f in floors):6.2f} s "
           f"median, peak {max(f[1] for f in floors):5.0f} MiB")
     print(f"dbstudio agreement --bootstrap {RESAMPLES}:     {ours_wall:6.2f} s median, peak {ours_peak:5.0f} MiB")
-    print(f"ratio (paired, {len(ratios)} rounds): min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x  "
-          f"max {max(ratios):.2f}x  (target <= 3x)")
+    print(f"ratio (paired, {len(ratios)} rounds): {spread(ratios)}  (target <= 3x)")
     print(f"absolute: {ours_wall:.2f} s (target <= 4 s), {ours_peak:.0f} MiB (target <= 600 MiB)")
     assert report is not None and floor_alpha is not None
     alpha = report["pooled"]["krippendorff_alpha"]

@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.processes import compile_bytecode, python_child, spread  # noqa: E402
 from studio.scoring import read_verdict_table, score_benchmark, score_fast  # noqa: E402
 
 SYSTEMS = 7
@@ -123,41 +121,23 @@ if sys.argv[2] == "array":
     scores = score_plain_csv(Path(sys.argv[1]))
 else:
     from studio.scoring.columnar import score_plain_text
-    from studio.scoring.table import gc_paused
-    with gc_paused():
+    from studio.collector import collector_paused
+    with collector_paused():
         scores = score_plain_text(Path(sys.argv[1]).read_bytes().decode("utf-8-sig"))
 assert scores is not None
 """
-
-
-def run(code: str, *args: str) -> tuple[float, float, str]:
-    """Wall time, CPU time (user + system, of this child alone) and stderr of a fresh Python
-    running `code`. On a shared machine the CPU time is the steadier of the two."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as err:
-        child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        err.seek(0)
-        text = err.read().decode()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"child failed:\n{text[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, text
 
 
 def paired(rounds: int, ours: tuple, floor: tuple) -> tuple[list[tuple[float, float]], list[tuple[float, float]], str]:
     """Alternate the two sides `rounds` times: ((wall, cpu) of ours, of the floor, our last stderr)."""
     mine, base, err = [], [], ""
     for _ in range(rounds):
-        base.append(run(*floor)[:2])
-        wall, cpu, err = run(*ours)
-        mine.append((wall, cpu))
+        baseline = python_child(*floor)
+        base.append((baseline.wall, baseline.cpu))
+        child = python_child(*ours)
+        mine.append((child.wall, child.cpu))
+        err = child.stderr
     return mine, base, err
-
-
-def spread(ratios: list[float]) -> str:
-    return f"min {min(ratios):.2f}x  median {statistics.median(ratios):.2f}x  max {max(ratios):.2f}x"
 
 
 def scaled_table(source: Path, target: Path, copies: int) -> None:
@@ -191,7 +171,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "verdicts.csv"
         rows = make_table(path)
-        run(OURS, str(path)), run(FLOOR, str(path))  # warm the file cache and the bytecode caches
+        compile_bytecode()
+        python_child(OURS, str(path)), python_child(FLOOR, str(path))  # warm the file cache
         mine, base, err = paired(args.rounds, (OURS, str(path)), (FLOOR, str(path)))
         fast = score_fast(path)
         authority = score_benchmark(read_verdict_table(path))
