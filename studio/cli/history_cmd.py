@@ -11,6 +11,7 @@ from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
 from studio.store.history import ProjectRepository, RestoreResult
+from studio.store.object_diff import diff_object
 from studio.store.workspace import create_project, templates
 
 
@@ -123,7 +124,7 @@ def run_history(args: argparse.Namespace) -> int:
 
 def run_diff(args: argparse.Namespace) -> int:
     try:
-        diff = ProjectRepository(Path(args.path)).diff_object(args.object_id, args.old, args.new)
+        diff = diff_object(ProjectRepository(Path(args.path)), args.object_id, args.old, args.new)
     except StudioError as exc:
         return _fail("diff", exc)
     print(diff.render())

@@ -1,4 +1,4 @@
-"""Git history of a project folder: save with a message, list revisions, compare and restore.
+"""Git history of a project folder: save with a message, list revisions, restore (object diffs: object_diff.py).
 
 A project folder is either the root of its own repository or a folder inside an enclosing one
 (the bundled sample lives in this application's repository). Every operation is limited to the
@@ -9,14 +9,12 @@ real one only once the commit is made: a refused save leaves the index as it was
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 import shlex
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -24,8 +22,6 @@ from typing import Any
 import git
 
 from studio.errors import StudioError
-from studio.model.base import ID_PATTERN
-from studio.store import layout
 from studio.store.atomic import write_atomic
 from studio.store.repository_state import (
     IDENTITY_COMMANDS,
@@ -35,7 +31,6 @@ from studio.store.repository_state import (
     interruption,
     interruption_message,
 )
-from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
 
 SYMLINK_MODE = "120000"
 EXECUTABLE_MODE = "100755"
@@ -96,55 +91,6 @@ class _TreeEntry:
     mode: str
     kind: str  # blob, tree or commit (a submodule)
     sha: str
-
-
-@dataclass
-class FieldChange:
-    field: str
-    old: Any
-    new: Any
-
-
-@dataclass
-class ObjectDiff:
-    """What changed in one subtask or criterion between two revisions."""
-
-    object_id: str
-    kind: str  # "criterion" or "subtask"
-    old_file: str | None
-    new_file: str | None
-    changes: list[FieldChange] = field(default_factory=list)
-    text_diff: list[str] = field(default_factory=list)
-
-    @property
-    def added(self) -> bool:
-        return self.old_file is None and self.new_file is not None
-
-    @property
-    def removed(self) -> bool:
-        return self.old_file is not None and self.new_file is None
-
-    def render(self) -> str:
-        if self.old_file is None and self.new_file is None:
-            return f"{self.kind} {self.object_id}: not present in either revision"
-        if self.added:
-            return f"{self.kind} {self.object_id}: added in {self.new_file}"
-        if self.removed:
-            return f"{self.kind} {self.object_id}: removed from {self.old_file}"
-        lines = [f"{self.kind} {self.object_id} ({self.new_file})"]
-        if not self.changes and not self.text_diff:
-            lines.append("  no changes")
-        for change in self.changes:
-            lines.append(f"  {change.field}: {_show(change.old)} -> {_show(change.new)}")
-        lines += [f"  {line}" for line in self.text_diff]
-        return "\n".join(lines)
-
-
-def _show(value: Any) -> str:
-    return "(absent)" if value is _ABSENT else repr(value)
-
-
-_ABSENT = object()
 
 
 class ProjectRepository:
@@ -513,29 +459,8 @@ class ProjectRepository:
                 return  # not empty: it still holds other files
             folder = folder.parent
 
-    # -- comparing one object ----------------------------------------------------------------
-    def diff_object(self, object_id: str, old_rev: str, new_rev: str | None = None) -> ObjectDiff:
-        """What changed in one subtask or criterion between two revisions (new: working tree)."""
-        if not re.fullmatch(ID_PATTERN, object_id):
-            raise HistoryError(f"'{object_id}' is not a subtask or criterion id: ids use letters, digits, '.', '-' "
-                               "and '_' and start with a letter or digit, e.g. T03 or T03-C02")
-        old_sha = self.resolve(old_rev)
-        new_sha = self.resolve(new_rev) if new_rev is not None else None
-        old = self._find_object(object_id, old_sha)
-        new = self._find_object(object_id, new_sha)
-        if old is None and new is None:
-            raise HistoryError(f"no subtask or criterion '{object_id}' in either revision")
-        kind = (new or old)[0]  # type: ignore[index]
-        result = ObjectDiff(object_id, kind, old[1] if old else None, new[1] if new else None)
-        if old and new:
-            result.changes = _field_changes(old[2], new[2])
-            if kind == "subtask":
-                result.text_diff = list(difflib.unified_diff(
-                    old[3].splitlines(), new[3].splitlines(), "instruction (old)", "instruction (new)", lineterm="", n=1
-                ))
-        return result
-
-    def _read(self, rev: str | None, rel: str) -> bytes | None:
+    def read_version(self, rev: str | None, rel: str) -> bytes | None:
+        """A project file's bytes at a revision (None: the working tree); None if absent or outside."""
         try:
             rel = self.project_relative(rel)
             if rev is not None:
@@ -544,28 +469,6 @@ class ProjectRepository:
         except HistoryError:
             return None  # a path out of the project is treated as absent, never read
         return path.read_bytes() if path.is_file() else None
-
-    def _rubric_files(self, rev: str | None) -> list[str]:
-        if rev is None:
-            return [p.relative_to(self.root).as_posix() for p in layout.yaml_files(self.root)]
-        return self.files_at(rev)
-
-    def _find_object(self, object_id: str, rev: str | None) -> tuple[str, str, Any, str] | None:
-        subtask_rel = layout.subtask_file(Path(), object_id).as_posix()
-        data = _parse(self._read(rev, subtask_rel))
-        if isinstance(data, dict):
-            instruction = str(data.get("instruction", "instruction.md"))
-            text = self._read(rev, (layout.subtask_dir(Path(), object_id) / instruction).as_posix()) or b""
-            return "subtask", subtask_rel, data, text.decode("utf-8", "replace")
-        for rel in self._rubric_files(rev):
-            if not (rel.endswith("/" + layout.CHECKPOINT_RUBRIC_FILE) or rel == layout.FINAL_RUBRIC_FILE):
-                continue
-            rubric = _parse(self._read(rev, rel))
-            criteria = rubric.get("criteria") if isinstance(rubric, dict) else None
-            for item in criteria if isinstance(criteria, list) else []:
-                if isinstance(item, dict) and item.get("id") == object_id and "reuse_of" not in item:
-                    return "criterion", rel, item, ""
-        return None
 
 
 def _set_executable(path: Path, executable: bool) -> None:
@@ -582,24 +485,3 @@ def _change_name(code: str) -> str:
     if code == "??":
         return "untracked"
     return "deleted" if "D" in code else "added" if "A" in code else "modified"
-
-
-def _parse(data: bytes | None) -> Any:
-    if data is None:
-        return None
-    try:
-        return plain(YamlDocument.parse(Path("<rev>"), data.decode("utf-8")).data)
-    except (YamlSyntaxError, UnicodeDecodeError):
-        return None
-
-
-def _field_changes(old: Any, new: Any, prefix: str = "") -> list[FieldChange]:
-    if isinstance(old, dict) and isinstance(new, dict):
-        changes = []
-        for key in list(old) + [k for k in new if k not in old]:
-            name = f"{prefix}.{key}" if prefix else str(key)
-            changes += _field_changes(old.get(key, _ABSENT), new.get(key, _ABSENT), name)
-        return changes
-    if old != new:
-        return [FieldChange(prefix, old, new)]
-    return []

@@ -10,6 +10,7 @@ import pytest
 
 from studio.store.editing import ExternalEditError, ProjectEditor
 from studio.store.history import HistoryError, ProjectRepository
+from studio.store.object_diff import diff_object
 from studio.store.workspace import (
     TEMPLATES_DIR,
     WorkspaceError,
@@ -64,12 +65,12 @@ def test_save_history_diff_restore_cycle(project: ProjectRepository):
                                         "Create project acme-audit from template blank"]
     assert [r.sha for r in project.history(path=RUBRIC)] == [second.sha, log[-1].sha]
 
-    diff = project.diff_object("T01-C01", log[-1].sha, second.sha)
+    diff = diff_object(project, "T01-C01", log[-1].sha, second.sha)
     assert diff.kind == "criterion" and diff.new_file == RUBRIC
     assert [(c.field, c.old, c.new) for c in diff.changes] == [("weight", 5, 8)]
     assert "weight: 5 -> 8" in diff.render()
 
-    subtask_diff = project.diff_object("T01", second.sha, third.sha)
+    subtask_diff = diff_object(project, "T01", second.sha, third.sha)
     assert subtask_diff.changes == []
     assert any(line.startswith("+A rewritten instruction.") for line in subtask_diff.text_diff)
 
@@ -86,12 +87,12 @@ def test_diff_reports_added_criterion_and_unknown_revision(project: ProjectRepos
     new["id"] = "T01-C02"
     document.data["criteria"].append(new)
     document.save()
-    diff = project.diff_object("T01-C02", first)  # against the working tree
+    diff = diff_object(project, "T01-C02", first)  # against the working tree
     assert diff.added and "added in" in diff.render()
     with pytest.raises(HistoryError, match="unknown revision"):
-        project.diff_object("T01-C01", "no-such-rev")
+        diff_object(project, "T01-C01", "no-such-rev")
     with pytest.raises(HistoryError, match="no subtask or criterion"):
-        project.diff_object("ZZZ", first)
+        diff_object(project, "ZZZ", first)
 
 
 def test_nothing_to_save_and_empty_message(project: ProjectRepository):

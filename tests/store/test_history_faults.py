@@ -15,6 +15,7 @@ import pytest
 from studio.errors import StudioError
 from studio.store.editing import OutsideProjectError, ProjectEditor
 from studio.store.history import HistoryError, MissingIdentityError, ProjectRepository
+from studio.store.object_diff import diff_object
 from studio.store.workspace import WorkspaceError, create_project, ensure_workspace_sample
 from studio.store.yamlfile import YamlDocument
 from tests.helpers import isolate_git
@@ -443,15 +444,15 @@ def test_diff_refuses_ids_that_are_paths_and_revisions_that_are_not_one_commit(
     first = project.history()[0].sha
     for bad in ("..", "../../etc", "T01/../..", "subtasks/T01", ".hidden", "T01 "):
         with pytest.raises(HistoryError, match="is not a subtask or criterion id"):
-            project.diff_object(bad, first)
+            diff_object(project, bad, first)
     with pytest.raises(HistoryError, match="is a range of revisions"):
-        project.diff_object("T01", f"{first}..HEAD")
+        diff_object(project, "T01", f"{first}..HEAD")
     marker = tmp_path / "written-by-git"
     with pytest.raises(HistoryError, match="unknown revision"):
-        project.diff_object("T01", f"--output={marker}")
+        diff_object(project, "T01", f"--output={marker}")
     assert not marker.exists()
     with pytest.raises(HistoryError, match="unknown revision"):
-        project.diff_object("T01", "HEAD:project.yaml")  # a file, not a commit
+        diff_object(project, "T01", "HEAD:project.yaml")  # a file, not a commit
 
 
 def test_diff_never_reads_an_instruction_outside_the_project(tmp_path: Path, project: ProjectRepository) -> None:
@@ -462,10 +463,10 @@ def test_diff_never_reads_an_instruction_outside_the_project(tmp_path: Path, pro
     subtask.write_text(subtask.read_text().replace("instruction: instruction.md", "instruction: ../../../secret.md"))
     assert "../../../secret.md" in subtask.read_text()
     (root / "subtasks/T01/leak.md").symlink_to(tmp_path / "secret.md")
-    rendered = project.diff_object("T01", first).render()
+    rendered = diff_object(project, "T01", first).render()
     assert "SECRET" not in rendered
     subtask.write_text(subtask.read_text().replace("../../../secret.md", "leak.md"))
-    assert "SECRET" not in project.diff_object("T01", first).render()
+    assert "SECRET" not in diff_object(project, "T01", first).render()
 
 
 # -- the editor -------------------------------------------------------------------------------------
