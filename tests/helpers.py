@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -282,3 +284,23 @@ def isolate_git(home: Path, monkeypatch, name: str, email: str) -> None:
         monkeypatch.setenv(variable, name)
     for variable in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
         monkeypatch.setenv(variable, email)
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """Run git in `cwd` and return its output; with `check`, a failure fails the test."""
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+def files_of(folder: Path) -> dict[str, bytes | str]:
+    """Every file's bytes (a link's target) under `folder`, outside .git."""
+    found: dict[str, bytes | str] = {}
+    for base, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
+            path = Path(base) / name
+            rel = path.relative_to(folder).as_posix()
+            found[rel] = os.readlink(path) if path.is_symlink() else path.read_bytes()
+    return found

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from studio.cli.main import main
-from tests.helpers import isolate_git
+from tests.helpers import files_of, git, isolate_git
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 IDENTITY = {"GIT_AUTHOR_NAME": "Cli Author", "GIT_AUTHOR_EMAIL": "cli@example.com",
@@ -28,22 +28,6 @@ IDENTITY = {"GIT_AUTHOR_NAME": "Cli Author", "GIT_AUTHOR_EMAIL": "cli@example.co
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user or system git configuration; the identity comes from the environment only."""
     isolate_git(tmp_path / "home", monkeypatch, "Cli Author", "cli@example.com")
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
-    return done.stdout
-
-
-def files_of(folder: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
-    for base, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in names + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
-            path = Path(base) / name
-            found[path.relative_to(folder).as_posix()] = os.readlink(path) if path.is_symlink() else path.read_bytes()
-    return found
 
 
 def snapshot(worktree: Path) -> dict[str, object]:

@@ -18,7 +18,7 @@ from studio.store.history import HistoryError, MissingIdentityError, ProjectRepo
 from studio.store.object_diff import diff_object
 from studio.store.workspace import WorkspaceError, create_project, ensure_workspace_sample
 from studio.store.yamlfile import YamlDocument
-from tests.helpers import isolate_git
+from tests.helpers import files_of, git, isolate_git
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 IDENTITY_VARIABLES = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
@@ -33,25 +33,6 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def forget_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in IDENTITY_VARIABLES:
         monkeypatch.delenv(name)
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    if check and done.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
-    return done.stdout
-
-
-def files_of(folder: Path) -> dict[str, bytes | str]:
-    """Every file's bytes (a link's target) under `folder`, outside .git."""
-    found: dict[str, bytes | str] = {}
-    for base, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in names + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
-            path = Path(base) / name
-            rel = path.relative_to(folder).as_posix()
-            found[rel] = os.readlink(path) if path.is_symlink() else path.read_bytes()
-    return found
 
 
 def snapshot(worktree: Path) -> dict[str, object]:
