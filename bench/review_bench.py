@@ -90,6 +90,12 @@ def _write_project_file(root: Path, pid: str, title: str, deliverables: list[tup
     (root / "project.yaml").write_text("\n".join(lines) + "\n")
 
 
+def _write_subtask_file(folder: Path, sid: str, inputs: list[str], outputs: list[str]) -> None:
+    lines = [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"]
+    lines += [f"  - {m}" for m in inputs] + ["outputs:"] + [f"  - path: {o}" for o in outputs]
+    (folder / "subtask.yaml").write_text("\n".join([*lines, "time_limit_minutes: 240"]) + "\n")
+
+
 def make_project(
     root: Path,
     index: int,
@@ -162,16 +168,7 @@ def make_project(
         (folder / "instruction.md").write_text(
             f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}\n"
         )
-        (folder / "subtask.yaml").write_text(
-            "\n".join(
-                [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"]
-                + [f"  - {m}" for m in inputs]
-                + ["outputs:"]
-                + [f"  - path: {o}" for o in outputs]
-                + ["time_limit_minutes: 240"]
-            )
-            + "\n"
-        )
+        _write_subtask_file(folder, sid, inputs, outputs)
         lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
         for c in range(per_sub[i]):
             cid = f"{sid}-C{c + 1:02d}"
@@ -333,16 +330,7 @@ def make_large_project(root: Path, seed: int = 5) -> None:
             f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. "
             f"{_prose(rng, 150)}{named_late}\n"
         )
-        (folder / "subtask.yaml").write_text(
-            "\n".join(
-                [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"]
-                + [f"  - {m}" for m in inputs]
-                + ["outputs:"]
-                + [f"  - path: {o}" for o in outputs]
-                + ["time_limit_minutes: 240"]
-            )
-            + "\n"
-        )
+        _write_subtask_file(folder, sid, inputs, outputs)
         count = LARGE_CRITERIA if sid == "T01" else 4
         lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
         for c in range(count):
