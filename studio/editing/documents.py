@@ -58,6 +58,10 @@ class ProjectDocuments:
         """The file as it would be saved now."""
         return self.document(rel).dumps()
 
+    def texts(self, files: frozenset[str] | set[str]) -> dict[str, str]:
+        """The edited files' texts as they would be saved, for `store.loader.reload_files`."""
+        return {rel: self.text(rel) for rel in files}
+
     def save(self) -> list[str]:
         """Write every edited file atomically (refused for a file changed on disk); the files written."""
         written = []

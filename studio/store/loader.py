@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -75,11 +76,13 @@ def _describe(error: ErrorDetails) -> str:
 
 
 def _read_model(
-    loaded: LoadedProject, path: Path, model: type[M], on_ok: Callable[[M], None] | None = None
+    loaded: LoadedProject, path: Path, model: type[M], on_ok: Callable[[M], None] | None = None,
+    text: str | None = None,
 ) -> M | None:
+    """The file's model (from `text` instead of the disk when given), or None with its problems."""
     rel = path.relative_to(loaded.root).as_posix()
     try:
-        document, data = fastyaml.load(path)
+        document, data = fastyaml.load(path) if text is None else fastyaml.parse(path, text)
     except YamlSyntaxError as exc:
         loaded.problems.append(Problem(rel, (), exc.message, exc.code, line=exc.line, column=exc.column))
         return None
@@ -137,3 +140,45 @@ def load_project(root: Path) -> LoadedProject:
             if rubric is not None:
                 project.checkpoint_rubrics[key] = rubric
     return loaded
+
+
+# The project-wide files and where their model goes in `Project`.
+_PROJECT_FILES: dict[str, tuple[str, type[BaseModel]]] = {
+    layout.PROJECT_FILE: ("info", ProjectInfo),
+    layout.STAGES_FILE: ("stages", StagesFile),
+    layout.MATERIALS_FILE: ("materials", MaterialsFile),
+    layout.DEPENDENCIES_FILE: ("dependencies", DependenciesFile),
+    layout.FINAL_RUBRIC_FILE: ("final_rubric", Rubric),
+    layout.REFERENCES_FILE: ("references", ReferencesFile),
+}
+
+
+def reload_files(loaded: LoadedProject, texts: Mapping[str, str]) -> LoadedProject:
+    """The project with the files in `texts` read from those texts (edited documents not yet
+    saved), every other file's model, document and problems kept as they were: after an edit
+    only the files it touched are parsed and validated again. `loaded` itself is not changed."""
+    project = dataclasses.replace(loaded.project, subtasks=dict(loaded.project.subtasks),
+                                  checkpoint_rubrics=dict(loaded.project.checkpoint_rubrics))
+    result = LoadedProject(loaded.root, project, dict(loaded.documents),
+                           [problem for problem in loaded.problems if problem.file not in texts])
+    for rel, text in texts.items():
+        result.documents.pop(rel, None)
+        path = loaded.root / rel
+        if rel in _PROJECT_FILES:
+            attribute, model = _PROJECT_FILES[rel]
+            setattr(project, attribute, _read_model(result, path, model, text=text))
+            continue
+        parts = PurePosixPath(rel).parts
+        if len(parts) != 3 or parts[0] != layout.SUBTASKS_DIR or parts[2] not in (layout.SUBTASK_FILE,
+                                                                                 layout.CHECKPOINT_RUBRIC_FILE):
+            raise ValueError(f"{rel} is not a project YAML file")
+        found: dict[str, Any] = project.subtasks if parts[2] == layout.SUBTASK_FILE else project.checkpoint_rubrics
+        value = _read_model(result, path, Subtask if parts[2] == layout.SUBTASK_FILE else Rubric, text=text)
+        if value is None:
+            found.pop(parts[1], None)
+        else:
+            found[parts[1]] = value
+    # The order load_project gives: subtask folders by name.
+    project.subtasks = dict(sorted(project.subtasks.items()))
+    project.checkpoint_rubrics = dict(sorted(project.checkpoint_rubrics.items()))
+    return result
