@@ -3,15 +3,22 @@ moving one. Each builds an elementary command against the right file and list po
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from studio.editing.commands import InsertItem, MoveItem, RemoveItem, SetValue
+from studio.editing.commands import Command, Compound, InsertItem, MoveItem, RemoveItem, SetValue
 from studio.editing.documents import EditPathError, ProjectDocuments
+from studio.errors import StudioError
+from studio.model.base import ID_PATTERN
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
 
 CRITERIA = ("criteria",)
+
+
+class RenameError(StudioError):
+    """A criterion cannot take the new id (malformed, or already another criterion's)."""
 
 
 def rubric_file(scope: str) -> str:
@@ -52,3 +59,36 @@ def remove_criterion(documents: ProjectDocuments, scope: str, criterion_id: str)
 def move_criterion(documents: ProjectDocuments, scope: str, criterion_id: str, target: int) -> MoveItem:
     index = criterion_position(documents, scope, criterion_id)
     return MoveItem(rubric_file(scope), CRITERIA, index, target, (criterion_id,), f"Move criterion {criterion_id}")
+
+
+def rubric_files(documents: ProjectDocuments) -> list[str]:
+    """Every rubric file of the project: the checkpoint rubrics in subtask order, then the final one."""
+    root = documents.root
+    rels = [path.relative_to(root).as_posix() for path in layout.yaml_files(root)]
+    return [rel for rel in rels if rel == layout.FINAL_RUBRIC_FILE
+            or (rel.startswith(layout.SUBTASKS_DIR + "/") and rel.endswith("/" + layout.CHECKPOINT_RUBRIC_FILE))]
+
+
+def rename_criterion(documents: ProjectDocuments, old: str, new: str) -> Compound:
+    """Give a criterion a new id, and every `requires` and `reuse_of` that names it follows."""
+    if not re.fullmatch(ID_PATTERN, new) or len(new) > 64:
+        raise RenameError(f"'{new}' is not a valid id: use letters, digits, '.', '-' and '_', starting with a "
+                          "letter or digit, at most 64 characters")
+    edits: list[Command] = []
+    found = False
+    for rel in rubric_files(documents):
+        for index, item in enumerate(documents.node(rel, CRITERIA)):
+            if not isinstance(item, dict):
+                continue
+            if new in (item.get("id"), item.get("reuse_of")) and new != old:
+                raise RenameError(f"{rel}: '{new}' is already the id of a criterion: pick another id")
+            for key in ("id", "reuse_of"):
+                if item.get(key) == old:
+                    found = found or key == "id" and "reuse_of" not in item
+                    edits.append(SetValue(rel, (*CRITERIA, index, key), new, (old, new)))
+            for position, required in enumerate(item.get("requires") or []):
+                if required == old:
+                    edits.append(SetValue(rel, (*CRITERIA, index, "requires", position), new, (old, new)))
+    if not found:
+        raise RenameError(f"no criterion has the id '{old}'")
+    return Compound(f"Rename criterion {old} to {new}", edits)

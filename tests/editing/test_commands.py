@@ -169,3 +169,28 @@ def test_a_new_criterion_can_be_edited_inside_and_undone(sample: Path):
     set_undo.apply(documents)
     add_undo.apply(documents)
     assert documents.text(FINAL) == original
+
+
+def test_renaming_a_criterion_carries_its_requires_and_reuses_and_undoes_exactly(sample: Path):
+    from studio.editing.rubric import RenameError, rename_criterion, rubric_files
+
+    documents = ProjectDocuments(sample)
+    before = {rel: documents.text(rel) for rel in rubric_files(documents)}
+    assert "reuse_of: T06-C02" in before[FINAL] and "      - T06-C02\n" in before["subtasks/T06/rubric.yaml"]
+    undo, changes = rename_criterion(documents, "T06-C02", "T06-LEVERAGE").apply(documents)
+    assert changes.files == {"subtasks/T06/rubric.yaml", FINAL}
+    assert changes.ids == {"T06-C02", "T06-LEVERAGE"}
+    documents.save()
+    for rel in changes.files:
+        text = (sample / rel).read_text(encoding="utf-8")
+        assert "T06-C02" not in text and "T06-LEVERAGE" in text
+    assert validate_project(sample) == []
+    undo.apply(documents)
+    assert {rel: documents.text(rel) for rel in before} == before
+
+    with pytest.raises(RenameError, match="'T06-C03' is already the id of a criterion"):
+        rename_criterion(documents, "T06-C02", "T06-C03")
+    with pytest.raises(RenameError, match="no criterion has the id 'T06-C99'"):
+        rename_criterion(documents, "T06-C99", "T06-NEW")
+    with pytest.raises(RenameError, match="'bad id' is not a valid id"):
+        rename_criterion(documents, "T06-C02", "bad id")
