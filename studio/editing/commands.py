@@ -23,17 +23,21 @@ class Command(Protocol):
         ...
 
 
+def _where(path: Path_) -> str:
+    return ".".join(map(str, path))
+
+
 def _mapping(documents: ProjectDocuments, rel: str, path: Path_) -> CommentedMap:
     node = documents.node(rel, path)
     if not isinstance(node, CommentedMap):
-        raise EditPathError(f"{rel}: {'.'.join(map(str, path)) or 'the top level'} is not a mapping")
+        raise EditPathError(f"{rel}: {_where(path) or 'the top level'} is not a mapping")
     return node
 
 
 def _sequence(documents: ProjectDocuments, rel: str, path: Path_) -> CommentedSeq:
     node = documents.node(rel, path)
     if not isinstance(node, CommentedSeq):
-        raise EditPathError(f"{rel}: {'.'.join(map(str, path))} is not a list")
+        raise EditPathError(f"{rel}: {_where(path)} is not a list")
     return node
 
 
@@ -78,7 +82,7 @@ class SetValue:
             inverse = SetValue(self.rel, self.path, parent[key], self.ids, self.label)
             parent[key] = _round_trip(self.value)
         else:
-            raise EditPathError(f"{self.rel}: cannot set {'.'.join(map(str, self.path))}")
+            raise EditPathError(f"{self.rel}: cannot set {_where(self.path)}")
         return inverse, _done(documents, self.rel, self.ids)
 
 
@@ -95,7 +99,7 @@ class RemoveKey:
         *parent_path, key = self.path
         parent = _mapping(documents, self.rel, tuple(parent_path))
         if not isinstance(key, str) or key not in parent:
-            raise EditPathError(f"{self.rel}: no key {'.'.join(map(str, self.path))} to remove")
+            raise EditPathError(f"{self.rel}: no key {_where(self.path)} to remove")
         position = list(parent).index(key)
         comment = parent.ca.items.pop(key, None)
         value = parent.pop(key)
@@ -119,7 +123,7 @@ class InsertKey:
         *parent_path, key = self.path
         parent = _mapping(documents, self.rel, tuple(parent_path))
         if not isinstance(key, str) or key in parent:
-            raise EditPathError(f"{self.rel}: {'.'.join(map(str, self.path))} is already there")
+            raise EditPathError(f"{self.rel}: {_where(self.path)} is already there")
         parent.insert(min(self.position, len(parent)), key, _round_trip(self.value))
         if self.comment is not None:
             parent.ca.items[key] = self.comment
@@ -141,7 +145,7 @@ class InsertItem:
     def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
         items = _sequence(documents, self.rel, self.path)
         if not 0 <= self.index <= len(items):
-            raise EditPathError(f"{self.rel}: {'.'.join(map(str, self.path))} has no place {self.index}")
+            raise EditPathError(f"{self.rel}: {_where(self.path)} has no place {self.index}")
         items.insert(self.index, _round_trip(self.value))
         if self.comment is not None:
             items.ca.items[self.index] = self.comment
@@ -161,7 +165,7 @@ class RemoveItem:
     def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
         items = _sequence(documents, self.rel, self.path)
         if not 0 <= self.index < len(items):
-            raise EditPathError(f"{self.rel}: {'.'.join(map(str, self.path))} has no item {self.index}")
+            raise EditPathError(f"{self.rel}: {_where(self.path)} has no item {self.index}")
         comment = items.ca.items.get(self.index)
         value = items[self.index]
         del items[self.index]
@@ -183,7 +187,7 @@ class MoveItem:
     def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
         items = _sequence(documents, self.rel, self.path)
         if not (0 <= self.source < len(items) and 0 <= self.target < len(items)):
-            raise EditPathError(f"{self.rel}: cannot move item {self.source} of {'.'.join(map(str, self.path))} "
+            raise EditPathError(f"{self.rel}: cannot move item {self.source} of {_where(self.path)} "
                                 f"to {self.target}")
         comment = items.ca.items.get(self.source)
         value = items[self.source]
