@@ -90,6 +90,18 @@ def _write_project_file(root: Path, pid: str, title: str, deliverables: list[tup
     (root / "project.yaml").write_text("\n".join(lines) + "\n")
 
 
+REVIEWER = "Bench Expert"
+
+
+def _criterion(cid: str, text: str, covers: list[str], target: str, dimension: str, weight: int,
+               status: str = "approved", reviewer: str | None = REVIEWER) -> list[str]:
+    """One rubric entry's lines, in the order every generated rubric writes them."""
+    lines = [f"  - id: {cid}", f"    text: {text}", "    covers:", *(f"      - {c}" for c in covers),
+             f"    target: {target}", f"    dimension: {dimension}", f"    weight: {weight}",
+             "    review:", f"      status: {status}"]
+    return lines + ([f"      reviewer: {reviewer}"] if reviewer else [])
+
+
 def _write_subtask_file(folder: Path, sid: str, inputs: list[str], outputs: list[str]) -> None:
     lines = [f"id: {sid}", f"title: Subtask {sid}", "instruction: instruction.md", "inputs:"]
     lines += [f"  - {m}" for m in inputs] + ["outputs:"] + [f"  - path: {o}" for o in outputs]
@@ -173,18 +185,8 @@ def make_project(
         for c in range(per_sub[i]):
             cid = f"{sid}-C{c + 1:02d}"
             weight = rng.choice([2, 3, 5, 8, -3]) if c else 6
-            lines += [
-                f"  - id: {cid}",
-                f"    text: {_q(_prose(rng, 25))}",
-                "    covers:",
-                f"      - {sid}:{outputs[c % 2]}",
-                "    target: checkpoint",
-                f"    dimension: {rng.choice(DIMENSIONS)}",
-                f"    weight: {weight}",
-                "    review:",
-                "      status: approved",
-                "      reviewer: Bench Expert",
-            ]
+            lines += _criterion(cid, _q(_prose(rng, 25)), [f"{sid}:{outputs[c % 2]}"], "checkpoint",
+                                rng.choice(DIMENSIONS), weight)
             if weight > 0:
                 checkpoint_ids.append((cid, sid))
         (folder / "rubric.yaml").write_text("\n".join(lines) + "\n")
@@ -200,45 +202,12 @@ def make_project(
     for cid, sid in reused:
         lines += [f"  - reuse_of: {cid}", "    covers:", f"      - {deliverable_of[sid]}"]
     for did, _ in deliverables:
-        lines += [
-            f"  - id: A-{did}",
-            f"    text: {_prose(rng, 20)}",
-            "    covers:",
-            f"      - {did}",
-            "    target: artifact",
-            "    dimension: professionalism",
-            "    weight: 4",
-            "    review:",
-            "      status: approved",
-            "      reviewer: Bench Expert",
-        ]
+        lines += _criterion(f"A-{did}", _prose(rng, 20), [did], "artifact", "professionalism", 4)
     for x in range(n_cross):
         pair = rng.sample([d for d, _ in deliverables], 2)
-        lines += (
-            [f"  - id: X-{x + 1:03d}", f"    text: {_prose(rng, 20)}", "    covers:"]
-            + [f"      - {d}" for d in pair]
-            + [
-                "    target: cross-file",
-                "    dimension: consistency",
-                "    weight: 5",
-                "    review:",
-                "      status: approved",
-                "      reviewer: Bench Expert",
-            ]
-        )
+        lines += _criterion(f"X-{x + 1:03d}", _prose(rng, 20), pair, "cross-file", "consistency", 5)
     for p in range(n_pkg):
-        lines += [
-            f"  - id: P-{p + 1:03d}",
-            f"    text: {_prose(rng, 20)}",
-            "    covers:",
-            "      - package",
-            "    target: package",
-            "    dimension: completeness",
-            "    weight: 3",
-            "    review:",
-            "      status: approved",
-            "      reviewer: Bench Expert",
-        ]
+        lines += _criterion(f"P-{p + 1:03d}", _prose(rng, 20), ["package"], "package", "completeness", 3)
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
 
 
@@ -337,23 +306,14 @@ def make_large_project(root: Path, seed: int = 5) -> None:
             text = _prose(rng, 25)
             if sid == "T01" and c < SEED_LATE_IN_CRITERIA:
                 text = text[:-1] + f" as in {late[-1 - c]}."
-            status, reviewer = "approved", ["      reviewer: Bench Expert"]
+            status = "approved"
+            reviewer: str | None = REVIEWER
             if sid == "T01" and SEED_LATE_IN_CRITERIA <= c < SEED_LATE_IN_CRITERIA + SEED_DRAFTS:
-                status, reviewer = "draft", []
+                status, reviewer = "draft", None
             elif sid == "T01" and c >= count - SEED_NO_REVIEWER:
-                reviewer = []
-            lines += [
-                f"  - id: {sid}-C{c + 1:04d}",
-                f"    text: {text}",
-                "    covers:",
-                f"      - {sid}:{outputs[c % 2]}",
-                "    target: checkpoint",
-                f"    dimension: {rng.choice(DIMENSIONS)}",
-                f"    weight: {rng.choice([2, 3, 5, 8, -3]) if c else 6}",
-                "    review:",
-                f"      status: {status}",
-                *reviewer,
-            ]
+                reviewer = None
+            lines += _criterion(f"{sid}-C{c + 1:04d}", text, [f"{sid}:{outputs[c % 2]}"], "checkpoint",
+                                rng.choice(DIMENSIONS), rng.choice([2, 3, 5, 8, -3]) if c else 6, status, reviewer)
         (folder / "rubric.yaml").write_text("\n".join(lines) + "\n")
     (root / "dependencies.yaml").write_text(
         "handoffs:\n  - from: T01:outputs/T01-main.md\n    to: T02\n"
@@ -365,29 +325,8 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         lines += [f"  - reuse_of: T01-C{c + 1:04d}", "    covers:", f"      - {deliverables[c % 2][0]}"]
     for u in range(SEED_UNKNOWN_REUSE):
         lines += [f"  - reuse_of: T09-C{u + 1:04d}", "    covers:", "      - F1"]
-    lines += [
-        "  - id: X-001",
-        f"    text: {_prose(rng, 20)}",
-        "    covers:",
-        "      - F1",
-        "      - F2",
-        "    target: cross-file",
-        "    dimension: consistency",
-        "    weight: 5",
-        "    review:",
-        "      status: approved",
-        "      reviewer: Bench Expert",
-        "  - id: P-001",
-        f"    text: {_prose(rng, 20)}",
-        "    covers:",
-        "      - package",
-        "    target: package",
-        "    dimension: completeness",
-        "    weight: 3",
-        "    review:",
-        "      status: approved",
-        "      reviewer: Bench Expert",
-    ]
+    lines += _criterion("X-001", _prose(rng, 20), ["F1", "F2"], "cross-file", "consistency", 5)
+    lines += _criterion("P-001", _prose(rng, 20), ["package"], "package", "completeness", 3)
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
 
 
