@@ -1,0 +1,67 @@
+"""One open project: its round-trip documents and the project model rebuilt from them after
+every edit. The app's undo stack, the CLI's spreadsheet import and the tests all edit through it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from studio.editing.changes import Changes
+from studio.editing.commands import Command
+from studio.editing.documents import ProjectDocuments
+from studio.store import layout
+from studio.store.history import ProjectRepository, Revision
+from studio.store.loader import LoadedProject, load_project, reload_files
+
+
+def is_project_yaml(rel: str) -> bool:
+    """Whether `rel` is one of the YAML files the project model is read from."""
+    parts = rel.split("/")
+    if rel in (layout.PROJECT_FILE, layout.STAGES_FILE, layout.MATERIALS_FILE, layout.DEPENDENCIES_FILE,
+               layout.FINAL_RUBRIC_FILE, layout.REFERENCES_FILE):
+        return True
+    return len(parts) == 3 and parts[0] == layout.SUBTASKS_DIR and parts[2] in (layout.SUBTASK_FILE,
+                                                                               layout.CHECKPOINT_RUBRIC_FILE)
+
+
+class ProjectSession:
+    """The documents of one project folder and `loaded`, the model as the documents say now."""
+
+    def __init__(self, root: Path, loaded: LoadedProject | None = None) -> None:
+        self.documents = ProjectDocuments(Path(root))
+        self.loaded = loaded if loaded is not None else load_project(self.documents.root)
+
+    @property
+    def root(self) -> Path:
+        return self.documents.root
+
+    def apply(self, command: Command) -> tuple[Command, Changes]:
+        """Make one edit; the model is rebuilt from the touched files only. Returns the inverse
+        edit and what changed. On an error nothing is changed (the command undoes itself)."""
+        inverse, changes = command.apply(self.documents)
+        self.refresh(changes)
+        return inverse, changes
+
+    def refresh(self, changes: Changes) -> None:
+        yaml_files = {rel for rel in changes.files if is_project_yaml(rel)}
+        if yaml_files:
+            self.loaded = reload_files(self.loaded, self.documents.texts(yaml_files))
+
+    @property
+    def modified(self) -> bool:
+        """Whether there are edits not yet written to disk."""
+        return bool(self.documents.dirty)
+
+    def save(self) -> list[str]:
+        """Write every edited file atomically (a file changed on disk is refused, not overwritten)."""
+        return self.documents.save()
+
+    def commit(self, message: str) -> Revision:
+        """Commit the files the app has written (save first)."""
+        return self.documents.editor.save(message)
+
+    def repository(self) -> ProjectRepository:
+        return ProjectRepository(self.root)
+
+    def changed_on_disk(self) -> list[str]:
+        """Files the app read that someone else changed (or deleted) since."""
+        return self.documents.editor.changed_on_disk()
