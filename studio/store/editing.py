@@ -84,6 +84,10 @@ class ProjectEditor:
         self._seen[rel] = _digest(data)
         return data
 
+    def forget(self, rel: str) -> None:
+        """Forget what was read of `rel`: the next write of it is guarded as for a file never read."""
+        self._seen.pop(rel, None)
+
     def require_unchanged(self, rel: str) -> None:
         """Refuse (ExternalEditError) when `rel` is not what the app last read or wrote."""
         if rel in self._seen and _digest(self._disk(rel)) != self._seen[rel]:
