@@ -1,0 +1,211 @@
+"""The object forms: each opens on the sample, a keyboard edit is exactly one undo step that
+changes exactly one YAML value (comments kept), undo gives back the bytes, and the subtask form
+offers only materials released by then."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QSpinBox, QTextBrowser
+
+from studio.editing.session import ProjectSession
+from studio.gui.editors import KINDS, open_editor
+from studio.gui.project_context import ProjectContext
+from studio.store.workspace import sample_project
+
+OBJECTS = {"project": "kestrel-refinancing", "stage": "S2", "subtask": "T03", "material": "M12",
+           "reference": "R03", "deliverable": "F3"}
+
+
+@pytest.fixture
+def context(tmp_path: Path, qtbot) -> ProjectContext:
+    root = tmp_path / "kestrel"
+    shutil.copytree(sample_project(), root)
+    return ProjectContext(ProjectSession(root))
+
+
+def _open(qtbot, context: ProjectContext, kind: str):
+    editor = open_editor(context, kind, OBJECTS[kind])
+    qtbot.addWidget(editor)
+    editor.resize(1000, 800)
+    editor.show()
+    qtbot.waitExposed(editor)
+    return editor
+
+
+def _changed_lines(before: str, after: str) -> list[str]:
+    return [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line[:2] in ("- ", "+ ")]
+
+
+def _retype(qtbot, widget, text: str) -> None:
+    widget.setFocus()
+    QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(widget, text)
+    QTest.keyClick(widget, Qt.Key.Key_Return)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_editor_opens_on_the_sample_with_its_object_name(qtbot, context, kind):
+    editor = _open(qtbot, context, kind)
+    assert editor.objectName() == f"{kind}Editor"
+    heading = editor.findChild(QLabel, "formHeading")
+    assert OBJECTS[kind] in heading.text() or kind == "project"
+    assert not editor.findChild(QLabel, "formMessage").isVisible()
+
+
+def _one_keyboard_edit(qtbot, context, kind: str, rel: str, widget_name: str, text: str, expected: str) -> None:
+    editor = _open(qtbot, context, kind)
+    path = context.session.root / rel
+    original = path.read_text(encoding="utf-8")
+    widget = editor.findChild(QLineEdit, widget_name)
+    _retype(qtbot, widget, text)
+    assert context.undo_stack.count() == 1
+    edited = context.session.documents.text(rel)
+    changes = _changed_lines(original, edited)
+    assert len(changes) == 2, changes
+    assert changes[1] == expected
+    assert original.splitlines()[0].startswith("#") and edited.splitlines()[0] == original.splitlines()[0]
+    context.save()
+    assert path.read_text(encoding="utf-8") == edited
+    context.undo_stack.undo()
+    assert context.session.documents.text(rel) == original
+    context.save()
+    assert path.read_bytes() == original.encode("utf-8")
+
+
+def test_project_title_typed_is_one_undo_step_of_one_value(qtbot, context):
+    _one_keyboard_edit(qtbot, context, "project", "project.yaml", "title", "Kestrel refinancing",
+                       "+ title: Kestrel refinancing")
+
+
+def test_material_title_typed_is_one_undo_step_of_one_value(qtbot, context):
+    _one_keyboard_edit(qtbot, context, "material", "materials.yaml", "title", "CFO restatement email",
+                       "+     title: CFO restatement email")
+
+
+def test_deliverable_audience_typed_is_one_undo_step(qtbot, context):
+    _one_keyboard_edit(qtbot, context, "deliverable", "project.yaml", "deliverableAudience", "Lenders",
+                       "+       audience: Lenders")
+
+
+def test_stage_title_typed_is_one_undo_step(qtbot, context):
+    _one_keyboard_edit(qtbot, context, "stage", "stages.yaml", "title", "Structure and model",
+                       "+     title: Structure and model")
+
+
+def test_subtask_time_limit_typed_is_one_undo_step(qtbot, context):
+    editor = _open(qtbot, context, "subtask")
+    rel = "subtasks/T03/subtask.yaml"
+    original = (context.session.root / rel).read_text(encoding="utf-8")
+    _retype(qtbot, editor.findChild(QSpinBox, "timeLimit"), "200")
+    assert context.undo_stack.count() == 1
+    changes = _changed_lines(original, context.session.documents.text(rel))
+    assert changes == ["- time_limit_minutes: 180", "+ time_limit_minutes: 200"]
+    assert context.session.loaded.project.subtasks["T03"].time_limit_minutes == 200
+    context.undo_stack.undo()
+    assert context.session.documents.text(rel) == original
+    assert editor.findChild(QSpinBox, "timeLimit").value() == 180
+
+
+def test_each_keystroke_is_not_a_step_and_undo_refreshes_the_field(qtbot, context):
+    editor = _open(qtbot, context, "project")
+    title = editor.findChild(QLineEdit, "title")
+    before = title.text()
+    title.setFocus()
+    QTest.keyClick(title, Qt.Key.Key_End)
+    QTest.keyClicks(title, " (draft)")
+    assert context.undo_stack.count() == 0  # nothing is committed while typing
+    QTest.keyClick(title, Qt.Key.Key_Return)
+    assert context.undo_stack.count() == 1
+    assert context.session.loaded.project.info.title == before + " (draft)"
+    context.undo_stack.undo()
+    assert title.text() == before
+    assert editor.focusWidget() is title  # the refresh left the cursor where the writer is
+
+
+def test_subtask_inputs_offer_only_materials_released_by_then(qtbot, context):
+    editor = _open(qtbot, context, "subtask")
+    inputs = editor.findChild(QListWidget, "subtaskInputs")
+    offered = inputs.ids()
+    # T03 is third on the timeline: M08 is released before T03, M09 only before T04.
+    assert {"M01", "M06", "M07", "M08"} <= set(offered)
+    assert "M09" not in offered and "M12" not in offered
+    assert inputs.checked() == ["M01", "M02", "M03", "M08"]
+
+
+def test_ticking_an_input_with_the_keyboard_adds_it_in_one_step(qtbot, context):
+    editor = _open(qtbot, context, "subtask")
+    rel = "subtasks/T03/subtask.yaml"
+    original = (context.session.root / rel).read_text(encoding="utf-8")
+    inputs = editor.findChild(QListWidget, "subtaskInputs")
+    inputs.setFocus()
+    inputs.setCurrentRow(inputs.ids().index("M06"))
+    QTest.keyClick(inputs.viewport(), Qt.Key.Key_Space)
+    assert context.undo_stack.count() == 1
+    assert context.session.loaded.project.subtasks["T03"].inputs == ["M01", "M02", "M03", "M06", "M08"]
+    assert _changed_lines(original, context.session.documents.text(rel)) == ["+   - M06"]
+    context.undo_stack.undo()
+    assert context.session.documents.text(rel) == original
+    assert "M06" not in inputs.checked()
+
+
+def test_material_release_picked_from_the_timeline(qtbot, context):
+    editor = _open(qtbot, context, "material")
+    combo = editor.findChild(QComboBox, "materialRelease")
+    assert combo.currentData() == "T06"
+    assert [combo.itemData(i) for i in range(combo.count())][:3] == [None, "T01", "T02"]
+    combo.setFocus()
+    QTest.keyClick(combo, Qt.Key.Key_Down)
+    assert context.undo_stack.count() == 1
+    material = context.session.loaded.project.material("M12")
+    assert material.release.at == "before" and material.release.subtask == "T07"
+    context.undo_stack.undo()
+    assert context.session.loaded.project.material("M12").release.subtask == "T06"
+    assert combo.currentData() == "T06"
+
+
+def test_material_kind_offers_the_model_values(qtbot, context):
+    editor = _open(qtbot, context, "material")
+    kind = editor.findChild(QComboBox, "materialKind")
+    values = {kind.itemData(i) for i in range(kind.count())}
+    assert values == {"source_record", "new_evidence", "client_feedback", "scripted_feedback", "template"}
+    assert kind.currentData() == "client_feedback"
+
+
+def test_reference_editor_says_evaluator_only(qtbot, context):
+    editor = _open(qtbot, context, "reference")
+    banner = editor.findChild(QLabel, "evaluatorBanner")
+    assert banner.isVisible() and "never shown to the agent" in banner.text()
+    scopes = editor.findChild(QListWidget, "referenceFor")
+    assert scopes.checked() == ["T08", "T09", "T10", "final"]
+
+
+def test_markdown_preview_renders_a_heading_and_saves_once(qtbot, context):
+    editor = _open(qtbot, context, "subtask")
+    markdown = editor.findChild(QPlainTextEdit, "markdownSource")
+    preview = editor.findChild(QTextBrowser, "markdownPreview")
+    editor.tabs.setCurrentIndex(1)
+    original = (context.session.root / "subtasks/T03/instruction.md").read_text(encoding="utf-8")
+    assert markdown.toPlainText() == original
+    markdown.setFocus()
+    QTest.keyClick(markdown, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(markdown, "# Read this first")
+    QTest.keyClick(markdown, Qt.Key.Key_Return)
+    QTest.keyClick(markdown, Qt.Key.Key_Return)
+    assert context.undo_stack.count() == 0
+    editor.instruction.render_preview()
+    first = preview.document().firstBlock()
+    assert first.text() == "Read this first"
+    assert first.blockFormat().headingLevel() == 1
+    editor.title_label.setFocus()  # leaving the editor commits the text as one step
+    qtbot.waitUntil(lambda: context.undo_stack.count() == 1)
+    rel = "subtasks/T03/instruction.md"
+    assert context.session.documents.read_bytes(rel) == ("# Read this first\n\n" + original).encode("utf-8")
+    context.undo_stack.undo()
+    assert context.session.documents.read_bytes(rel) == original.encode("utf-8")
+    assert markdown.toPlainText() == original
