@@ -61,7 +61,8 @@ class MarkdownEditor(QWidget):
         splitter.setChildrenCollapsible(False)
         splitter.setSizes([500, 500])
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(10, 8, 10, 10)
+        layout.setSpacing(6)
         layout.addWidget(self.caption)
         layout.addWidget(self.error)
         layout.addWidget(splitter, 1)
@@ -70,6 +71,7 @@ class MarkdownEditor(QWidget):
         self.save_timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS)
         self.save_timer.timeout.connect(self.commit)
         self.saved_text = ""
+        self._shown_file: str | None = None
         self.source.textChanged.connect(self._typed)
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self.load)
@@ -89,7 +91,8 @@ class MarkdownEditor(QWidget):
 
     def load(self) -> None:
         rel = self.file()
-        self.caption.setText(rel or "")
+        self._shown_file = rel
+        self.caption.setText(f"{rel}  ·  Markdown, preview on the right" if rel else "")
         text = self.stored_text()
         self.saved_text = text
         if text != self.source.toPlainText():
@@ -135,5 +138,5 @@ class MarkdownEditor(QWidget):
         rel = self.file()
         if rel is not None and rel in changes.files:
             self.load()
-        elif rel != self.caption.text():
+        elif rel != self._shown_file:
             self.load()  # the file was renamed (the instruction key changed)

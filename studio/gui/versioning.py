@@ -111,7 +111,7 @@ def subtask_snapshot(read: Reader, subtask_id: str) -> Any:
     instruction = read((PurePosixPath(rel).parent / name).as_posix())
     rubric = _yaml(read(layout.checkpoint_rubric_file(Path(), subtask_id).as_posix()))
     criteria = rubric.get("criteria") if isinstance(rubric, dict) else None
-    return {**_keyed(data), "instruction": (instruction or b"").decode("utf-8", "replace"),
+    return {**_keyed(data), "instruction text": (instruction or b"").decode("utf-8", "replace"),
             "rubric": _keyed(criteria) if isinstance(criteria, list) else {}}
 
 
@@ -164,7 +164,7 @@ def _text_rows(field: str, old: str, new: str) -> list[DiffRow]:
     rows = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != "equal":
-            rows.append(DiffRow(f"{field} (line {j1 + 1})", "\n".join(a[i1:i2]), "\n".join(b[j1:j2])))
+            rows.append(DiffRow(f"{field} (line {j1 + 1})", "\n".join(a[i1:i2]) or "—", "\n".join(b[j1:j2]) or "—"))
     return rows
 
 

@@ -209,3 +209,28 @@ def test_markdown_preview_renders_a_heading_and_saves_once(qtbot, context):
     context.undo_stack.undo()
     assert context.session.documents.read_bytes(rel) == original.encode("utf-8")
     assert markdown.toPlainText() == original
+
+
+def test_a_value_the_file_cannot_load_is_explained_and_fixed_in_place(qtbot, context):
+    editor = _open(qtbot, context, "material")
+    title = editor.findChild(QLineEdit, "title")
+    message = editor.findChild(QLabel, "formMessage")
+    _retype(qtbot, title, " ")  # an empty title: materials.yaml no longer loads
+    assert context.undo_stack.count() == 1
+    assert context.session.loaded.project.material("M12") is None
+    assert message.isVisible() and "materials.yaml" in message.text() and "undo" in message.text()
+    _retype(qtbot, title, "CFO email")
+    assert context.undo_stack.count() == 2
+    assert context.session.loaded.project.material("M12").title == "CFO email"
+    assert not message.isVisible()
+
+
+def test_a_refused_edit_is_shown_and_pushes_nothing(qtbot, context):
+    editor = open_editor(context, "material", "M99")  # as a tab left open on a removed material
+    qtbot.addWidget(editor)
+    editor.show()
+    message = editor.findChild(QLabel, "formMessage")
+    assert "no longer in the project" in message.text()
+    _retype(qtbot, editor.findChild(QLineEdit, "title"), "Anything")
+    assert context.undo_stack.count() == 0
+    assert message.isVisible() and "M99" in message.text()

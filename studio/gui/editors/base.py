@@ -239,29 +239,29 @@ class ObjectForm(QWidget):
 
     def _finish_value(self, field: str, getter: Getter, value: Any) -> None:
         obj = self.current()
-        if obj is None:
-            return
-        before = getter(obj)
-        if hasattr(before, "value"):  # an enum member compares by its YAML value
-            before = before.value
-        if before == value:
-            return
+        # With its file not loading (obj None) the edit still goes through: it may be the fix.
+        if obj is not None:
+            before = getter(obj)
+            if hasattr(before, "value"):  # an enum member compares by its YAML value
+                before = before.value
+            if before == value:
+                return
         self.apply(lambda documents: set_field(documents, self.kind, self.object_id, field, value))
 
     def apply(self, build: Builder) -> bool:
         """Build a command against the documents and push it as one undo step. A refused edit
         (a StudioError) is shown above the form and the fields go back to the model's values."""
+        self.message.hide()  # the refresh that follows the edit shows what is still wrong
         try:
             command = build(self.documents)
             if command is None:
                 return False
             self.context.push(command)
         except StudioError as error:
+            self.refresh()
             self.message.setText(str(error))
             self.message.show()
-            self.refresh()
             return False
-        self.message.hide()
         return True
 
     # -- following the model ---------------------------------------------------------------
@@ -274,14 +274,28 @@ class ObjectForm(QWidget):
     def refresh(self) -> None:
         obj = self.current()
         self.title_label.setText(self.heading_text(obj))
-        self.body.setEnabled(True)
+        if obj is None:
+            self._explain_missing()
+            return  # the fields keep what they show, so a typo can be corrected in place
+        self.message.hide()
         for binding in self._bindings:
             binding.show(obj)
         self.show_extra(obj)
-        if obj is None:
-            self.message.setText(f"This {self.kind} is no longer in the project (removed, or its file "
-                                 "does not load): undo the removal or close this tab.")
-            self.message.show()
+
+    def _explain_missing(self) -> None:
+        own = self.own_file()
+        loaded = self.context.session.loaded
+        problems = [p for p in loaded.problems if p.file == own]
+        if own is None:
+            text = f"This {self.kind} is no longer in the project: undo its removal or close this tab."
+        elif problems:
+            shown = "; ".join(f"{p.file}:{loaded.locate(p)[0]}: {p.message}" for p in problems[:3])
+            text = (f"{own} does not load, so this form cannot show its current values: {shown}. "
+                    "Correct the value here, or undo the last edit (Ctrl+Z).")
+        else:
+            text = f"This {self.kind} cannot be read from {own}: undo the last edit or close this tab."
+        self.message.setText(text)
+        self.message.show()
 
     def heading_text(self, obj: Any) -> str:
         title = getattr(obj, "title", "") if obj is not None else ""

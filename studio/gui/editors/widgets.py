@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFocusEvent, QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+VISIBLE_ROWS = 12
 
 
 class FieldText(QPlainTextEdit):
@@ -98,6 +99,13 @@ class CheckList(QListWidget):
                     entry.setCheckState(state)
         finally:
             self._filling = False
+        self._fit()
+
+    def _fit(self) -> None:
+        """Tall enough for every item, up to VISIBLE_ROWS; a longer list scrolls."""
+        row = self.sizeHintForRow(0) if self.count() else self.fontMetrics().height() + 4
+        rows = min(max(self.count(), 3), VISIBLE_ROWS)
+        self.setFixedHeight(rows * row + 2 * self.frameWidth() + 4)
 
     def ids(self) -> list[str]:
         return [self.item(row).data(ID_ROLE) for row in range(self.count())]
@@ -109,9 +117,6 @@ class CheckList(QListWidget):
     def _changed(self, item: QListWidgetItem) -> None:
         if not self._filling:
             self.toggled.emit(item.data(ID_ROLE), item.checkState() == Qt.CheckState.Checked)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
-        return QSize(260, 150)
 
 
 def _buttons(owner: QWidget, *labels: str) -> tuple[QHBoxLayout, list[QPushButton]]:
