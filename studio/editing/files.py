@@ -3,11 +3,14 @@ file. The inverse puts back the exact bytes the file had before, or its absence.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
+from typing import Any
 
 from studio.editing.changes import Changes
 from studio.editing.commands import Command
 from studio.editing.documents import EditPathError, ProjectDocuments
+from studio.store.yamlfile import make_yaml
 
 
 @dataclass
@@ -51,3 +54,12 @@ class MoveFile:
 def set_text(documents: ProjectDocuments, rel: str, text: str) -> PutFile:
     """Replace a Markdown file's text (an instruction, the brief)."""
     return PutFile(rel, text.encode("utf-8"), label=f"Edit {rel}")
+
+
+def yaml_text(data: dict[str, Any], comment: str | None = None) -> bytes:
+    """`data` written as a project YAML file in house style, after an optional comment line."""
+    stream = io.StringIO()
+    if comment:
+        stream.write(f"# {comment}\n")
+    make_yaml().dump(data, stream)
+    return stream.getvalue().encode("utf-8")
