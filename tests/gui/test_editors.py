@@ -234,3 +234,78 @@ def test_a_refused_edit_is_shown_and_pushes_nothing(qtbot, context):
     _retype(qtbot, editor.findChild(QLineEdit, "title"), "Anything")
     assert context.undo_stack.count() == 0
     assert message.isVisible() and "M99" in message.text()
+
+
+def test_acceptance_items_added_edited_and_removed_each_in_one_step(qtbot, context):
+    editor = _open(qtbot, context, "project")
+    original = (context.session.root / "project.yaml").read_text(encoding="utf-8")
+    items = editor.acceptance
+    count = items.list.count()
+    QTest.mouseClick(items.add_button, Qt.MouseButton.LeftButton)
+    assert context.undo_stack.count() == 1 and items.list.count() == count + 1
+    # The new item opens for editing: type its text over the placeholder.
+    editor_widget = items.list.findChild(QLineEdit)
+    assert editor_widget is not None
+    QTest.keyClick(editor_widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(editor_widget, "The handover note names every open condition.")
+    QTest.keyClick(editor_widget, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: context.undo_stack.count() == 2)
+    assert context.session.loaded.project.info.delivery.acceptance[-1] == "The handover note names every open condition."
+    items.list.setCurrentRow(0)
+    QTest.mouseClick(items.remove_button, Qt.MouseButton.LeftButton)
+    assert context.undo_stack.count() == 3 and items.list.count() == count
+    for _ in range(3):
+        context.undo_stack.undo()
+    assert context.session.documents.text("project.yaml") == original
+    assert items.list.count() == count
+
+
+def test_removing_a_deliverable_criteria_cover_is_refused_with_the_reason(qtbot, context):
+    editor = _open(qtbot, context, "project")
+    table = editor.deliverables
+    table.table.setCurrentCell(2, 1)  # F3, the lender presentation: final criteria cover it
+    QTest.mouseClick(table.remove_button, Qt.MouseButton.LeftButton)
+    assert context.undo_stack.count() == 0
+    message = editor.findChild(QLabel, "formMessage")
+    assert message.isVisible() and "F3" in message.text() and "covered" in message.text()
+    assert table.table.rowCount() == 6
+
+
+def test_deliverable_producer_is_picked_from_subtask_outputs(qtbot, context):
+    editor = _open(qtbot, context, "deliverable")
+    producer = editor.findChild(QComboBox, "deliverableProducer")
+    refs = [producer.itemData(i) for i in range(producer.count())]
+    assert producer.currentData() == "T07:outputs/lender_presentation.md"
+    assert all(":outputs/" in ref for ref in refs) and refs[0].startswith("T01:")
+    producer.setFocus()
+    QTest.keyClick(producer, Qt.Key.Key_Down)
+    assert context.undo_stack.count() == 1
+    picked = context.session.loaded.project.info.delivery.final_deliverables[2].produced_by
+    assert picked == refs[refs.index("T07:outputs/lender_presentation.md") + 1]
+
+
+def test_a_file_dropped_on_a_material_replaces_its_content_in_one_step(qtbot, context, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    editor = _open(qtbot, context, "material")
+    rel = "materials/cfo-email-ebitda-restatement.md"
+    original = (context.session.root / rel).read_bytes()
+    dropped = tmp_path / "restatement-v2.md"
+    dropped.write_bytes(b"# Restated EBITDA, second version\n")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(dropped))])
+    # A drag from the desktop enters the editor (which accepts one local file), then drops.
+    enter = QDragEnterEvent(QPointF(20, 20), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(editor, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(20, 20), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(editor, drop)
+    assert context.undo_stack.count() == 1
+    assert context.session.documents.read_bytes(rel) == dropped.read_bytes()
+    assert "34 bytes" in editor.file_label.text()
+    context.undo_stack.undo()
+    assert context.session.documents.read_bytes(rel) == original

@@ -4,10 +4,9 @@ item, so the comments and the other items of the list keep their bytes."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any, cast
+from typing import Any
 
-from studio.editing.commands import Command, Compound, InsertItem, RemoveItem, RemoveKey, SetValue
+from studio.editing.commands import Command, InsertItem, RemoveItem, RemoveKey, SetValue
 from studio.editing.documents import EditPathError, ProjectDocuments
 from studio.editing.fields import object_location, set_field
 
@@ -87,29 +86,3 @@ def toggle_id(documents: ProjectDocuments, kind: str, object_id: str, field: str
             break
     return insert_item(documents, kind, object_id, field, where, member, f"Add {member} to {field} of {object_id}")
 
-
-def set_release_point(documents: ProjectDocuments, material_id: str, before: str | None) -> Command:
-    """Release a material at start (None) or just before subtask `before`. Uses the core's
-    `materials.set_release` when it is there; else edits the `release` mapping in place."""
-    try:
-        materials = importlib.import_module("studio.editing.materials")
-    except ImportError:
-        pass
-    else:
-        return cast(Command, materials.set_release(documents, material_id, before))
-    label = f"Release {material_id} " + (f"before {before}" if before else "at start")
-    rel, base = object_location(documents, "material", material_id)
-    item = documents.node(rel, base)
-    release = item.get("release") if isinstance(item, dict) else None
-    wanted = {"at": "before", "subtask": before} if before else {"at": "start"}
-    if not isinstance(release, dict):
-        command = set_field(documents, "material", material_id, "release", wanted)
-    else:
-        steps: list[Command] = [set_field(documents, "material", material_id, "release.at", wanted["at"])]
-        if before:
-            steps.append(set_field(documents, "material", material_id, "release.subtask", before))
-        elif "subtask" in release:
-            steps.append(set_field(documents, "material", material_id, "release.subtask", None))
-        command = Compound(label, steps)
-    command.label = label
-    return command

@@ -11,9 +11,10 @@ from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPushBu
 
 from studio.editing.documents import ProjectDocuments
 from studio.editing.files import PutFile
+from studio.editing.materials import set_release
 from studio.gui.editors.availability import outputs_before
 from studio.gui.editors.base import ObjectForm, form_layout
-from studio.gui.editors.edits import set_release_point, toggle_id
+from studio.gui.editors.edits import toggle_id
 from studio.gui.editors.widgets import CheckList
 from studio.model.schedule import Material, MaterialKind, Provenance
 from studio.store import layout
@@ -146,7 +147,7 @@ class MaterialEditor(ObjectForm):
         before = self.release.currentData()
         if material is None or (material.release.subtask if material.release.at == "before" else None) == before:
             return
-        self.apply(lambda d: set_release_point(d, self.object_id, before))
+        self.apply(lambda d: set_release(d, self.object_id, before))
 
     def _toggle_corrects(self, material_id: str, on: bool) -> None:
         order = self.corrects.ids()

@@ -7,11 +7,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QGroupBox, QVBoxLayout, QWidget
 
-from studio.editing.commands import Command
-from studio.editing.documents import ProjectDocuments
+from studio.editing.delivery import add_acceptance, add_deliverable, remove_acceptance, remove_deliverable
 from studio.editing.fields import ACCEPTANCE, DELIVERABLES, brief_file, set_brief, subtask_file
 from studio.gui.editors.base import ObjectForm
-from studio.gui.editors.edits import insert_item, remove_item, set_item
+from studio.gui.editors.edits import set_item
 from studio.gui.editors.widgets import RowTable, TextItems
 from studio.gui.markdown import MarkdownEditor
 from studio.gui.project_context import ProjectContext
@@ -112,16 +111,14 @@ class ProjectEditor(ObjectForm):
                                       label="Edit an acceptance requirement"))
 
     def _add_acceptance(self, row: int) -> None:
-        if self.apply(lambda d: insert_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row,
-                                            "New acceptance requirement", "Add an acceptance requirement")):
+        if self.apply(lambda d: add_acceptance(d, "New acceptance requirement", row)):
             item = self.acceptance.list.item(row)
             if item is not None:
                 self.acceptance.list.setCurrentItem(item)
                 self.acceptance.list.editItem(item)
 
     def _remove_acceptance(self, row: int) -> None:
-        self.apply(lambda d: remove_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row,
-                                         label="Remove an acceptance requirement"))
+        self.apply(lambda d: remove_acceptance(d, row))
 
     # -- deliverables ----------------------------------------------------------------------
     def _deliverable_id(self, row: int) -> str | None:
@@ -158,19 +155,10 @@ class ProjectEditor(ObjectForm):
         producer = outputs[-1] if outputs else "T01:outputs/file.md"
         entry = {"id": f"F{number}", "path": f"final/{producer.partition(':')[2].rsplit('/', 1)[-1]}",
                  "title": "New deliverable", "produced_by": producer}
-        self.apply(lambda d: _add_deliverable(d, self.object_id, entry))
+        self.apply(lambda d: add_deliverable(d, entry))
 
     def _remove_deliverable(self, row: int) -> None:
         deliverable_id = self._deliverable_id(row)
         if deliverable_id is not None:
-            self.apply(lambda d: _remove_deliverable(d, self.object_id, deliverable_id, row))
+            self.apply(lambda d: remove_deliverable(d, deliverable_id))
 
-
-def _add_deliverable(documents: ProjectDocuments, project_id: str, entry: dict[str, str]) -> Command:
-    return insert_item(documents, "project", project_id, ".".join(DELIVERABLES), 10**6, entry,
-                       f"Add deliverable {entry['id']}")
-
-
-def _remove_deliverable(documents: ProjectDocuments, project_id: str, deliverable_id: str, row: int) -> Command:
-    return remove_item(documents, "project", project_id, ".".join(DELIVERABLES), row,
-                       label=f"Remove deliverable {deliverable_id}")
