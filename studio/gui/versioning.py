@@ -198,27 +198,47 @@ class Scope:
 def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
     """The revisions where a subtask or criterion changed (not merely its file)."""
     entries = read_log(repo, list(scope.files))
+    snapshots: dict[str, Any] = {}  # by commit: in a straight history a parent is the next entry
+
+    def snapshot(sha: str) -> Any:
+        if sha not in snapshots:
+            snapshots[sha] = scope.snapshot(_tree_reader(repo, sha))
+        return snapshots[sha]
+
     changed = []
     for entry in entries:
-        new = scope.snapshot(_reader(repo, entry.sha))
-        parent = _parent(repo, entry.sha)
-        old = scope.snapshot(_reader(repo, parent)) if parent else None
-        if old != new:
+        parents = repo.repo.commit(entry.sha).parents
+        old = snapshot(parents[0].hexsha) if parents else None
+        if old != snapshot(entry.sha):
             changed.append(entry)
     return changed
 
 
-def _parent(repo: ProjectRepository, sha: str) -> str | None:
-    commit = repo.repo.commit(sha)
-    return commit.parents[0].hexsha if commit.parents else None
+def _tree_reader(repo: ProjectRepository, sha: str) -> Reader:
+    """Reads files of one commit through git's object database (one long-lived git process,
+    not one per file: an object's history reads many files at many revisions)."""
+    tree = repo.repo.commit(sha).tree
+
+    def read(rel: str) -> bytes | None:
+        try:
+            item = tree / repo.repo_path(repo.project_relative(rel))
+        except (KeyError, HistoryError):
+            return None
+        if item.type != "blob" or item.mode == 0o120000:  # a symbolic link is no file here
+            return None
+        return bytes(item.data_stream.read())
+    return read
 
 
 def _reader(repo: ProjectRepository, rev: str | None, overlay: dict[str, bytes | None] | None = None) -> Reader:
     """Reads files at a revision, or (WORKING) the working copy: unsaved edits first, then the disk."""
+    if rev is not None:
+        return _tree_reader(repo, repo.resolve(rev))
+
     def read(rel: str) -> bytes | None:
-        if rev is None and overlay is not None and rel in overlay:
+        if overlay is not None and rel in overlay:
             return overlay[rel]
-        return repo.read_version(rev, rel)
+        return repo.read_version(None, rel)
     return read
 
 
@@ -436,6 +456,7 @@ class VersioningPanel(QWidget):
         self.action_commit.setObjectName("actionCommit")
         self.action_commit.setToolTip("Save every edit, then record the project's state in its history")
         self.action_commit.triggered.connect(self.commit)
+        runner.crashed.connect(lambda *_: self.action_commit.setEnabled(True))
         self.commit_message = QLineEdit(self)
         self.commit_message.setObjectName("commitMessage")
         self.commit_message.setPlaceholderText("What changed, e.g. \"T03: weights after expert review\"")
