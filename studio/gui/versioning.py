@@ -252,7 +252,16 @@ def compare(repo: ProjectRepository, scope: Scope, old: str, new: str | None,
                          | (set(overlay) if new is None else set()))
     before = scope.snapshot(_reader(repo, old), changed)
     after = scope.snapshot(_reader(repo, new, overlay), changed)
-    return diff_rows(before, after)
+    if scope.kind is not None:
+        return diff_rows(before, after)
+    rows = []
+    for rel in changed or []:  # the project: each changed file's fields, named with the file
+        if before[rel] is None or after[rel] is None:
+            added = before[rel] is None
+            rows.append(DiffRow(rel, _ABSENT if added else "(file)", "(file added)" if added else "(file removed)"))
+            continue
+        rows += [DiffRow(f"{rel}: {row.field}", row.old, row.new) for row in diff_rows(before[rel], after[rel])]
+    return rows
 
 
 # -- item models ---------------------------------------------------------------------------------

@@ -309,3 +309,44 @@ def test_a_file_dropped_on_a_material_replaces_its_content_in_one_step(qtbot, co
     assert "34 bytes" in editor.file_label.text()
     context.undo_stack.undo()
     assert context.session.documents.read_bytes(rel) == original
+
+
+def test_subtask_outputs_added_edited_and_removed(qtbot, context):
+    editor = _open(qtbot, context, "subtask")
+    rel = "subtasks/T03/subtask.yaml"
+    original = (context.session.root / rel).read_text(encoding="utf-8")
+    outputs = editor.outputs
+    QTest.mouseClick(outputs.add_button, Qt.MouseButton.LeftButton)
+    assert outputs.table.rowCount() == 3
+    outputs.table.item(2, 0).setText("outputs/queries_log.md")  # as the cell editor commits it
+    subtask = context.session.loaded.project.subtasks["T03"]
+    assert [o.path for o in subtask.outputs][-1] == "outputs/queries_log.md"
+    outputs.table.setCurrentCell(0, 0)
+    QTest.mouseClick(outputs.remove_button, Qt.MouseButton.LeftButton)
+    assert [o.path for o in context.session.loaded.project.subtasks["T03"].outputs] == \
+        ["outputs/open_issues_register.md", "outputs/queries_log.md"]
+    assert context.undo_stack.count() == 3
+    for _ in range(3):
+        context.undo_stack.undo()
+    assert context.session.documents.text(rel) == original
+    assert outputs.table.rowCount() == 2
+
+
+def test_generated_release_reads_only_outputs_produced_before_it(qtbot, context):
+    editor = open_editor(context, "material", "M14")
+    qtbot.addWidget(editor)
+    editor.show()
+    reads = editor.findChild(QListWidget, "generatedFrom")
+    offered = reads.ids()
+    # M14 is released before T08 (position 8): T07's outputs are offered, T08's are not.
+    assert "T07:outputs/lender_presentation.md" in offered
+    assert not any(ref.startswith(("T08:", "T09:", "T10:")) for ref in offered)
+    assert reads.checked() == ["T07:outputs/lender_presentation.md"]
+    script = editor.findChild(QComboBox, "generatedScript")
+    assert script.currentData() == "scripts/lender_questions.py"
+    reads.setFocus()
+    reads.setCurrentRow(offered.index("T06:outputs/financing_model.xlsx"))
+    QTest.keyClick(reads.viewport(), Qt.Key.Key_Space)
+    generated = context.session.loaded.project.material("M14").generated
+    assert generated.from_artifacts == ["T06:outputs/financing_model.xlsx", "T07:outputs/lender_presentation.md"]
+    assert context.undo_stack.count() == 1

@@ -162,3 +162,29 @@ def test_commit_without_a_message_is_refused(qtbot, panel, project):
     panel.action_commit.trigger()
     assert "message" in panel.status.text()
     assert git(project, "rev-list", "--count", "HEAD").strip() == "3"
+
+
+def test_restoring_a_criterion_changes_only_its_entry(qtbot, panel, project):
+    text = (project / RUBRIC).read_text(encoding="utf-8")
+    before_weight = text[: text.index("weight: 6\n")]
+    criterion = before_weight[before_weight.rindex("- id: ") + 6:].split("\n", 1)[0].strip()
+    _wait_rows(qtbot, panel, 3)
+    panel.show_object("criterion", criterion)
+    _wait_rows(qtbot, panel, 2)
+    _select(panel, 1)
+    panel.action_restore.trigger()
+    context = panel.context
+    qtbot.waitUntil(lambda: context.undo_stack.count() == 1, timeout=10000)
+    restored = context.session.documents.text(RUBRIC)
+    assert restored == text.replace("    weight: 6\n", "    weight: 5\n")
+    context.undo_stack.undo()
+    assert context.session.documents.text(RUBRIC) == text
+
+
+def test_the_working_copy_includes_unsaved_edits(qtbot, panel):
+    _wait_rows(qtbot, panel, 3)
+    context = panel.context
+    context.push(set_field(context.session.documents, "material", "M12", "title", "Restatement email"))
+    _select(panel, 0)  # the last commit against the working copy, before any save
+    diff = _diff(qtbot, panel)
+    assert diff == {"materials.yaml: materials.M12.title": ("CFO email restating FY2025 EBITDA", "Restatement email")}

@@ -44,7 +44,9 @@ class SubtaskEditor(ObjectForm):
         inputs_box = QGroupBox("Inputs (materials released by then)", self.body)
         self.inputs = CheckList(inputs_box)
         self.inputs.setObjectName("subtaskInputs")
-        QVBoxLayout(inputs_box).addWidget(self.inputs)
+        inputs_layout = QVBoxLayout(inputs_box)
+        inputs_layout.addWidget(self.inputs)
+        inputs_layout.addStretch(1)  # a short list sits at the top, beside the outputs table
         self.inputs.toggled.connect(self._toggle_input)
         outputs_box = QGroupBox("Required outputs", self.body)
         self.outputs = RowTable(("Path in the workspace", "Title"), parent=outputs_box)
