@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFocusEvent, QFontDatabase
+from PySide6.QtGui import QFocusEvent, QFontDatabase, QHideEvent
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from studio.editing.changes import Changes
@@ -105,6 +105,11 @@ class MarkdownEditor(QWidget):
             cursor.setPosition(min(position, len(text)))
             self.source.setTextCursor(cursor)
         self.render_preview()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 (Qt naming)
+        # Leaving the tab, or closing it, before the pause timer fires must not lose the text.
+        self.commit()
+        super().hideEvent(event)
 
     def _typed(self) -> None:
         self.preview_timer.start()
