@@ -49,7 +49,7 @@ class ProjectEditor(ObjectForm):
         self.deliverables = RowTable(("Id", "Path in package", "Title", "Produced by", "Audience"),
                                      parent=deliverables_box)
         self.deliverables.setObjectName("deliverablesTable")
-        self.deliverables.fit_columns((60, 230, 240, 280))
+        self.deliverables.fit_columns((50, 220, 230, 300))
         QVBoxLayout(deliverables_box).addWidget(self.deliverables)
         self.deliverables.edited.connect(self._edit_deliverable)
         self.deliverables.added.connect(self._add_deliverable)

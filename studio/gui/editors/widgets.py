@@ -144,6 +144,7 @@ class TextItems(QWidget):
         super().__init__(parent)
         self.list = QListWidget(self)
         self.list.setWordWrap(True)
+        self.list.setSpacing(2)
         self.list.setAlternatingRowColors(True)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed)
@@ -204,7 +205,8 @@ class RowTable(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setMinimumHeight(150)
+        self.table.setWordWrap(False)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         row, (self.add_button, self.remove_button) = _buttons(self, "Add", "Remove")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -232,6 +234,14 @@ class RowTable(QWidget):
         finally:
             self._filling = False
         self.remove_button.setEnabled(self.table.rowCount() > 0)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Tall enough for every row, up to VISIBLE_ROWS; a longer table scrolls."""
+        header = self.table.horizontalHeader().sizeHint().height()
+        row = self.table.verticalHeader().defaultSectionSize()
+        rows = min(max(self.table.rowCount(), 2), VISIBLE_ROWS)
+        self.table.setMinimumHeight(header + rows * row + 2 * self.table.frameWidth() + 2)
 
     def fit_columns(self, widths: Sequence[int]) -> None:
         for column, width in enumerate(widths):
