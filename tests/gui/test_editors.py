@@ -202,8 +202,7 @@ def test_markdown_preview_renders_a_heading_and_saves_once(qtbot, context):
     first = preview.document().firstBlock()
     assert first.text() == "Read this first"
     assert first.blockFormat().headingLevel() == 1
-    editor.title_label.setFocus()  # leaving the editor commits the text as one step
-    qtbot.waitUntil(lambda: context.undo_stack.count() == 1)
+    qtbot.waitUntil(lambda: context.undo_stack.count() == 1)  # a 1 s pause saves the text as one step
     rel = "subtasks/T03/instruction.md"
     assert context.session.documents.read_bytes(rel) == ("# Read this first\n\n" + original).encode("utf-8")
     context.undo_stack.undo()
@@ -350,3 +349,16 @@ def test_generated_release_reads_only_outputs_produced_before_it(qtbot, context)
     generated = context.session.loaded.project.material("M14").generated
     assert generated.from_artifacts == ["T06:outputs/financing_model.xlsx", "T07:outputs/lender_presentation.md"]
     assert context.undo_stack.count() == 1
+
+
+def test_switching_away_from_the_instruction_saves_what_was_typed(qtbot, context):
+    editor = _open(qtbot, context, "subtask")
+    editor.tabs.setCurrentIndex(1)
+    markdown = editor.findChild(QPlainTextEdit, "markdownSource")
+    markdown.setFocus()
+    QTest.keyClick(markdown, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(markdown, "Sign off with the date.")
+    editor.tabs.setCurrentIndex(0)  # before the pause timer fires
+    assert context.undo_stack.count() == 1
+    text = context.session.documents.read_bytes("subtasks/T03/instruction.md").decode("utf-8")
+    assert text.endswith("Sign off with the date.")
