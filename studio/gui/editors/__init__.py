@@ -1,18 +1,35 @@
-"""Form editors of the project's objects (not YAML). PLACEHOLDER until the editors land:
+"""Form editors of the project's objects (not YAML): one module per form over a shared base.
 `open_editor` is the entry point the main window calls."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
+from studio.gui.editors.base import ObjectForm
+from studio.gui.editors.deliverable import DeliverableEditor
+from studio.gui.editors.material import MaterialEditor
+from studio.gui.editors.project import ProjectEditor
+from studio.gui.editors.reference import ReferenceEditor
+from studio.gui.editors.stage import StageEditor
+from studio.gui.editors.subtask import SubtaskEditor
 from studio.gui.project_context import ProjectContext
 
 KINDS = ("project", "stage", "subtask", "material", "reference", "deliverable")
+
+FORMS: dict[str, type[ObjectForm]] = {
+    "project": ProjectEditor,
+    "stage": StageEditor,
+    "subtask": SubtaskEditor,
+    "material": MaterialEditor,
+    "reference": ReferenceEditor,
+    "deliverable": DeliverableEditor,
+}
 
 
 def open_editor(context: ProjectContext, kind: str, object_id: str, parent: QWidget | None = None) -> QWidget:
     """A form editing the object `object_id` of `kind` (one of KINDS; for "project" the id is the
     project's id). Its edits go through `context.push`; it follows `context.changed`."""
-    label = QLabel(f"{kind} {object_id}", parent)
-    label.setObjectName(f"{kind}Editor")
-    return label
+    form = FORMS.get(kind)
+    if form is None:
+        raise ValueError(f"no editor for '{kind}': use one of {', '.join(KINDS)}")
+    return form(context, object_id, parent)
