@@ -219,11 +219,10 @@ class RubricEditor(QWidget):
 
     def _update_actions(self, *_: object) -> None:
         row = self.current_row()
-        has = row is not None
-        reused = has and self.model.shown(row).reused if row is not None else False
-        self.action_duplicate.setEnabled(has and not reused)
-        self.action_delete.setEnabled(has)
-        self.action_bulk.setEnabled(has)
+        picked = row is not None or self.table.selectionModel().hasSelection()
+        self.action_duplicate.setEnabled(row is not None and not self.model.shown(row).reused)
+        self.action_delete.setEnabled(picked)
+        self.action_bulk.setEnabled(picked)
         if row is None:
             self.action_up.setEnabled(False)
             self.action_down.setEnabled(False)
