@@ -44,6 +44,10 @@ from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 WIDTHS = {"rubric": 56, "id": 84, "text": 460, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
           "covers": 200, "requires": 110, "propagates": 96, "status": 80, "reviewer": 130}
 KEEP = "(keep)"
+# The item data of a filter's "any" entry. Not None: PySide6 6.12 on Python 3.11 drops a reference
+# to None each time it hands an empty QVariant back to Python (currentData(), index.data()), and
+# enough of them crash the interpreter; the filters are read on every change.
+ANY = ""
 
 
 class RubricEditor(QWidget):
@@ -151,7 +155,7 @@ class RubricEditor(QWidget):
     def _combo(self, name: str, anything: str, values: list[str]) -> QComboBox:
         combo = QComboBox(self)
         combo.setObjectName(name)
-        combo.addItem(anything, None)
+        combo.addItem(anything, ANY)
         for value in values:
             combo.addItem(value, value)
         return combo
@@ -163,7 +167,7 @@ class RubricEditor(QWidget):
             return
         self.scope_filter.blockSignals(True)
         self.scope_filter.clear()
-        self.scope_filter.addItem("All rubrics", None)
+        self.scope_filter.addItem("All rubrics", ANY)
         for scope in scopes:
             self.scope_filter.addItem("Final rubric" if scope == FINAL_SCOPE else scope, scope)
         self.scope_filter.setCurrentIndex(max(0, self.scope_filter.findData(current)))
@@ -182,7 +186,7 @@ class RubricEditor(QWidget):
     # -- entry points the window calls ---------------------------------------------------------
     def show_scope(self, scope: str | None) -> None:
         """Filter to one rubric: a subtask id, 'final', or None for all."""
-        self.scope_filter.setCurrentIndex(max(0, self.scope_filter.findData(scope)))
+        self.scope_filter.setCurrentIndex(max(0, self.scope_filter.findData(scope or ANY)))
 
     def select_criterion(self, criterion_id: str) -> None:
         """Select and scroll to a criterion (a findings click, the explorer); filters that hide it
