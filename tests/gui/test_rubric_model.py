@@ -239,3 +239,13 @@ def test_the_filter_narrows_by_text_scope_target_dimension_and_status(context):
     narrower = len(shown())
     proxy.set_filter(text="t01-c0")
     assert shown() == [f"T01-C0{n}" for n in range(1, 8)] and len(shown()) < narrower
+
+
+def test_the_next_id_follows_the_rubric_numbering():
+    from studio.editing.rubric import next_criterion_id
+
+    assert next_criterion_id("T05", {"T05-C01", "T05-C08", "T04-C09"}) == "T05-C09"
+    assert next_criterion_id("T01", {f"T01-C{n:04d}" for n in range(1, 5001)}) == "T01-C5001"
+    assert next_criterion_id("T11", set()) == "T11-C01"
+    assert next_criterion_id("final", {"X-01", "X-04", "A-07"}, "cross-file") == "X-05"
+    assert next_criterion_id("final", {"A-01", "P-02"}, "package") == "P-03"
