@@ -368,6 +368,7 @@ class RubricEditor(QWidget):
             self.show_message(f"{skipped} reused criteria left as they are: edit them in their checkpoint rubric")
 
     def _after_edit(self, _changes: object) -> None:
+        self.message.clear()  # an earlier refusal no longer applies
         self._fill_scopes()
         self._update_actions()
 

@@ -220,3 +220,13 @@ def test_totals_follow_an_edit(editor):
     go_to(editor, "T01-C01", "weight")  # weight 8
     table(editor).model().setData(table(editor).currentIndex(), 10)
     assert totals.row_named("Rubric T01").positive == positive + 2
+
+
+def test_space_on_the_gate_cell_makes_a_gate_with_weight_0(editor):
+    go_to(editor, "T01-C07", "gate")
+    view = table(editor)
+    QTest.keyClick(view, Qt.Key.Key_Space)
+    criterion = editor.model.project.rubric("T01").criteria[6]
+    assert (criterion.key, criterion.gate, criterion.weight) == ("T01-C07", True, 0)
+    assert editor.context.undo_stack.count() == 1
+    assert editor.totals_model.row_named("Rubric T01").gates == 1
