@@ -110,6 +110,7 @@ class RubricModel(QAbstractTableModel):
         self._starts: list[int] = []
         self._total = 0
         self._filter_cache: dict[str, list[tuple[str, str, str, str]]] = {}
+        self._texts_cache: dict[str, list[str]] = {}  # the last field of each, for typing
         self._following = False  # while the index catches up with an edit, nothing is cached
         self.generation = 0  # counts the changes of rows: a filter's answers hold for one generation
         self._build()
@@ -129,6 +130,7 @@ class RubricModel(QAbstractTableModel):
         self._scopes = rubric_scopes(self.project)
         self._keys = {scope: self._keys_of(scope) for scope in self._scopes}
         self._filter_cache.clear()
+        self._texts_cache.clear()
         self._restart()
 
     def _restart(self, from_scope: int = 0) -> None:
@@ -320,7 +322,8 @@ class RubricModel(QAbstractTableModel):
 
     def accepted_rows(self, text: str, scope: str | None, target: str | None, dimension: str | None,
                       status: str | None) -> list[bool]:
-        """Whether each row passes the filter, in one pass over the cached values."""
+        """Whether each row passes the filter, in one pass over the cached values: a free-text
+        filter alone (typing) is one `in` per row over one flat list of texts."""
         flags: list[bool] = []
         for number, name in enumerate(self._scopes):
             count = len(self._keys[name])
@@ -329,10 +332,19 @@ class RubricModel(QAbstractTableModel):
                 continue
             if count:
                 self.filter_fields(self._starts[number])  # fills the rubric's cache
-            flags += [(target is None or t == target) and (dimension is None or d == dimension)
-                      and (status is None or s == status) and text in h
-                      for t, d, s, h in self._filter_cache[name]]
+            cached = self._filter_cache[name]
+            if target is None and dimension is None and status is None:
+                flags += [text in h for h in self._texts_of(name)] if text else [True] * count
+            else:
+                flags += [(target is None or t == target) and (dimension is None or d == dimension)
+                          and (status is None or s == status) and text in h for t, d, s, h in cached]
         return flags
+
+    def _texts_of(self, scope: str) -> list[str]:
+        texts = self._texts_cache.get(scope)
+        if texts is None:
+            texts = self._texts_cache[scope] = [fields[3] for fields in self._filter_cache[scope]]
+        return texts
 
     def _filter_values(self, row: int) -> tuple[str, str, str, str]:
         shown = self.shown(row)
@@ -423,6 +435,7 @@ class RubricModel(QAbstractTableModel):
                     self._follow_rows(scope)
             for scope in touched | ({FINAL_SCOPE} if touched - {FINAL_SCOPE} else set()):
                 self._filter_cache.pop(scope, None)  # reused final rows show checkpoint values
+                self._texts_cache.pop(scope, None)
             self._refresh_ids(touched, changes.ids)
         finally:
             self._following = False
