@@ -249,3 +249,25 @@ def test_the_next_id_follows_the_rubric_numbering():
     assert next_criterion_id("T11", set()) == "T11-C01"
     assert next_criterion_id("final", {"X-01", "X-04", "A-07"}, "cross-file") == "X-05"
     assert next_criterion_id("final", {"A-01", "P-02"}, "package") == "P-03"
+
+
+def test_a_filtered_view_follows_edits_that_make_rows_match_or_not(context):
+    model = RubricModel(context)
+    proxy = RubricFilterModel(model)
+    proxy.set_filter(text="liquidity buffer")
+    assert proxy.rowCount() == 0
+    row = model.find("T02-C03")
+    assert model.setData(model.index(row, COLUMN["text"]), "The findings state the liquidity buffer.")
+    assert [proxy.index(r, COLUMN["id"]).data() for r in range(proxy.rowCount())] == ["T02-C03"]
+    new = {"id": "T01-C50", "text": "A liquidity buffer is named.", "covers": [], "target": "checkpoint",
+           "dimension": "usability", "weight": 1}
+    context.push(add_criterion(context.session.documents, "T01", new))
+    assert [proxy.index(r, COLUMN["id"]).data() for r in range(proxy.rowCount())] == ["T01-C50", "T02-C03"]
+    context.undo_stack.undo()
+    context.undo_stack.undo()
+    assert proxy.rowCount() == 0
+    proxy.set_filter(text="liquidity")  # typing on after edits: the answers are computed afresh
+    assert proxy.rowCount() == sum(1 for _, c in context.session.loaded.project.all_criteria()
+                                   if "liquidity" in (c.text or "").lower()) + sum(
+        1 for c in context.session.loaded.project.final_rubric.criteria if c.reuse_of and "liquidity" in
+        context.session.loaded.project.checkpoint_criterion(c.reuse_of)[1].text.lower())
