@@ -110,7 +110,7 @@ class RubricEditor(QWidget):
 
         self.toolbar = QToolBar(self)
         self.toolbar.setObjectName("rubricToolbar")
-        self.action_add = self._action("actionAddCriterion", "Add criterion", "Ctrl+Shift+N", self.add_criterion)
+        self.action_add = self._action("actionAddCriterion", "Add criterion", "Ins", self.add_criterion)
         self.action_duplicate = self._action("actionDuplicateCriterion", "Duplicate", "Ctrl+D",
                                              self.duplicate_criterion)
         self.action_delete = self._action("actionDeleteCriterion", "Delete", QKeySequence.StandardKey.Delete,

@@ -230,3 +230,10 @@ def test_space_on_the_gate_cell_makes_a_gate_with_weight_0(editor):
     assert (criterion.key, criterion.gate, criterion.weight) == ("T01-C07", True, 0)
     assert editor.context.undo_stack.count() == 1
     assert editor.totals_model.row_named("Rubric T01").gates == 1
+
+
+def test_the_insert_key_in_the_table_adds_a_criterion_below_the_current_one(editor):
+    go_to(editor, "T03-C02", "weight")
+    QTest.keyClick(table(editor), Qt.Key.Key_Insert)
+    assert editor.model.keys("T03")[:3] == ["T03-C01", "T03-C02", "T03-C07"]
+    assert editor.context.undo_stack.count() == 1
