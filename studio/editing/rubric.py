@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from studio.editing.commands import Command, Compound, InsertItem, MoveItem, RemoveItem, SetValue
+from studio.editing.commands import Command, Compound, InsertItem, InsertKey, MoveItem, RemoveItem, RemoveKey, SetValue
 from studio.editing.documents import EditPathError, ProjectDocuments
 from studio.errors import StudioError
 from studio.model.base import ID_PATTERN
@@ -92,3 +92,115 @@ def rename_criterion(documents: ProjectDocuments, old: str, new: str) -> Compoun
     if not found:
         raise RenameError(f"no criterion has the id '{old}'")
     return Compound(f"Rename criterion {old} to {new}", edits)
+
+
+# The order `dbstudio` writes a criterion's keys in; a key an edit adds goes to its place here.
+CRITERION_KEYS = ("id", "reuse_of", "text", "covers", "target", "dimension", "weight", "gate", "requires",
+                  "propagates", "review")
+REVIEW_KEYS = ("status", "reviewer", "note")
+# Values that mean the same as leaving the key out: an edit to one of them removes the key.
+_DEFAULTS: dict[str, Any] = {"gate": False, "requires": [], "propagates": [], "reviewer": None, "note": None}
+
+
+def criterion_index(documents: ProjectDocuments, scope: str, key: str, hint: int | None = None) -> int:
+    """Place in its rubric of the criterion whose effective id is `key` (its `id`, or `reuse_of`
+    for a reused final criterion). `hint`, the place a view believes it at, is tried first so that
+    duplicated ids (a problem validation reports) still edit the row the expert pointed at."""
+    criteria = documents.node(rubric_file(scope), CRITERIA)
+
+    def key_of(item: Any) -> str | None:
+        return (item.get("id") or item.get("reuse_of")) if isinstance(item, dict) else None
+
+    if hint is not None and 0 <= hint < len(criteria) and key_of(criteria[hint]) == key:
+        return hint
+    for index, item in enumerate(criteria):
+        if key_of(item) == key:
+            return index
+    raise EditPathError(f"{rubric_file(scope)}: no criterion {key}")
+
+
+def _put(rel: str, mapping: Any, path: tuple[str | int, ...], key: str, value: Any, order: tuple[str, ...],
+         ids: tuple[str, ...], label: str) -> Command | None:
+    """The edit that gives `key` of `mapping` (at `path`) the value: set it, add it at its place in
+    `order`, or remove it when the value is the default. None when nothing would change."""
+    default = key in _DEFAULTS and value == _DEFAULTS[key]
+    if key in mapping:
+        if default:
+            return RemoveKey(rel, (*path, key), ids, label)
+        return None if mapping[key] == value else SetValue(rel, (*path, key), value, ids, label)
+    if default:
+        return None
+    rank = order.index(key) if key in order else len(order)
+    position = next((place for place, existing in enumerate(mapping)
+                     if (order.index(existing) if existing in order else len(order)) > rank), len(mapping))
+    return InsertKey(rel, (*path, key), value, position, ids=ids, label=label)
+
+
+def edit_criterion(documents: ProjectDocuments, scope: str, key: str, values: dict[str, Any],
+                   hint: int | None = None, label: str | None = None) -> Compound:
+    """Set fields of one criterion as one edit. Review fields are named `review.status`,
+    `review.reviewer`, `review.note`. A key the file does not have yet is written at its place in
+    the house order (`gate` after `weight`, not after `review`); a default value (gate false, an
+    empty list, no reviewer) removes the key instead of writing it."""
+    rel = rubric_file(scope)
+    index = criterion_index(documents, scope, key, hint)
+    item = documents.node(rel, (*CRITERIA, index))
+    path = (*CRITERIA, index)
+    names = ", ".join(sorted(values))
+    label = label or f"Set {names} of {key}"
+    edits: list[Command] = []
+    review_values = {name.split(".", 1)[1]: value for name, value in values.items() if name.startswith("review.")}
+    for name, value in values.items():
+        if name.startswith("review."):
+            continue
+        edit = _put(rel, item, path, name, value, CRITERION_KEYS, (key,), label)
+        if edit is not None:
+            edits.append(edit)
+    if review_values:
+        review = item.get("review")
+        if isinstance(review, dict):
+            for name, value in review_values.items():
+                edit = _put(rel, review, (*path, "review"), name, value, REVIEW_KEYS, (key,), label)
+                if edit is not None:
+                    edits.append(edit)
+        else:
+            record = {name: review_values[name] for name in REVIEW_KEYS
+                      if review_values.get(name) not in (None, _DEFAULTS.get(name))}
+            record.setdefault("status", "draft")
+            edit = _put(rel, item, path, "review", record, CRITERION_KEYS, (key,), label)
+            if edit is not None:
+                edits.append(edit)
+    return Compound(label, edits)
+
+
+def remove_criteria(documents: ProjectDocuments, rows: list[tuple[str, str, int | None]]) -> Compound:
+    """Remove several criteria, given as (scope, key, place hint), as one edit."""
+    places = sorted(((rubric_file(scope), criterion_index(documents, scope, key, hint), key)
+                     for scope, key, hint in rows), reverse=True)  # from the end, so places stay right
+    keys = [key for _, _, key in places]
+    label = f"Remove criterion {keys[0]}" if len(keys) == 1 else f"Remove {len(keys)} criteria"
+    return Compound(label, [RemoveItem(rel, CRITERIA, index, (key,), label) for rel, index, key in places])
+
+
+def move_criterion_within(documents: ProjectDocuments, scope: str, key: str, target: int,
+                          hint: int | None = None) -> MoveItem:
+    """Move a criterion (reused ones too) to place `target` of its rubric."""
+    index = criterion_index(documents, scope, key, hint)
+    return MoveItem(rubric_file(scope), CRITERIA, index, target, (key,), f"Move criterion {key}")
+
+
+# The prefix of a new final criterion's id, by target (the sample's A-01, X-01, P-01).
+FINAL_PREFIXES = {"artifact": "A-", "cross-file": "X-", "package": "P-"}
+
+
+def next_criterion_id(scope: str, taken: set[str], target: str | None = None) -> str:
+    """The id a new criterion of `scope` is offered: T05-C07 after T05-C06 (the numbering of the
+    ids already there, zero-padded as they are); in the final rubric A-, X- or P- by target."""
+    prefix = FINAL_PREFIXES.get(target or "artifact", "A-") if scope == FINAL_SCOPE else f"{scope}-C"
+    pattern = re.compile(re.escape(prefix) + r"(\d+)")
+    numbers = [found.group(1) for found in map(pattern.fullmatch, taken) if found]
+    width = max((len(digits) for digits in numbers), default=2)
+    number = max((int(digits) for digits in numbers), default=0) + 1
+    while f"{prefix}{number:0{width}d}" in taken:
+        number += 1
+    return f"{prefix}{number:0{width}d}"
