@@ -11,8 +11,9 @@ QT_RUNTIME="libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdb
   libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
   libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 fonts-dejavu-core"
 BASE="git"
-# The tests run Qt offscreen; nothing extra is needed for them today.
-TEST_EXTRA=""
+# The tests run Qt offscreen; tests/test_packaging.py builds the app with PyInstaller, which
+# reads binaries with binutils' objdump.
+TEST_EXTRA="binutils"
 
 wanted="$QT_RUNTIME $BASE"
 [ "${1:-}" = "--test" ] && wanted="$wanted $TEST_EXTRA"

@@ -1,8 +1,9 @@
-"""Where the data shipped with the app lives: project templates, the sample project, the JSON Schemas.
+"""Where the data shipped with the app lives: project templates, the sample project, the JSON Schemas, the icons.
 
-A wheel carries them inside the package (`studio/_bundled/`, mapped there by pyproject.toml); a
-source checkout (editable install) keeps them in its top-level `resources/`, `projects/` and
-`schemas/` folders, which stay the single copy a developer edits.
+A wheel carries them inside the package (`studio/_bundled/`, mapped there by pyproject.toml), and
+so does the frozen app (packaging/dbstudio.spec reads the same mapping); a source checkout
+(editable install) keeps them in its top-level `resources/`, `projects/` and `schemas/` folders,
+which stay the single copy a developer edits.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ def _data_folder(name: str) -> Path:
 def templates_dir() -> Path:
     """The folder of project templates (one sub-folder per template)."""
     return _data_folder("resources") / "templates"
+
+
+def icons_dir() -> Path:
+    """The app icon: resources/icons/dbstudio.svg and its PNG renders."""
+    return _data_folder("resources") / "icons"
 
 
 def samples_dir() -> Path:
