@@ -28,7 +28,6 @@ Usage: QT_QPA_PLATFORM=offscreen python bench/gui_bench.py [--rounds N]
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import os
 import random
@@ -192,11 +191,6 @@ def bench_filter(rounds: int, folder: Path) -> None:
     # The floor: Qt's own C++ filter and view over the same table of strings (the twelve columns
     # the editor shows, and a hidden thirteenth with the id, text and reviewer it searches).
     strings = QStandardItemModel(source.rowCount(), len(COLUMNS) + 1)
-    # PySide6 6.12.0 on Python 3.11 drops a reference to None on every call of a method that
-    # returns nothing (setItem here) and on every empty QVariant it hands back; 130,000 calls would
-    # free None and abort the interpreter. Give back as many references as the floor will drop.
-    for _ in range(source.rowCount() * (len(COLUMNS) + 1) + 1000):
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(None))
     for row in range(source.rowCount()):
         for column in range(len(COLUMNS)):
             strings.setItem(row, column, QStandardItem(source.data(source.index(row, column)) or ""))

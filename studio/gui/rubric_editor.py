@@ -44,9 +44,8 @@ from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 WIDTHS = {"rubric": 56, "id": 84, "text": 460, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
           "covers": 200, "requires": 110, "propagates": 96, "status": 80, "reviewer": 130}
 KEEP = "(keep)"
-# The item data of a filter's "any" entry. Not None: PySide6 6.12 on Python 3.11 drops a reference
-# to None each time it hands an empty QVariant back to Python (currentData(), index.data()), and
-# enough of them crash the interpreter; the filters are read on every change.
+# The item data of a filter's "any" entry: text like every other entry's, so reading the filters
+# compares strings only.
 ANY = ""
 
 
