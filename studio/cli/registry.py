@@ -41,6 +41,7 @@ COMMANDS = [
     Command("diff", "what changed in one subtask or criterion between revisions", "history_cmd", "configure_diff"),
     Command("restore", "put a file or folder back as it was at a revision", "history_cmd", "configure_restore"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
+    Command("rubric", "rubrics to and from Excel: rubric export|import PROJECT FILE.xlsx [--dry-run]", "rubric_cmd"),
     Command("score", "score a verdict table (CSV or xlsx)", "score_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),

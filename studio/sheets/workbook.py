@@ -50,9 +50,12 @@ def read_rows(path: Path) -> list[SheetRow]:
         raise SheetFileError(f"{path}: no such file")
     try:
         workbook = load_workbook(path, read_only=True, data_only=False)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise SheetFileError(f"{path}: not an Excel workbook (.xlsx) that can be read ({exc}): save it from Excel as "
-                             "an .xlsx workbook") from None
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        why = "" if isinstance(exc, InvalidFileException) else f" ({exc})"
+        raise SheetFileError(f"{path}: not an Excel workbook (.xlsx){why}: save it from Excel as an .xlsx "
+                             "workbook") from None
+    except OSError as exc:
+        raise SheetFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         if RUBRIC_SHEET not in workbook.sheetnames:
             raise SheetFileError(f"{path}: no sheet named '{RUBRIC_SHEET}': import a workbook made by "
