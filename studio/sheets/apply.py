@@ -11,9 +11,14 @@ from ruamel.yaml.scalarstring import LiteralScalarString, ScalarString
 from studio.editing.commands import Command, Compound, RemoveItem, RemoveKey, SetValue
 from studio.editing.documents import EditPathError, ProjectDocuments
 from studio.editing.rubric import CRITERIA, add_criterion, remove_criterion, rubric_file, set_criterion_field
+from studio.sheets.comments import InsertKeyInOrder, inserted, removed
 from studio.sheets.diff import AddedCriterion, FieldChange, SheetDiff
 
 REVIEW = "review"
+# The key order of docs/project-format.md: a key the sheet adds goes where an expert would write it.
+KEY_ORDER = ("id", "reuse_of", "text", "covers", "target", "dimension", "weight", "gate", "requires", "propagates",
+             REVIEW)
+REVIEW_ORDER = ("status", "reviewer", "note")
 
 
 def _items(documents: ProjectDocuments, rubric: str) -> list[Any]:
@@ -50,11 +55,18 @@ def _empty(value: Any) -> bool:
     return value is None or value == [] or value is False
 
 
+def _remove_key(documents: ProjectDocuments, rel: str, mapping_path: tuple[str | int, ...], mapping: Any,
+                name: str, key: str, label: str) -> list[Command]:
+    return removed(documents, rel, mapping_path, list(mapping).index(name), name,
+                   RemoveKey(rel, (*mapping_path, name), (key,), label))
+
+
 def _field_edits(documents: ProjectDocuments, rubric: str, key: str, changes: list[FieldChange],
                  reused: bool) -> list[Command]:
     index = _position(documents, rubric, key, reused)
     item: CommentedMap = _items(documents, rubric)[index]
     rel = rubric_file(rubric)
+    here = (*CRITERIA, index)
     edits: list[Command] = []
     review_changes = {c.field.removeprefix(REVIEW + "."): c.new for c in changes if c.field.startswith(REVIEW + ".")}
     for change in changes:
@@ -63,32 +75,43 @@ def _field_edits(documents: ProjectDocuments, rubric: str, key: str, changes: li
             continue
         if _empty(change.new):
             if name in item:
-                edits.append(RemoveKey(rel, (*CRITERIA, index, name), (key,), f"Clear {name} of {key}"))
+                edits += _remove_key(documents, rel, here, item, name, key, f"Clear {name} of {key}")
+        elif name not in item:
+            edits.append(InsertKeyInOrder(rel, (*here, name), _styled(None, change.new), KEY_ORDER, (key,),
+                                          f"Set {name} of {key}"))
         elif reused:  # a reused criterion has no id of its own to find it by
-            edits.append(SetValue(rel, (*CRITERIA, index, name), change.new, (key,), f"Set {name} of {key}"))
+            edits.append(SetValue(rel, (*here, name), change.new, (key,), f"Set {name} of {key}"))
         else:
             edits.append(set_criterion_field(documents, rubric, key, name, _styled(item.get(name), change.new)))
     if review_changes:
-        edits += _review_edits(rel, index, key, item.get(REVIEW), review_changes)
+        edits += _review_edits(documents, rel, here, item, key, review_changes)
     return edits
 
 
-def _review_edits(rel: str, index: int, key: str, review: Any, new: dict[str, Any]) -> list[Command]:
-    path = (*CRITERIA, index, REVIEW)
+def _review_edits(documents: ProjectDocuments, rel: str, here: tuple[str | int, ...], item: CommentedMap, key: str,
+                  new: dict[str, Any]) -> list[Command]:
     label = f"Set review of {key}"
+    review = item.get(REVIEW)
+    path = (*here, REVIEW)
     if not isinstance(review, dict):
-        fresh = {name: value for name, value in new.items() if not _empty(value)}
-        return [SetValue(rel, path, fresh, (key,), label)] if fresh else []
+        fresh = {name: _styled(None, value) for name, value in new.items() if not _empty(value)}
+        if not fresh:
+            return []
+        if REVIEW in item:
+            return [SetValue(rel, path, fresh, (key,), label)]
+        return [InsertKeyInOrder(rel, path, fresh, KEY_ORDER, (key,), label)]
     remaining = {name for name in review if not (name in new and _empty(new[name]))}
     if not remaining and all(_empty(value) for value in new.values()):
-        return [RemoveKey(rel, path, (key,), label)]
+        return _remove_key(documents, rel, here, item, REVIEW, key, label)
     edits: list[Command] = []
     for name, value in new.items():
         if _empty(value):
             if name in review:
-                edits.append(RemoveKey(rel, (*path, name), (key,), label))
-        else:
+                edits += _remove_key(documents, rel, path, review, name, key, label)
+        elif name in review:
             edits.append(SetValue(rel, (*path, name), _styled(review.get(name), value), (key,), label))
+        else:
+            edits.append(InsertKeyInOrder(rel, (*path, name), _styled(None, value), REVIEW_ORDER, (key,), label))
     return edits
 
 
@@ -115,15 +138,16 @@ def diff_to_command(documents: ProjectDocuments, diff: SheetDiff, label: str = "
     for (rubric, key), changes in diff.by_criterion().items():
         edits += _field_edits(documents, rubric, key, changes, changes[0].reused)
     removals: list[RemoveItem] = []
-    for removed in diff.removed:
-        if removed.reused:
-            index = _position(documents, removed.rubric, removed.criterion, True)
-            removals.append(RemoveItem(rubric_file(removed.rubric), CRITERIA, index, (removed.criterion,),
-                                       f"Remove criterion {removed.criterion}"))
+    for gone in diff.removed:
+        if gone.reused:
+            index = _position(documents, gone.rubric, gone.criterion, True)
+            removals.append(RemoveItem(rubric_file(gone.rubric), CRITERIA, index, (gone.criterion,),
+                                       f"Remove criterion {gone.criterion}"))
         else:
-            removals.append(remove_criterion(documents, removed.rubric, removed.criterion))
-    removals.sort(key=lambda edit: (edit.rel, -edit.index))
-    edits += removals
+            removals.append(remove_criterion(documents, gone.rubric, gone.criterion))
+    # From the end of each file, so that every index is still right when its removal is made.
+    for removal in sorted(removals, key=lambda edit: (edit.rel, -edit.index)):
+        edits += removed(documents, removal.rel, CRITERIA, removal.index, removal.index, removal)
     edits += _insertions(documents, diff)
     return Compound(label, edits)
 
@@ -150,5 +174,6 @@ def _insertions(documents: ProjectDocuments, diff: SheetDiff) -> list[Command]:
         else:
             place = len(entries)
         entries.insert(place, added.criterion)
-        edits.append(add_criterion(documents, added.rubric, criterion_mapping(added), place))
+        edits += inserted(documents, rubric_file(added.rubric), CRITERIA, place, place,
+                          add_criterion(documents, added.rubric, criterion_mapping(added), place))
     return edits
