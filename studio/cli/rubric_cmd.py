@@ -20,9 +20,9 @@ ACTIONS = ("export", "import")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.description = ("export every criterion to an xlsx an expert edits in Excel, or import the edited sheet: "
-                          "its changes are listed, checked cell by cell, and applied to the rubric files as one edit "
-                          "(comments kept), then the project is validated")
+    parser.epilog = ("export writes every criterion to an xlsx an expert edits in Excel; import reads the edited "
+                     "sheet back: its changes are listed, checked cell by cell, and applied to the rubric files as "
+                     "one edit (comments kept), then the project is validated")
     parser.add_argument("action", choices=ACTIONS, help="export: write the sheet; import: read it back")
     parser.add_argument("project", help="the project folder (the one holding project.yaml)")
     parser.add_argument("file", help="the xlsx file to write (export) or read (import)")

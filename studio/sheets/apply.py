@@ -8,10 +8,10 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import LiteralScalarString, ScalarString
 
-from studio.editing.commands import Command, Compound, RemoveItem, RemoveKey, SetValue
+from studio.editing.commands import Command, Compound, RemoveItem, SetValue
 from studio.editing.documents import EditPathError, ProjectDocuments
 from studio.editing.rubric import CRITERIA, add_criterion, remove_criterion, rubric_file, set_criterion_field
-from studio.sheets.comments import InsertKeyInOrder, inserted, removed
+from studio.sheets.comments import InsertKeyInOrder, RemoveKeyKeepingComments, inserted, removed
 from studio.sheets.diff import AddedCriterion, FieldChange, SheetDiff
 
 REVIEW = "review"
@@ -55,10 +55,8 @@ def _empty(value: Any) -> bool:
     return value is None or value == [] or value is False
 
 
-def _remove_key(documents: ProjectDocuments, rel: str, mapping_path: tuple[str | int, ...], mapping: Any,
-                name: str, key: str, label: str) -> list[Command]:
-    return removed(documents, rel, mapping_path, list(mapping).index(name), name,
-                   RemoveKey(rel, (*mapping_path, name), (key,), label))
+def _remove_key(rel: str, mapping_path: tuple[str | int, ...], name: str, key: str, label: str) -> Command:
+    return RemoveKeyKeepingComments(rel, (*mapping_path, name), (key,), label)
 
 
 def _field_edits(documents: ProjectDocuments, rubric: str, key: str, changes: list[FieldChange],
@@ -75,7 +73,7 @@ def _field_edits(documents: ProjectDocuments, rubric: str, key: str, changes: li
             continue
         if _empty(change.new):
             if name in item:
-                edits += _remove_key(documents, rel, here, item, name, key, f"Clear {name} of {key}")
+                edits.append(_remove_key(rel, here, name, key, f"Clear {name} of {key}"))
         elif name not in item:
             edits.append(InsertKeyInOrder(rel, (*here, name), _styled(None, change.new), KEY_ORDER, (key,),
                                           f"Set {name} of {key}"))
@@ -102,12 +100,12 @@ def _review_edits(documents: ProjectDocuments, rel: str, here: tuple[str | int, 
         return [InsertKeyInOrder(rel, path, fresh, KEY_ORDER, (key,), label)]
     remaining = {name for name in review if not (name in new and _empty(new[name]))}
     if not remaining and all(_empty(value) for value in new.values()):
-        return _remove_key(documents, rel, here, item, REVIEW, key, label)
+        return [_remove_key(rel, here, REVIEW, key, label)]
     edits: list[Command] = []
     for name, value in new.items():
         if _empty(value):
             if name in review:
-                edits += _remove_key(documents, rel, path, review, name, key, label)
+                edits.append(_remove_key(rel, path, name, key, label))
         elif name in review:
             edits.append(SetValue(rel, (*path, name), _styled(review.get(name), value), (key,), label))
         else:

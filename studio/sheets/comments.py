@@ -15,7 +15,7 @@ from ruamel.yaml.error import CommentMark
 from ruamel.yaml.tokens import CommentToken
 
 from studio.editing.changes import Changes
-from studio.editing.commands import Command, Compound, InsertKey
+from studio.editing.commands import Command, Compound, InsertKey, RemoveKey
 from studio.editing.documents import Path_, ProjectDocuments
 
 
@@ -105,7 +105,7 @@ class MoveTrailingComment:
         target = _place(documents, self.rel, self.target)
         source_token, target_token = _token(*source), _token(*target)
         lines = _split(source_token)[1]
-        if not lines or source == target:
+        if not lines or (source[0] is target[0] and source[1] == target[1]):
             return Compound(self.label, []), Changes.of(self.rel, *self.ids)
         _put(*source, _with_lines(source_token, ""))
         _put(*target, _with_lines(target_token, _split(target_token)[1] + lines))
@@ -162,4 +162,22 @@ class InsertKeyInOrder:
         edit = Compound(self.label, inserted(documents, self.rel, parent_path, position, key,
                                              InsertKey(self.rel, self.path, self.value, position, None, self.ids,
                                                        self.label)))
+        return edit.apply(documents)
+
+
+@dataclass
+class RemoveKeyKeepingComments:
+    """Remove `path`'s key; the comment lines over the key after it move to the key before. The
+    neighbours are found when applied, so other keys added to the mapping first are seen."""
+
+    rel: str
+    path: Path_
+    ids: tuple[str, ...] = ()
+    label: str = "Remove value"
+
+    def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
+        parent_path, key = self.path[:-1], self.path[-1]
+        position = list(documents.node(self.rel, parent_path)).index(key)
+        edit = Compound(self.label, removed(documents, self.rel, parent_path, position, key,
+                                            RemoveKey(self.rel, self.path, self.ids, self.label)))
         return edit.apply(documents)

@@ -191,3 +191,38 @@ def test_new_rows_land_where_the_sheet_puts_them(sample: Path, exported: Path):
     session.save()
     ids = [c["id"] for c in _criteria(sample, "subtasks/T02/rubric.yaml")]
     assert ids[:3] == ["T02-C90", "T02-C91", "T02-C01"]
+
+
+def test_comments_over_criteria_stay_over_them_when_neighbours_are_added_removed_or_extended(sample: Path,
+                                                                                              tmp_path: Path):
+    path = sample / T01
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("  - id: T01-C04\n", "  # C04 checks the covenant\n  - id: T01-C04\n", 1)
+    text = text.replace("  - id: T01-C07\n", "\n  # C07 is the usability check\n  - id: T01-C07\n", 1)
+    path.write_text(text, encoding="utf-8")
+    original = path.read_bytes()
+    out = tmp_path / "rubrics.xlsx"
+    export_rubrics(sample, out)
+
+    def edit(sheet: Worksheet) -> None:
+        put(sheet, cell(sheet, "T01", "T01-C03", "note"), None)
+        put(sheet, cell(sheet, "T01", "T01-C03", "requires"), "T01-C01")
+        put(sheet, cell(sheet, "T01", "T01-C02", "note"), None)  # note was C02's last key, over C03
+        sheet.delete_rows(row_of(sheet, "T01", "T01-C06"))
+        after = row_of(sheet, "T01", "T01-C03") + 1
+        sheet.insert_rows(after)
+        put_row(sheet, after, NEW_ROW)
+
+    edit_sheet(out, edit)
+    session = ProjectSession(sample)
+    undo, _ = session.apply(diff_to_command(session.documents, read_rubric_sheet(session.documents, out)))
+    session.save()
+    saved = path.read_text(encoding="utf-8")
+    assert "  # C04 checks the covenant\n  - id: T01-C04\n" in saved
+    assert "\n\n  # C07 is the usability check\n  - id: T01-C07\n" in saved
+    assert saved.index("id: T01-C99") < saved.index("# C04 checks the covenant")
+    assert saved.index("requires:\n      - T01-C01") < saved.index("id: T01-C99")  # C03's new key, before review
+    assert _criteria(sample, T01)[2]["requires"] == ["T01-C01"]
+    session.apply(undo)
+    session.save()
+    assert path.read_bytes() == original
