@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from studio.errors import StudioError
 from studio.model.base import ID_PATTERN
 from studio.sheets.columns import LIST_SEPARATOR, NO, YES, Column, plain
 
@@ -17,8 +18,9 @@ _FALSE_WORDS = {NO, "n", "false", "0"}
 LONGEST_ID = 64
 
 
-class CellProblem(Exception):
-    """A cell that cannot be read; the message says how to fix it (raised and caught in this package)."""
+class CellProblem(StudioError):
+    """A cell that cannot be read; the message says how to fix it. The reader turns each into a
+    located CellError, so none leaves this package on its own."""
 
 
 def refuse_formula(value: Any, data_type: str | None) -> None:
