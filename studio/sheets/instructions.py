@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from studio.editing.documents import ProjectDocuments
+from studio.sheets.current import file_data
 from studio.store import layout
 
 
@@ -21,9 +22,7 @@ class SubtaskInstruction:
 
 def _stage_of(documents: ProjectDocuments) -> dict[str, str]:
     """Subtask id -> stage id, in the order stages.yaml lists them."""
-    if not (documents.root / layout.STAGES_FILE).is_file():
-        return {}
-    data = documents.node(layout.STAGES_FILE, ())
+    data = file_data(documents, layout.STAGES_FILE)
     found: dict[str, str] = {}
     for stage in (data.get("stages") if isinstance(data, dict) else None) or []:
         if isinstance(stage, dict):
@@ -50,7 +49,7 @@ def subtask_instructions(documents: ProjectDocuments) -> list[SubtaskInstruction
     entries = []
     for subtask in sorted(folders, key=lambda s: (order.get(s, len(order)), s)):
         rel = PurePosixPath(layout.subtask_file(Path(), subtask).as_posix())
-        data: Any = documents.node(rel.as_posix(), ())
+        data: Any = file_data(documents, rel.as_posix())
         data = data if isinstance(data, dict) else {}
         instruction = str(data.get("instruction") or "instruction.md")
         file = (rel.parent / instruction).as_posix()

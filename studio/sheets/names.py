@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.editing.documents import ProjectDocuments
+from studio.sheets.current import file_data
 from studio.store import layout
 
 
@@ -16,9 +17,7 @@ def _mappings(value: Any) -> list[dict[str, Any]]:
 
 
 def _top(documents: ProjectDocuments, rel: str) -> dict[str, Any]:
-    if not (documents.root / rel).is_file():
-        return {}
-    data = documents.node(rel, ())
+    data = file_data(documents, rel)
     return data if isinstance(data, dict) else {}
 
 

@@ -226,3 +226,19 @@ def test_comments_over_criteria_stay_over_them_when_neighbours_are_added_removed
     session.apply(undo)
     session.save()
     assert path.read_bytes() == original
+
+
+def test_export_and_import_see_the_sessions_unsaved_edits(sample: Path, tmp_path: Path):
+    """The window exports and compares against the project as edited, not as last saved."""
+    from studio.editing.rubric import set_criterion_field
+
+    session = ProjectSession(sample)
+    session.apply(set_criterion_field(session.documents, "T01", "T01-C02", "weight", -8))
+    out = tmp_path / "rubrics.xlsx"
+    export_rubrics(session.documents, out)
+    from openpyxl import load_workbook
+    sheet = load_workbook(out)["Rubrics"]
+    assert sheet[cell(sheet, "T01", "T01-C02", "weight")].value == -8
+    assert not read_rubric_sheet(session.documents, out)
+    on_disk = read_rubric_sheet(sample, out)  # the saved files still say -6
+    assert [(c.criterion, c.old, c.new) for c in on_disk.changed] == [("T01-C02", -6, -8)]
