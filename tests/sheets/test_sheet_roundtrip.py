@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from openpyxl import load_workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
+from studio.editing.rubric import set_criterion_field
 from studio.editing.session import ProjectSession
 from studio.sheets import (
     AddedCriterion,
@@ -61,7 +63,6 @@ def test_edited_cells_give_exactly_their_diff_and_the_files_exactly_those_change
     session = ProjectSession(sample)
     diff = read_rubric_sheet(session.documents, exported)
 
-    from openpyxl import load_workbook
     sheet = load_workbook(exported)["Rubrics"]
     old_text = before_t01[2]["text"]
     assert diff.changed == [
@@ -230,13 +231,10 @@ def test_comments_over_criteria_stay_over_them_when_neighbours_are_added_removed
 
 def test_export_and_import_see_the_sessions_unsaved_edits(sample: Path, tmp_path: Path):
     """The window exports and compares against the project as edited, not as last saved."""
-    from studio.editing.rubric import set_criterion_field
-
     session = ProjectSession(sample)
     session.apply(set_criterion_field(session.documents, "T01", "T01-C02", "weight", -8))
     out = tmp_path / "rubrics.xlsx"
     export_rubrics(session.documents, out)
-    from openpyxl import load_workbook
     sheet = load_workbook(out)["Rubrics"]
     assert sheet[cell(sheet, "T01", "T01-C02", "weight")].value == -8
     assert not read_rubric_sheet(session.documents, out)
