@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QStringListModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QStringListModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.project_context import ProjectContext
+from studio.gui.tasks import Task, TaskRunner
 from studio.sheets import SheetDiff, SheetError, diff_to_command, export_rubrics, read_rubric_sheet
 from studio.sheets.columns import shown
 
@@ -91,9 +92,14 @@ class ImportDiffModel(QAbstractTableModel):
 
 class RubricImportDialog(QDialog):
     """Reads an edited rubric sheet, shows what it changes (or every bad cell), and on Accept
-    pushes the changes onto the project's undo stack as one step."""
+    pushes the changes onto the project's undo stack as one step. Given the app's TaskRunner,
+    the sheet is read in the background (a 5,000-criterion sheet takes seconds)."""
 
-    def __init__(self, context: ProjectContext, xlsx_path: Path, parent: QWidget | None = None) -> None:
+    sheet_read = Signal()
+    """The sheet was read: the diff or the errors are shown."""
+
+    def __init__(self, context: ProjectContext, xlsx_path: Path, parent: QWidget | None = None,
+                 runner: TaskRunner | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("rubricImportDialog")
         self.context = context
@@ -134,15 +140,31 @@ class RubricImportDialog(QDialog):
         layout.addWidget(self.error_view, 1)
         layout.addWidget(self.buttons)
         self.resize(1000, 560)
-        self._read()
+        self.apply_button.setEnabled(False)
+        self._task: Task | None = None
+        documents, path = self.context.session.documents, self.xlsx_path
+        if runner is None:
+            try:
+                self._show(read_rubric_sheet(documents, path))
+            except StudioError as exc:
+                self._show_error(exc)
+        else:
+            self.summary.setText(f"Reading {path.name}...")
+            self.error_view.setVisible(False)
+            self._task = runner.run(f"Read {path.name}", lambda: read_rubric_sheet(documents, path), self._show,
+                                    self._show_error)
 
-    def _read(self) -> None:
-        try:
-            self.diff = read_rubric_sheet(self.context.session.documents, self.xlsx_path)
-        except SheetError as exc:
-            self.errors = [error.render() for error in exc.errors]
-        except StudioError as exc:
-            self.errors = [str(exc)]
+    def done(self, result: int) -> None:
+        if self._task is not None:
+            self._task.cancel()  # closed before the sheet was read: the result has nowhere to go
+        super().done(result)
+
+    def _show_error(self, error: StudioError) -> None:
+        self.errors = [e.render() for e in error.errors] if isinstance(error, SheetError) else [str(error)]
+        self._show(None)
+
+    def _show(self, diff: SheetDiff | None) -> None:
+        self.diff = diff
         self.error_model.setStringList(self.errors)
         self.error_view.setVisible(bool(self.errors))
         self.view.setVisible(not self.errors)
@@ -161,6 +183,7 @@ class RubricImportDialog(QDialog):
         else:
             self.summary.setText(f"{self.xlsx_path.name} matches the project: there is nothing to import.")
         self.apply_button.setEnabled(bool(self.diff) and not self.errors)
+        self.sheet_read.emit()
 
     def accept(self) -> None:
         if self.diff is None or not self.diff:
@@ -193,10 +216,11 @@ def export_rubrics_dialog(context: ProjectContext, parent: QWidget | None = None
     return path
 
 
-def import_rubrics_dialog(context: ProjectContext, parent: QWidget | None = None) -> bool:
+def import_rubrics_dialog(context: ProjectContext, parent: QWidget | None = None,
+                          runner: TaskRunner | None = None) -> bool:
     """Ask for an edited sheet and show its diff for review; whether it was applied."""
     chosen, _ = QFileDialog.getOpenFileName(parent, "Import rubrics from Excel", str(context.session.root.parent),
                                             XLSX_FILTER)
     if not chosen:
         return False
-    return RubricImportDialog(context, Path(chosen), parent).exec() == QDialog.DialogCode.Accepted
+    return RubricImportDialog(context, Path(chosen), parent, runner).exec() == QDialog.DialogCode.Accepted

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog
 from studio.editing.session import ProjectSession
 from studio.gui.import_dialog import ImportDiffModel, RubricImportDialog, export_rubrics_dialog
 from studio.gui.project_context import ProjectContext
+from studio.gui.tasks import TaskRunner
 from studio.sheets import export_rubrics, read_rubric_sheet
 from studio.store.workspace import sample_project
 
@@ -82,6 +83,20 @@ def test_bad_cells_are_listed_with_their_cells_and_nothing_can_be_applied(qtbot,
     qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
     assert context.undo_stack.count() == 0 and not context.session.modified
     assert (context.session.root / T01).read_bytes() == before
+
+
+def test_with_the_apps_runner_the_sheet_is_read_in_the_background(qtbot, context, tmp_path):
+    runner = TaskRunner()
+    path = _edited_sheet(context, tmp_path)
+    dialog = RubricImportDialog(context, path, runner=runner)
+    qtbot.addWidget(dialog)
+    # the result comes back through the event loop, so nothing is shown before it runs
+    assert dialog.summary.text() == "Reading rubrics.xlsx..." and not dialog.apply_button.isEnabled()
+    with qtbot.waitSignal(dialog.sheet_read, timeout=10000):
+        pass
+    assert dialog.model.rowCount() == 2 and dialog.apply_button.isEnabled()
+    qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
+    assert context.undo_stack.count() == 1 and context.session.modified
 
 
 def test_the_diff_model_passes_the_model_tester(qtmodeltester, context, tmp_path):
