@@ -158,11 +158,11 @@ def _add_validations(sheet: Worksheet, last: int, reused_rows: list[int], rubric
         rows = segments if column.field in locked else [(2, last)]
         return [f"{letter}{a}:{letter}{b}" for a, b in rows]
 
-    def listed(column: Column, choices: list[str], allow_blank: bool) -> None:
+    def listed(column: Column, choices: list[str]) -> None:
         formula = '"' + ",".join(choices) + '"'
         if len(formula) - 2 > LIST_LIMIT:
             return  # too many to offer; the import still checks every value
-        validation = DataValidation(type="list", formula1=formula, allow_blank=allow_blank, showErrorMessage=True,
+        validation = DataValidation(type="list", formula1=formula, allow_blank=True, showErrorMessage=True,
                                     errorTitle=f"Not a {column.header}",
                                     error=f"Pick a {column.header} from the list: {', '.join(choices)}.")
         for cells in ranges(column):
@@ -170,11 +170,11 @@ def _add_validations(sheet: Worksheet, last: int, reused_rows: list[int], rubric
         sheet.add_data_validation(validation)
 
     by_header = {column.header: column for column in COLUMNS}
-    listed(by_header["rubric"], rubric_names, False)
+    listed(by_header["rubric"], rubric_names)
     for column in COLUMNS:
         if column.kind in ("choice", "gate"):
-            listed(column, list(column.choices), True)
-    weight = DataValidation(type="whole", operator="between", formula1="-10", formula2="10", allow_blank=False,
+            listed(column, list(column.choices))
+    weight = DataValidation(type="whole", operator="between", formula1="-10", formula2="10", allow_blank=True,
                             showErrorMessage=True, errorTitle="Not a weight",
                             error="A weight is a whole number: 1 to 10, -1 to -10 for a deduction, 0 for a fatal gate.")
     for cells in ranges(by_header["weight"]):
