@@ -44,6 +44,7 @@ COMMANDS = [
     Command("material", "import a file as a material, released at start or before a subtask", "edit_cmd",
             "configure_material"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
+    Command("rubric", "rubrics to and from Excel: rubric export|import PROJECT FILE.xlsx [--dry-run]", "rubric_cmd"),
     Command("score", "score a verdict table (CSV or xlsx)", "score_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),

@@ -1,0 +1,107 @@
+"""`dbstudio rubric export PROJECT OUT.xlsx` and `dbstudio rubric import PROJECT IN.xlsx [--dry-run]`:
+the spreadsheet round-trip of a project's rubrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from studio.cli.exit_codes import ExitCode
+from studio.cli.options import add_format_option, table_file
+from studio.editing.session import ProjectSession
+from studio.sheets import SheetError, diff_to_command, export_rubrics, read_rubric_sheet
+from studio.store import layout
+from studio.validation import validate_project
+
+ACTIONS = ("export", "import")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("export writes every criterion to an xlsx an expert edits in Excel; import reads the edited "
+                     "sheet back: its changes are listed, checked cell by cell, and applied to the rubric files as "
+                     "one edit (comments kept), then the project is validated")
+    parser.add_argument("action", choices=ACTIONS, help="export: write the sheet; import: read it back")
+    parser.add_argument("project", help="the project folder (the one holding project.yaml)")
+    parser.add_argument("file", help="the xlsx file to write (export) or read (import)")
+    parser.add_argument("--dry-run", action="store_true", help="import: list the changes, write nothing")
+    add_format_option(parser)
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"dbstudio rubric: {message}", file=sys.stderr)
+    return ExitCode.UNUSABLE
+
+
+def run(args: argparse.Namespace) -> int:
+    project = Path(args.project)
+    if not layout.is_project_folder(project):
+        return _fail(f"{project}: not a project folder (it has no {layout.PROJECT_FILE})")
+    if args.action == "export":
+        if args.dry_run:
+            return _fail("--dry-run is for import only")
+        if Path(args.file).suffix.lower() != ".xlsx":
+            return _fail(f"{args.file}: give a file name ending in .xlsx")
+        return _export(project, Path(args.file), args.format)
+    try:
+        table_file(args.file)
+    except argparse.ArgumentTypeError as exc:
+        return _fail(str(exc))
+    return _import(project, Path(args.file), args.dry_run, args.format)
+
+
+def _export(project: Path, out: Path, output_format: str) -> int:
+    count = export_rubrics(project, out)
+    if output_format == "json":
+        print(json.dumps({"project": str(project), "file": str(out), "criteria": count}, indent=2))
+    else:
+        print(f"wrote {count} criteri{'a' if count != 1 else 'on'} to {out}")
+    return ExitCode.OK
+
+
+def _import(project: Path, sheet: Path, dry_run: bool, output_format: str) -> int:
+    session = ProjectSession(project)
+    report: dict[str, Any] = {"project": str(project), "file": str(sheet), "dry_run": dry_run, "errors": [],
+                              "diff": None, "applied": False, "written": [], "findings": []}
+    try:
+        diff = read_rubric_sheet(session.documents, sheet)
+    except SheetError as exc:
+        report["errors"] = [error.to_json() for error in exc.errors]
+        if output_format == "json":
+            print(json.dumps(report, indent=2))
+        else:
+            for error in exc.errors:
+                print(error.render(), file=sys.stderr)
+        print(f"{len(exc.errors)} bad cell{'s' if len(exc.errors) != 1 else ''}; no file was changed", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    report["diff"] = diff.to_json()
+    if output_format != "json":
+        for line in diff.lines():
+            print(line)
+    print(diff.summary() if diff else "the sheet matches the project: nothing to change", file=sys.stderr)
+    if dry_run or not diff:
+        if dry_run and diff:
+            print("dry run: no file was changed", file=sys.stderr)
+        if output_format == "json":
+            print(json.dumps(report, indent=2))
+        return ExitCode.OK
+    changed_elsewhere = session.changed_on_disk()
+    if changed_elsewhere:
+        return _fail(f"{', '.join(changed_elsewhere)} changed on disk while the sheet was read: run the import again")
+    session.apply(diff_to_command(session.documents, diff, f"Import {sheet.name}"))
+    report["written"] = session.save()
+    report["applied"] = True
+    findings = validate_project(project)
+    report["findings"] = [finding.to_json() for finding in findings]
+    if output_format == "json":
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"wrote {', '.join(report['written'])}", file=sys.stderr)
+        for finding in findings:
+            print(finding.render())
+        if findings:
+            print(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} found after the import", file=sys.stderr)
+    return ExitCode.PROBLEMS if findings else ExitCode.OK
