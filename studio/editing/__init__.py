@@ -3,10 +3,10 @@ returns its inverse and what it changed. The app wraps them in a QUndoStack; the
 tests apply them directly."""
 
 from studio.editing.changes import Changes
-from studio.editing.commands import Command, Compound, InsertItem, MoveItem, RemoveItem, RemoveKey, SetValue
+from studio.editing.commands import Chain, Command, Compound, InsertItem, MoveItem, RemoveItem, RemoveKey, SetValue
 from studio.editing.documents import EditPathError, ProjectDocuments
 
 __all__ = [
-    "Changes", "Command", "Compound", "EditPathError", "InsertItem", "MoveItem", "ProjectDocuments", "RemoveItem",
+    "Chain", "Changes", "Command", "Compound", "EditPathError", "InsertItem", "MoveItem", "ProjectDocuments", "RemoveItem",
     "RemoveKey", "SetValue",
 ]

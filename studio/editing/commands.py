@@ -4,6 +4,7 @@ what changed; applying the inverse gives back the same bytes (comments included)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -212,6 +213,29 @@ class Compound:
         try:
             for command in self.commands:
                 inverse, changed = command.apply(documents)
+                inverses.append(inverse)
+                changes = changes | changed
+        except Exception:
+            for inverse in reversed(inverses):  # leave the documents as they were
+                inverse.apply(documents)
+            raise
+        return Compound(self.label, inverses[::-1]), changes
+
+
+@dataclass
+class Chain:
+    """Several edits as one, each built (by a function of the documents) only when the edits before
+    it are made: add a stage, then a subtask in it. Undone as a Compound of the inverses."""
+
+    label: str
+    steps: list[Callable[[ProjectDocuments], Command]] = field(default_factory=list)
+
+    def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
+        inverses: list[Command] = []
+        changes = Changes()
+        try:
+            for step in self.steps:
+                inverse, changed = step(documents).apply(documents)
                 inverses.append(inverse)
                 changes = changes | changed
         except Exception:

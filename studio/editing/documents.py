@@ -1,5 +1,9 @@
 """The round-trip documents of one open project, edited in memory and saved through the
-ProjectEditor guard (a file changed on disk by someone else is never overwritten)."""
+ProjectEditor guard (a file changed on disk by someone else is never overwritten).
+
+Besides the YAML documents it holds whole files waiting to be written (an instruction's
+Markdown, an imported material's bytes, the files of a new subtask) and files waiting to be
+deleted, so every edit, YAML or not, is saved together and undone the same way."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from studio.errors import StudioError
+from studio.store import layout
 from studio.store.editing import ProjectEditor
 from studio.store.yamlfile import YamlDocument
 
@@ -21,11 +26,13 @@ class EditPathError(StudioError):
 
 
 class ProjectDocuments:
-    """Round-trip YAML documents of one project folder, opened on first edit."""
+    """Round-trip YAML documents of one project folder, opened on first edit, and whole files
+    (bytes, or None for a file to delete) waiting to be saved."""
 
     def __init__(self, root: Path) -> None:
         self.editor = ProjectEditor(root)
         self._documents: dict[str, YamlDocument] = {}
+        self._pending: dict[str, bytes | None] = {}
         self.dirty: set[str] = set()
 
     @property
@@ -34,9 +41,51 @@ class ProjectDocuments:
 
     def document(self, rel: str) -> YamlDocument:
         document = self._documents.get(rel)
-        if document is None:
-            document = self._documents[rel] = self.editor.open_document(rel)
+        if document is not None:
+            return document
+        if rel in self._pending:
+            data = self._pending[rel]
+            if data is None:
+                raise EditPathError(f"{rel}: the file is deleted by an unsaved edit")
+            document = YamlDocument.parse(self.root / rel, data.decode("utf-8"))
+            del self._pending[rel]  # from now on the document is the file's content
+        elif not (self.root / rel).is_file():
+            raise EditPathError(f"{rel}: there is no such file in the project")
+        else:
+            document = self.editor.open_document(rel)
+        self._documents[rel] = document
         return document
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        """The file as it would be saved now: pending content, an open document, else the disk
+        (None for a file that does not exist or is deleted by an unsaved edit)."""
+        if rel in self._pending:
+            return self._pending[rel]
+        document = self._documents.get(rel)
+        if document is not None:
+            return document.dumps().encode("utf-8")
+        return self.editor.read_bytes(rel)
+
+    def exists(self, rel: str) -> bool:
+        if rel in self._pending:
+            return self._pending[rel] is not None
+        return rel in self._documents or (self.root / rel).is_file()
+
+    def put(self, rel: str, data: bytes | None) -> None:
+        """Replace the whole file by `data` (None: delete it) until the next save. Read the file
+        first (`read_bytes`) so that the save can tell whether someone else changed it."""
+        self._documents.pop(rel, None)
+        self._pending[rel] = data
+        self.dirty.add(rel)
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every file under `folder` (relative, posix) as the project would be after a save, sorted."""
+        prefix = folder.rstrip("/") + "/"
+        base = self.root / folder
+        found = {path.relative_to(self.root).as_posix() for path in base.rglob("*") if path.is_file()} \
+            if base.is_dir() else set()
+        found |= {rel for rel in (*self._pending, *self._documents) if rel.startswith(prefix)}
+        return sorted(rel for rel in found if self.exists(rel))
 
     def node(self, rel: str, path: Path_) -> Any:
         """The mapping, list or value at `path` in file `rel`."""
@@ -54,19 +103,48 @@ class ProjectDocuments:
     def touched(self, rel: str) -> None:
         self.dirty.add(rel)
 
+    def subtask_ids(self) -> list[str]:
+        """Ids of the subtask folders that hold a subtask.yaml after a save, by name (as the loader)."""
+        ids = set()
+        for rel in self.files_under(layout.SUBTASKS_DIR):
+            parts = rel.split("/")
+            if len(parts) == 3 and parts[2] == layout.SUBTASK_FILE:
+                ids.add(parts[1])
+        return sorted(ids)
+
     def text(self, rel: str) -> str:
         """The file as it would be saved now."""
+        if rel in self._pending:
+            data = self._pending[rel]
+            if data is None:
+                raise EditPathError(f"{rel}: the file is deleted by an unsaved edit")
+            return data.decode("utf-8")
         return self.document(rel).dumps()
 
-    def texts(self, files: frozenset[str] | set[str]) -> dict[str, str]:
-        """The edited files' texts as they would be saved, for `store.loader.reload_files`."""
-        return {rel: self.text(rel) for rel in files}
+    def texts(self, files: frozenset[str] | set[str]) -> dict[str, str | None]:
+        """The edited files' texts as they would be saved (None: deleted), for `store.loader.reload_files`."""
+        return {rel: None if not self.exists(rel) else self.text(rel) for rel in files}
 
     def save(self) -> list[str]:
-        """Write every edited file atomically (refused for a file changed on disk); the files written."""
+        """Write every edited file atomically and delete the deleted ones; the files written or
+        deleted. Every file is checked against the disk first, so a file changed by someone else
+        refuses the save before anything is written; should a write still fail, the files
+        already saved stay saved and the rest stay edited in memory."""
+        order = sorted(self.dirty)
+        for rel in order:
+            self.editor.require_unchanged(rel)
         written = []
-        for rel in sorted(self.dirty):
-            self.editor.write_document(rel, self._documents[rel])
+        for rel in order:
+            document = self._documents.get(rel)
+            if document is not None:
+                self.editor.write_document(rel, document)
+            else:
+                data = self._pending[rel]
+                if data is None:
+                    self.editor.delete(rel)
+                else:
+                    self.editor.write_bytes(rel, data)
+                del self._pending[rel]  # the disk holds it now
+            self.dirty.discard(rel)
             written.append(rel)
-        self.dirty.clear()
         return written

@@ -62,11 +62,11 @@ def move_criterion(documents: ProjectDocuments, scope: str, criterion_id: str, t
 
 
 def rubric_files(documents: ProjectDocuments) -> list[str]:
-    """Every rubric file of the project: the checkpoint rubrics in subtask order, then the final one."""
-    root = documents.root
-    rels = [path.relative_to(root).as_posix() for path in layout.yaml_files(root)]
-    return [rel for rel in rels if rel == layout.FINAL_RUBRIC_FILE
-            or (rel.startswith(layout.SUBTASKS_DIR + "/") and rel.endswith("/" + layout.CHECKPOINT_RUBRIC_FILE))]
+    """Every rubric file of the project: the checkpoint rubrics in subtask order, then the final one.
+    Unsaved edits count: a subtask added or removed by an edit is in or out already."""
+    rels = [rubric_file(subtask_id) for subtask_id in documents.subtask_ids()]
+    rels.append(layout.FINAL_RUBRIC_FILE)
+    return [rel for rel in rels if documents.exists(rel)]
 
 
 def rename_criterion(documents: ProjectDocuments, old: str, new: str) -> Compound:

@@ -78,11 +78,21 @@ class ProjectEditor:
         """Files read by the app that someone else has changed (or deleted) since."""
         return sorted(rel for rel, digest in self._seen.items() if _digest(self._disk(rel)) != digest)
 
-    def write_bytes(self, rel: str, data: bytes) -> None:
+    def read_bytes(self, rel: str) -> bytes | None:
+        """The file's bytes on disk (None when there is none), remembered for the write guard."""
+        data = self._disk(rel)
+        self._seen[rel] = _digest(data)
+        return data
+
+    def require_unchanged(self, rel: str) -> None:
+        """Refuse (ExternalEditError) when `rel` is not what the app last read or wrote."""
         if rel in self._seen and _digest(self._disk(rel)) != self._seen[rel]:
             raise ExternalEditError(rel)
         if rel not in self._seen and self._path(rel).exists():
             raise ExternalEditError(rel)
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        self.require_unchanged(rel)
         write_atomic(self._path(rel), data)
         self._seen[rel] = _digest(data)
         self._written.add(rel)
@@ -94,6 +104,21 @@ class ProjectEditor:
 
     def write_text(self, rel: str, text: str) -> None:
         self.write_bytes(rel, text.encode("utf-8"))
+
+    def delete(self, rel: str) -> None:
+        """Remove a file the app read, refused when someone else changed it since; folders it
+        leaves empty inside the project go too. A file already gone is left so."""
+        self.require_unchanged(rel)
+        path = self._path(rel)
+        if not path.exists() and not path.is_symlink():
+            return
+        path.unlink()
+        self._seen[rel] = None
+        self._written.add(rel)
+        folder = path.parent
+        while folder != self.root and self.root in folder.parents and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
 
     def save(self, message: str) -> Revision:
         """Commit what the app wrote. Other uncommitted edits stay as they are, uncommitted."""

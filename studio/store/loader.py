@@ -108,15 +108,21 @@ def _read_model(
     return value
 
 
+_REQUIRED_FILES = (layout.PROJECT_FILE, layout.STAGES_FILE, layout.MATERIALS_FILE, layout.FINAL_RUBRIC_FILE)
+
+
+def _missing_file(name: str) -> Problem:
+    return Problem(name, (), f"missing file {name}: every project has one", "missing-file")
+
+
 def load_project(root: Path) -> LoadedProject:
     """Load every project file under `root`. Never raises for bad content; see `.problems`."""
     root = Path(root).resolve()
     loaded = LoadedProject(root=root, project=Project())
     project = loaded.project
-    required = [layout.PROJECT_FILE, layout.STAGES_FILE, layout.MATERIALS_FILE, layout.FINAL_RUBRIC_FILE]
-    for name in required:
+    for name in _REQUIRED_FILES:
         if not (root / name).is_file():
-            loaded.problems.append(Problem(name, (), f"missing file {name}: every project has one", "missing-file"))
+            loaded.problems.append(_missing_file(name))
 
     def maybe(name: str, model: type[M]) -> M | None:
         path = root / name
@@ -153,27 +159,47 @@ _PROJECT_FILES: dict[str, tuple[str, type[BaseModel]]] = {
 }
 
 
-def reload_files(loaded: LoadedProject, texts: Mapping[str, str]) -> LoadedProject:
+def reload_files(loaded: LoadedProject, texts: Mapping[str, str | None]) -> LoadedProject:
     """The project with the files in `texts` read from those texts (edited documents not yet
-    saved), every other file's model, document and problems kept as they were: after an edit
-    only the files it touched are parsed and validated again. `loaded` itself is not changed."""
+    saved; None for a file an edit deleted), every other file's model, document and problems
+    kept as they were: after an edit only the files it touched are parsed and validated again.
+    `loaded` itself is not changed."""
     project = dataclasses.replace(loaded.project, subtasks=dict(loaded.project.subtasks),
                                   checkpoint_rubrics=dict(loaded.project.checkpoint_rubrics))
+    gone = {rel for rel, text in texts.items() if text is None}
+    # load_project reads a folder's rubric only beside a subtask.yaml: a deleted subtask.yaml takes
+    # its rubric's model, document and problems with it.
+    for rel in list(gone):
+        parts = PurePosixPath(rel).parts
+        if len(parts) == 3 and parts[0] == layout.SUBTASKS_DIR and parts[2] == layout.SUBTASK_FILE:
+            gone.add(PurePosixPath(*parts[:2], layout.CHECKPOINT_RUBRIC_FILE).as_posix())
     result = LoadedProject(loaded.root, project, dict(loaded.documents),
-                           [problem for problem in loaded.problems if problem.file not in texts])
-    for rel, text in texts.items():
+                           [problem for problem in loaded.problems if problem.file not in texts and problem.file
+                            not in gone])
+    for rel in sorted(set(texts) | gone):
+        text = None if rel in gone else texts[rel]
         result.documents.pop(rel, None)
         path = loaded.root / rel
         if rel in _PROJECT_FILES:
             attribute, model = _PROJECT_FILES[rel]
-            setattr(project, attribute, _read_model(result, path, model, text=text))
+            if text is None:
+                setattr(project, attribute, None)
+                if rel in _REQUIRED_FILES:
+                    result.problems.append(_missing_file(rel))
+            else:
+                setattr(project, attribute, _read_model(result, path, model, text=text))
             continue
         parts = PurePosixPath(rel).parts
         if len(parts) != 3 or parts[0] != layout.SUBTASKS_DIR or parts[2] not in (layout.SUBTASK_FILE,
                                                                                  layout.CHECKPOINT_RUBRIC_FILE):
             raise ValueError(f"{rel} is not a project YAML file")
-        found: dict[str, Any] = project.subtasks if parts[2] == layout.SUBTASK_FILE else project.checkpoint_rubrics
-        value = _read_model(result, path, Subtask if parts[2] == layout.SUBTASK_FILE else Rubric, text=text)
+        is_subtask = parts[2] == layout.SUBTASK_FILE
+        found: dict[str, Any] = project.subtasks if is_subtask else project.checkpoint_rubrics
+        beside = PurePosixPath(*parts[:2], layout.SUBTASK_FILE).as_posix()
+        if text is None or (not is_subtask and not _subtask_file_kept(result, beside, texts)):
+            found.pop(parts[1], None)
+            continue
+        value = _read_model(result, path, Subtask if is_subtask else Rubric, text=text)
         if value is None:
             found.pop(parts[1], None)
         else:
@@ -182,3 +208,11 @@ def reload_files(loaded: LoadedProject, texts: Mapping[str, str]) -> LoadedProje
     project.subtasks = dict(sorted(project.subtasks.items()))
     project.checkpoint_rubrics = dict(sorted(project.checkpoint_rubrics.items()))
     return result
+
+
+def _subtask_file_kept(result: LoadedProject, rel: str, texts: Mapping[str, str | None]) -> bool:
+    """Whether the subtask.yaml `rel` is there after the edit (read, or failed to read)."""
+    if rel in texts:
+        return texts[rel] is not None
+    return rel in result.documents or any(problem.file == rel for problem in result.problems) \
+        or (result.root / rel).is_file()
