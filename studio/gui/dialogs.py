@@ -214,6 +214,50 @@ class HandoffDialog(_Form):
         return bool(self.source_box.currentText() and self.to_box.currentText())
 
 
+class DeliverableDialog(_Form):
+    """A final deliverable: the output that becomes it, where it goes in the package, its title."""
+
+    def __init__(self, deliverable_id: str, outputs: list[str], parent: QWidget | None = None) -> None:
+        super().__init__("Add final deliverable", parent)
+        self.setObjectName("deliverableDialog")
+        self.id_edit = _id_edit(deliverable_id, self)
+        self.produced_box = QComboBox(self)
+        self.produced_box.addItems(outputs)
+        self.path_edit = QLineEdit(self)
+        self.title_edit = QLineEdit(self)
+        self.audience_edit = QLineEdit(self)
+        self.audience_edit.setPlaceholderText("Who receives it (optional)")
+        self.form.addRow("&Id:", self.id_edit)
+        self.form.addRow("&Produced by:", self.produced_box)
+        self.form.addRow("&Path in the package:", self.path_edit)
+        self.form.addRow("&Title:", self.title_edit)
+        self.form.addRow("&Audience:", self.audience_edit)
+        self.produced_box.currentTextChanged.connect(self._produced_changed)
+        for edit in (self.id_edit, self.path_edit, self.title_edit):
+            edit.textChanged.connect(self._update)
+        self._produced_changed(self.produced_box.currentText())
+
+    def _produced_changed(self, ref: str) -> None:
+        name = ref.split(":", 1)[-1].rsplit("/", 1)[-1]
+        if name:
+            self.path_edit.setText(f"final/{name}")
+            if not self.title_edit.isModified():
+                self.title_edit.setText(Path(name).stem.replace("_", " ").replace("-", " ").capitalize())
+        self._update()
+
+    def complete(self) -> bool:
+        return bool(re.fullmatch(ID_PATTERN, self.id_edit.text()) and self.produced_box.currentText()
+                    and self.path_edit.text().strip() and self.title_edit.text().strip())
+
+    @property
+    def entry(self) -> dict[str, str]:
+        entry = {"id": self.id_edit.text(), "path": self.path_edit.text().strip(),
+                 "title": self.title_edit.text().strip(), "produced_by": self.produced_box.currentText()}
+        if self.audience_edit.text().strip():
+            entry["audience"] = self.audience_edit.text().strip()
+        return entry
+
+
 class CrashDialog(QDialog):
     """An unexpected error: what happened in a line, where the full report was written."""
 

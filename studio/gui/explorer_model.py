@@ -7,6 +7,7 @@ project says now (remove, move, insert, dataChanged): an edit never resets the m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,15 +87,27 @@ def top_rows(project: Project) -> list[Row]:
     ]
 
 
-def child_rows(project: Project, kind: str, object_id: str) -> list[Row]:
+StageEntry = tuple[str, str, list[str]]  # (id, title, subtask ids)
+StagesSource = Callable[[], list[StageEntry]]
+
+
+def stage_entries(project: Project, fallback: StagesSource | None = None) -> list[StageEntry]:
+    """The stages as the model has them; while stages.yaml does not validate (a stage just added
+    has no subtask yet) as its text says, so the timeline does not vanish from the explorer."""
+    if project.stages is not None:
+        return [(s.id, s.title, list(s.subtasks)) for s in project.stages.stages]
+    return fallback() if fallback is not None else []
+
+
+def child_rows(project: Project, kind: str, object_id: str, stages: StagesSource | None = None) -> list[Row]:
     """The rows under the row (kind, object_id); an empty list for a leaf."""
     if kind == "project":
-        return [Row("stage", stage.id, f"{stage.id}  {stage.title}", _plural(len(stage.subtasks), "subtask"))
-                for stage in (project.stages.stages if project.stages else [])]
+        return [Row("stage", sid, f"{sid}  {title}", _plural(len(subtasks), "subtask"))
+                for sid, title, subtasks in stage_entries(project, stages)]
     if kind == "stage":
-        stage = next((s for s in project.stages.stages if s.id == object_id), None) if project.stages else None
+        found = next((s for s in stage_entries(project, stages) if s[0] == object_id), None)
         rows = []
-        for sid in stage.subtasks if stage else []:
+        for sid in found[2] if found else []:
             subtask = project.subtasks.get(sid)
             rows.append(Row("subtask", sid, f"{sid}  {subtask.title if subtask else '(missing)'}",
                             f"{subtask.time_limit_minutes} min" if subtask else "",
@@ -151,6 +164,7 @@ class ExplorerModel(QAbstractItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._project: Project | None = None
+        self.stages_source: StagesSource | None = None  # the stages' text, while stages.yaml does not validate
         self._root = _Node(Row("root", "", ""), None, children=[])
         self._icons: dict[str, QIcon] = {}
 
@@ -175,7 +189,7 @@ class ExplorerModel(QAbstractItemModel):
             return []
         if node is self._root:
             return top_rows(self._project)
-        return child_rows(self._project, node.row.kind, node.row.object_id)
+        return child_rows(self._project, node.row.kind, node.row.object_id, self.stages_source)
 
     def _make(self, key: Key, row: Row, parent: _Node, position: int) -> _Node:
         return _Node(row, parent, key, None if _expands(row) else [], position)
@@ -262,7 +276,7 @@ class ExplorerModel(QAbstractItemModel):
         if kind == "stage":
             return [top, ("stage", object_id)]
         if kind in ("subtask", "rubric") and object_id != FINAL_SCOPE:
-            stage = project.stage_of(object_id)
+            stage = next((s[0] for s in stage_entries(project, self.stages_source) if object_id in s[2]), None)
             path = [top, ("stage", stage or ""), ("subtask", object_id)]
             return path + ([("rubric", object_id)] if kind == "rubric" else [])
         if kind == "rubric":

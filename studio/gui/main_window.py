@@ -57,6 +57,16 @@ REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a re
 MAX_RECENT = 8
 
 
+def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
+    """(id, title, subtasks) of each stage as stages.yaml's text has them, valid or not."""
+    try:
+        stages = documents.node(layout.STAGES_FILE, ("stages",))
+    except (StudioError, OSError):
+        return []
+    return [(str(s.get("id", "")), str(s.get("title", "")), [str(t) for t in s.get("subtasks") or []])
+            for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
+
+
 def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
     """Read a project and its git state (on the TaskRunner)."""
     if not layout.is_project_folder(folder):
@@ -307,9 +317,10 @@ class MainWindow(QMainWindow):
         self.context = context
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self._on_reloaded)
-        context.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        context.undo_stack.cleanChanged.connect(self._clean_changed)
         self.undo_group.addStack(context.undo_stack)
         self.undo_group.setActiveStack(context.undo_stack)
+        self.explorer_model.stages_source = lambda: stages_in_text(context.session.documents)
         self.explorer_model.set_project(session.loaded.project)
         self._expand_explorer()
         self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
@@ -325,12 +336,20 @@ class MainWindow(QMainWindow):
         self.refresh_findings()
         self.project_opened.emit(str(folder))
 
+    def _clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
     def _expand_explorer(self) -> None:
-        project_row = self.explorer_model.index(0, 0)
-        self.explorer.expand(project_row)
-        for row in range(self.explorer_model.rowCount(project_row)):
-            self.explorer.expand(self.explorer_model.index(row, 0, project_row))
-        self.explorer.expand(self.explorer_model.index(1, 0))
+        """Show the timeline down to the subtasks, and the materials' release points."""
+        model = self.explorer_model
+        rows = [model.index(0, 0), model.index(1, 0)]
+        for index in rows:
+            model.fetchMore(index)
+        project_row = rows[0]
+        rows += [model.index(row, 0, project_row) for row in range(model.rowCount(project_row))]
+        for index in rows:
+            model.fetchMore(index)
+            self.explorer.expand(index)
         self.explorer.resizeColumnToContents(1)
 
     def _teardown(self) -> None:

@@ -13,7 +13,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from studio.errors import StudioError
-from studio.gui.dialogs import HandoffDialog, MaterialImportDialog
+from studio.gui.dialogs import DeliverableDialog, HandoffDialog, MaterialImportDialog
+from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
     from studio.gui.main_window import MainWindow
@@ -125,7 +126,8 @@ class ProjectActions(QObject):
 
     # -- add -------------------------------------------------------------------------------
     def add_stage(self) -> None:
-        from studio.editing.timeline import add_stage, next_id
+        from studio.editing.ids import next_id
+        from studio.editing.timeline import add_stage
 
         current = self.window.current_object()
         stages = self._stage_ids()
@@ -137,7 +139,8 @@ class ProjectActions(QObject):
         self.ask_text("addStageDialog", "Add stage", "Title of the new stage:", "", create)
 
     def add_subtask(self) -> None:
-        from studio.editing.timeline import add_subtask, next_id
+        from studio.editing.ids import next_id
+        from studio.editing.timeline import add_subtask
 
         stage_id, index = self._selected_stage_and_index()
         if stage_id is None:
@@ -159,8 +162,8 @@ class ProjectActions(QObject):
         """Ask, file after file, how each is released, and import it as one undoable edit each."""
         if self.window.context is None or not files:
             return
+        from studio.editing.ids import next_id
         from studio.editing.materials import import_material
-        from studio.editing.timeline import next_id
 
         source, rest = files[0], files[1:]
         project = self.project
@@ -191,12 +194,40 @@ class ProjectActions(QObject):
         dialog.open()
 
     def add_deliverable(self) -> None:
-        self.window.show_error(StudioError("adding a final deliverable from the window is not available yet: "
-                                           "add it in project.yaml under delivery.final_deliverables"))
+        from studio.editing.delivery import add_deliverable
+        from studio.editing.ids import next_id
+
+        info = self.project.info
+        existing = [d.id for d in info.delivery.final_deliverables] if info else []
+        dialog = DeliverableDialog(next_id(existing, "F"), self._outputs(), self.window)
+
+        def create() -> None:
+            entry = dialog.entry
+            self.push(lambda docs: add_deliverable(docs, entry), ("deliverable", entry["id"]))
+        dialog.accepted.connect(create)
+        dialog.open()
 
     def add_reference(self) -> None:
-        self.window.show_error(StudioError("adding an evaluator reference from the window is not available yet: "
-                                           "add it in evaluator/references.yaml"))
+        """Copy a file under evaluator/ as a reference for the current subtask (else the final rubric)."""
+        from studio.editing.ids import next_id
+        from studio.editing.references import add_reference
+
+        name, _filter = QFileDialog.getOpenFileName(self.window, "Evaluator reference file (never shown to the agent)")
+        if not name:
+            return
+        source = Path(name)
+        project = self.project
+        existing = [r.id for r in project.references.references] if project.references else []
+        current = self.window.current_object()
+        scope = current[1] if current and current[0] in ("subtask", "rubric") else FINAL_SCOPE
+        reference_id = next_id(existing, "R")
+
+        def create(title: str) -> None:
+            entry = {"id": reference_id, "title": title, "for": [scope]}
+            self.push(lambda docs: add_reference(docs, entry, source), ("reference", reference_id))
+        self.ask_text("addReferenceDialog", "Add evaluator reference",
+                      f"Title of {reference_id} (for {scope}; judges read it, the agent never does):",
+                      source.stem.replace("-", " ").replace("_", " ").capitalize(), create)
 
     # -- remove and rename -----------------------------------------------------------------
     def remove(self) -> None:
@@ -215,8 +246,10 @@ class ProjectActions(QObject):
             self.push(lambda docs: remove_material(docs, object_id))
         elif kind == "handoff":
             from studio.editing.dependencies import remove_handoff
-            source, to = object_id.rsplit(">", 1)
-            self.push(lambda docs: remove_handoff(docs, source, to))
+            handoffs = self.project.dependencies.handoffs if self.project.dependencies else []
+            position = next((i for i, h in enumerate(handoffs) if f"{h.artifact}>{h.to}" == object_id), None)
+            if position is not None:
+                self.push(lambda docs: remove_handoff(docs, position))
         elif kind == "deliverable":
             from studio.editing.delivery import remove_deliverable
             self.push(lambda docs: remove_deliverable(docs, object_id))
