@@ -31,7 +31,9 @@ def open_window(qtbot, folder: Path) -> MainWindow:
     with qtbot.waitSignal(window.findings_refreshed, timeout=20000):
         with qtbot.waitSignal(window.project_opened, timeout=20000):
             window.open_project(folder)
-    window.show()
+    with qtbot.waitActive(window):  # keyboard shortcuts go to the active window
+        window.show()
+        window.activateWindow()
     return window
 
 
