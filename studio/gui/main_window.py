@@ -222,7 +222,7 @@ class MainWindow(QMainWindow):
         self.action_reload = a("actionReload", "Re&load from Disk", self.reload_from_disk, None,
                                "Read the project's files again")
         self.action_close = a("actionCloseProject", "&Close Project", self.close_project, key.Close)
-        self.action_quit = a("actionQuit", "&Quit", self.close, key.Quit)
+        self.action_quit = a("actionQuit", "&Quit", self.close, "Ctrl+Q")
         self.action_undo = self.undo_group.createUndoAction(self, "&Undo")
         self.action_undo.setObjectName("actionUndo")
         self.action_undo.setShortcuts(QKeySequence.keyBindings(key.Undo))
