@@ -118,3 +118,21 @@ def test_an_unexpected_error_shows_a_crash_dialog_with_its_log(qtbot, tmp_path: 
     assert "RuntimeError: the disk fell off" in dialog.log.read_text()
 
 
+
+
+def test_a_bug_in_a_slot_gets_the_crash_dialog(qtbot, tmp_path: Path, monkeypatch):
+    import sys
+
+    from studio.gui.app import install_crash_hook
+
+    monkeypatch.setenv("DBSTUDIO_LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    window = MainWindow()
+    qtbot.addWidget(window)
+    install_crash_hook(window)
+    try:
+        raise KeyError("no such row")
+    except KeyError as error:
+        sys.excepthook(KeyError, error, error.__traceback__)
+    dialog = window.findChild(CrashDialog, "crashDialog")
+    assert dialog is not None and "KeyError" in dialog.log.read_text()
