@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.cli.crash import write_crash_log
+from studio.crashlog import write_crash_log
 from studio.editing.session import ProjectSession
 from studio.errors import StudioError
 from studio.gui import editors
