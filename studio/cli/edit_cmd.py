@@ -1,0 +1,81 @@
+"""`dbstudio rename` and `dbstudio material import`: the app's edit commands from the command
+line. Each applies one edit to the project's files (comments kept), writes them atomically through
+the external-edit guard, then validates the result; `dbstudio save` commits."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.cli.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from studio.editing.commands import Command
+    from studio.editing.documents import ProjectDocuments
+
+KINDS = ("subtask", "material", "criterion", "stage", "deliverable", "reference", "project")
+MATERIAL_KINDS = ("source_record", "new_evidence", "client_feedback", "scripted_feedback", "template")
+PROVENANCES = ("original_record", "reconstructed_material", "scenario_assumption")
+
+
+def configure_rename(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="the project folder (the one holding project.yaml)")
+    parser.add_argument("kind", choices=KINDS, help="what the id names")
+    parser.add_argument("old", help="the id now")
+    parser.add_argument("new", help="the new id")
+    parser.set_defaults(run=run_rename)
+
+
+def configure_material(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("import",), help="import: copy a file under materials/ and schedule it")
+    parser.add_argument("path", help="the project folder (the one holding project.yaml)")
+    parser.add_argument("file", help="the file to import")
+    parser.add_argument("--id", required=True, dest="material_id", help="the new material's id, e.g. M19")
+    parser.add_argument("--title", required=True, help="what the file is, as the agent will see it listed")
+    parser.add_argument("--kind", required=True, choices=MATERIAL_KINDS)
+    parser.add_argument("--provenance", default="original_record", choices=PROVENANCES,
+                        help="where the content comes from (default: original_record)")
+    parser.add_argument("--before", metavar="SUBTASK", help="release it just before this subtask (default: at start)")
+    parser.add_argument("--as", dest="name", metavar="NAME",
+                        help="file name under materials/ (default: the file's own name, or a free variant of it)")
+    parser.set_defaults(run=run_material)
+
+
+def _edit(path: str, build: Callable[[ProjectDocuments], Command]) -> int:
+    from studio.editing.session import ProjectSession
+    from studio.store import layout
+    from studio.validation import NotAProjectError, validate_project
+
+    root = Path(path)
+    if not layout.is_project_folder(root):
+        raise NotAProjectError(f"{root} is not a project folder (it has no {layout.PROJECT_FILE})")
+    session = ProjectSession(root)
+    command = build(session.documents)
+    session.apply(command)
+    written = session.save()
+    print(f"{command.label}: {len(written)} file{'s' if len(written) != 1 else ''} changed")
+    for rel in written:
+        print(f"  {rel}")
+    findings = validate_project(root)
+    for finding in findings:
+        print(finding.render())
+    if findings:
+        print(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} found after the edit", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    return ExitCode.OK
+
+
+def run_rename(args: argparse.Namespace) -> int:
+    from studio.editing.rename import rename
+
+    return _edit(args.path, lambda documents: rename(documents, args.kind, args.old, args.new))
+
+
+def run_material(args: argparse.Namespace) -> int:
+    from studio.editing.materials import import_material
+
+    return _edit(args.path, lambda documents: import_material(
+        documents, Path(args.file), args.material_id, args.title, args.kind, args.provenance, args.before, args.name))
