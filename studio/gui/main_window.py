@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QUndoGroup
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.findings.setWordWrap(False)
         self.findings.verticalHeader().setVisible(False)
+        self.findings.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.findings.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for column, width in ((0, 90), (1, 200), (3, 220)):
@@ -163,8 +164,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._update_actions()
         self.setAcceptDrops(True)
-        self.resize(1280, 820)
-        self._restore_layout()
+        self.resize(1400, 880)
+        self._default_layout = not self._restore_layout()
 
     # -- construction ----------------------------------------------------------------------
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -733,14 +734,21 @@ class MainWindow(QMainWindow):
         return dialog
 
     # -- layout ----------------------------------------------------------------------------
-    def _restore_layout(self) -> None:
+    def _restore_layout(self) -> bool:
+        """Put the window and its docks where the user left them; False on a first start."""
         settings = QSettings()
         geometry = settings.value("MainWindow/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
         state = settings.value("MainWindow/state")
-        if state is not None:
-            self.restoreState(state)
+        return state is not None and self.restoreState(state)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._default_layout:  # first start: proportions that read well on a laptop screen
+            self._default_layout = False
+            self.resizeDocks([self.explorer_dock, self.versioning_dock], [400, 340], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.findings_dock], [220], Qt.Orientation.Vertical)
 
     def save_layout(self) -> None:
         settings = QSettings()
