@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.crashlog import write_crash_log
+from studio.editing.rubric import rubric_file
 from studio.editing.session import ProjectSession
 from studio.errors import StudioError
 from studio.gui import editors
@@ -50,6 +51,7 @@ from studio.store import layout
 from studio.store.editing import ExternalEditError
 from studio.store.workspace import create_project, default_workspace, templates
 from studio.validation.findings import Finding
+from studio.validation.paths import material_path
 from studio.validation.validate import NotAProjectError
 
 APP_NAME = "DeliverBench Studio"
@@ -65,6 +67,17 @@ def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
         return []
     return [(str(s.get("id", "")), str(s.get("title", "")), [str(t) for t in s.get("subtasks") or []])
             for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
+
+
+def history_file(project: Any, kind: str, object_id: str) -> str | None:
+    """The project file whose history the versioning panel shows for an explorer row (None: all)."""
+    if kind == "rubric":
+        return rubric_file(object_id)
+    if kind == "material":
+        material = project.material(object_id)
+        return material_path(material.file) if material is not None and material.file else layout.MATERIALS_FILE
+    return {"stage": layout.STAGES_FILE, "reference": layout.REFERENCES_FILE, "deliverable": layout.PROJECT_FILE,
+            "handoff": layout.DEPENDENCIES_FILE, "release": layout.MATERIALS_FILE}.get(kind)
 
 
 def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
@@ -284,7 +297,7 @@ class MainWindow(QMainWindow):
 
         self.explorer.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.explorer.customContextMenuRequested.connect(self._explorer_menu)
-        self.explorer.selectionModel().currentChanged.connect(lambda *_: self._update_actions())
+        self.explorer.selectionModel().currentChanged.connect(self._current_changed)
 
     def _explorer_menu(self, position: Any) -> None:
         menu = QMenu(self)
@@ -292,6 +305,17 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         menu.addActions([self.edits.action_rename, self.edits.action_remove])
         menu.popup(self.explorer.viewport().mapToGlobal(position))
+
+    def _current_changed(self, *_args: Any) -> None:
+        self._update_actions()
+        current = self.current_object()
+        if self.versioning is None or self.context is None or current is None:
+            return
+        kind, object_id = current
+        if kind in ("subtask", "criterion"):
+            self.versioning.show_object(kind, object_id)
+        else:
+            self.versioning.show_file(history_file(self.context.session.loaded.project, kind, object_id))
 
     def _update_actions(self) -> None:
         has_project = self.context is not None

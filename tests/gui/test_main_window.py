@@ -136,3 +136,18 @@ def test_a_bug_in_a_slot_gets_the_crash_dialog(qtbot, tmp_path: Path, monkeypatc
         sys.excepthook(KeyError, error, error.__traceback__)
     dialog = window.findChild(CrashDialog, "crashDialog")
     assert dialog is not None and "KeyError" in dialog.log.read_text()
+
+
+def test_the_versioning_dock_follows_the_explorer_selection(qtbot, monkeypatch):
+    shown: list[tuple[str, ...]] = []
+    monkeypatch.setattr("studio.gui.versioning.VersioningPanel.show_file",
+                        lambda _panel, rel: shown.append(("file", str(rel))))
+    monkeypatch.setattr("studio.gui.versioning.VersioningPanel.show_object",
+                        lambda _panel, kind, object_id: shown.append((kind, object_id)))
+    window = open_window(qtbot, sample_project())
+    shown.clear()
+    for kind, object_id in (("subtask", "T04"), ("rubric", "T04"), ("rubric", "final"), ("material", "M02"),
+                            ("stage", "S3")):
+        assert window.select_in_explorer(kind, object_id)
+    assert shown == [("subtask", "T04"), ("file", "subtasks/T04/rubric.yaml"), ("file", "final/rubric.yaml"),
+                     ("file", "materials/management-accounts-fy2023-fy2025.xlsx"), ("file", "stages.yaml")]
