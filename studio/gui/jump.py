@@ -1,7 +1,12 @@
-"""Which object a finding is about, so that a click on it opens the right editor."""
+"""Which object, and which of its fields, a finding is about: a click on it opens that editor there."""
 
 from __future__ import annotations
 
+from ruamel.yaml.comments import CommentedMap
+
+from studio.editing.documents import ProjectDocuments
+from studio.editing.fields import object_location
+from studio.errors import StudioError
 from studio.model import Project
 from studio.store import layout
 from studio.validation.findings import Finding
@@ -33,3 +38,20 @@ def object_of_finding(project: Project, finding: Finding) -> tuple[str, str]:
     if finding.file == layout.FINAL_RUBRIC_FILE:
         return "rubric", "final"
     return "project", project.info.id if project.info else ""
+
+
+def field_at(documents: ProjectDocuments, kind: str, object_id: str, file: str, line: int) -> str | None:
+    """The field of the object whose entry holds `line` of `file` (the key written last at or
+    before it), or None when the finding is not inside the object's own entry."""
+    try:
+        rel, path = object_location(documents, kind, object_id)
+        node = documents.node(rel, path)
+    except StudioError:
+        return None
+    if rel != file or not isinstance(node, CommentedMap):
+        return None
+    found = None
+    for key in node:
+        if node.lc.key(key)[0] + 1 <= line:  # ruamel counts lines from 0
+            found = str(key)
+    return found

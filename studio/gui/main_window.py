@@ -37,7 +37,7 @@ from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog
 from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
-from studio.gui.jump import object_of_finding
+from studio.gui.jump import field_at, object_of_finding
 from studio.gui.project_actions import ProjectActions
 from studio.gui.project_context import ProjectContext
 from studio.gui.rubric_editor import RubricEditor
@@ -578,9 +578,11 @@ class MainWindow(QMainWindow):
             return editor
         widget = self.open_object(kind, object_id)
         self.select_in_explorer(kind, object_id)
-        focus = getattr(widget, "focus_finding", None)  # editors that can point at the field at fault
-        if callable(focus):
-            focus(finding)
+        field = field_at(self.context.session.documents, kind, object_id, finding.file, finding.line)
+        # The forms name each field's widget after the field (docs/gui.md): focus the one at fault.
+        target = widget.findChild(QWidget, field) if widget is not None and field else None
+        if target is not None:
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
         return widget
 
     def _scope_of_criterion(self, finding: Finding, criterion_id: str) -> str:
