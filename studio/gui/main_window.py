@@ -358,8 +358,9 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {session.root}", 5000)
         self._remember_recent(session.root)
         self._update_actions()
-        self.refresh_findings()
         self.project_opened.emit(str(folder))
+        # The first review waits for the pause too: the window is drawn and answers before it starts.
+        self.review_timer.start()
 
     def _clean_changed(self, clean: bool) -> None:
         self.setWindowModified(not clean)
