@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.crashlog import write_crash_log
+from studio.editing.changes import Changes
 from studio.editing.rubric import rubric_file
 from studio.editing.session import ProjectSession
 from studio.errors import StudioError
@@ -461,10 +462,10 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     # -- edits, review, explorer -----------------------------------------------------------
-    def _on_changed(self, _changes: Any) -> None:
+    def _on_changed(self, changes: Changes) -> None:
         assert self.context is not None
         self._generation += 1
-        self.explorer_model.refresh(self.context.session.loaded.project)
+        self.explorer_model.refresh(self.context.session.loaded.project, changes.files)
         self._close_tabs_of_missing()
         self._update_title()
         self.review_timer.start()

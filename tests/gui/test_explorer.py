@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 
 from studio.editing.timeline import add_stage, add_subtask, remove_subtask
-from studio.gui.explorer_model import KIND_ROLE, REFERENCE_COLOUR, ExplorerModel
+from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, REFERENCE_COLOUR, ExplorerModel
 from studio.store.loader import load_project
 from studio.store.workspace import sample_project
 from tests.gui.shell_support import open_window, sample_copy
@@ -92,3 +92,18 @@ def test_a_material_whose_release_moves_changes_group(qtbot, tmp_path: Path, mon
     assert moved.parent().data() == "Before T03"
     assert model.rowCount(model.find("material", "M02").parent()) == 4  # four left at the start
     assert moved.data(KIND_ROLE) == "material" and resets == []
+
+
+def test_a_rubric_edit_changes_only_its_rubric_row(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from studio.editing.rubric import remove_criterion
+
+    window = open_window(qtbot, sample_copy(tmp_path, monkeypatch))
+    model, context = window.explorer_model, window.context
+    rubric = model.find("rubric", "T03")
+    assert model.index(rubric.row(), 1, rubric.parent()).data() == "6 criteria"
+    changed: list[tuple[str, str]] = []
+    model.dataChanged.connect(lambda top, _bottom, _roles=(): changed.append((top.data(KIND_ROLE),
+                                                                             top.data(ID_ROLE))))
+    context.push(remove_criterion(context.session.documents, "T03", "T03-C01"))
+    assert model.index(rubric.row(), 1, rubric.parent()).data() == "5 criteria"
+    assert changed == [("rubric", "T03")]
