@@ -1,9 +1,10 @@
 """The round-trip documents of one open project, edited in memory and saved through the
 ProjectEditor guard (a file changed on disk by someone else is never overwritten).
 
-Besides the YAML documents it holds whole files waiting to be written (an instruction's
-Markdown, an imported material's bytes, the files of a new subtask) and files waiting to be
-deleted, so every edit, YAML or not, is saved together and undone the same way."""
+Besides the YAML documents it holds whole files as the app sees them: read once from disk (so a
+change made there later is noticed at save, not silently taken in) or edited (an instruction's
+Markdown, an imported material's bytes, the files of a new subtask, a file to delete), so every
+edit, YAML or not, is saved together and undone the same way."""
 
 from __future__ import annotations
 
@@ -27,56 +28,75 @@ class EditPathError(StudioError):
 
 class ProjectDocuments:
     """Round-trip YAML documents of one project folder, opened on first edit, and whole files
-    (bytes, or None for a file to delete) waiting to be saved."""
+    (bytes, or None for no file) as last read or edited; `dirty` names those to save."""
 
     def __init__(self, root: Path) -> None:
         self.editor = ProjectEditor(root)
         self._documents: dict[str, YamlDocument] = {}
-        self._pending: dict[str, bytes | None] = {}
+        self._files: dict[str, bytes | None] = {}
         self.dirty: set[str] = set()
 
     @property
     def root(self) -> Path:
         return self.editor.root
 
+    def _absent(self, rel: str) -> EditPathError:
+        if rel in self.dirty:
+            return EditPathError(f"{rel}: the file is deleted by an unsaved edit")
+        return EditPathError(f"{rel}: there is no such file in the project")
+
     def document(self, rel: str) -> YamlDocument:
         document = self._documents.get(rel)
         if document is not None:
             return document
-        if rel in self._pending:
-            data = self._pending[rel]
+        if rel in self._files:
+            data = self._files[rel]
             if data is None:
-                raise EditPathError(f"{rel}: the file is deleted by an unsaved edit")
-            document = YamlDocument.parse(self.root / rel, data.decode("utf-8"))
-            del self._pending[rel]  # from now on the document is the file's content
+                raise self._absent(rel)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise EditPathError(f"{rel}: the file is not UTF-8 text: save it as UTF-8") from None
+            document = YamlDocument.parse(self.root / rel, text)
+            del self._files[rel]  # from now on the document is the file's content
         elif not (self.root / rel).is_file():
-            raise EditPathError(f"{rel}: there is no such file in the project")
+            raise self._absent(rel)
         else:
             document = self.editor.open_document(rel)
         self._documents[rel] = document
         return document
 
     def read_bytes(self, rel: str) -> bytes | None:
-        """The file as it would be saved now: pending content, an open document, else the disk
-        (None for a file that does not exist or is deleted by an unsaved edit)."""
-        if rel in self._pending:
-            return self._pending[rel]
+        """The file as it would be saved now: an open document, content read or edited before, else
+        the disk, read once (None for a file that does not exist or an edit deleted)."""
         document = self._documents.get(rel)
         if document is not None:
             return document.dumps().encode("utf-8")
-        return self.editor.read_bytes(rel)
+        if rel not in self._files:
+            self._files[rel] = self.editor.read_bytes(rel)
+        return self._files[rel]
 
     def exists(self, rel: str) -> bool:
-        if rel in self._pending:
-            return self._pending[rel] is not None
-        return rel in self._documents or (self.root / rel).is_file()
+        if rel in self._documents:
+            return True
+        if rel in self._files:
+            return self._files[rel] is not None
+        return (self.root / rel).is_file()
 
     def put(self, rel: str, data: bytes | None) -> None:
         """Replace the whole file by `data` (None: delete it) until the next save. Read the file
         first (`read_bytes`) so that the save can tell whether someone else changed it."""
         self._documents.pop(rel, None)
-        self._pending[rel] = data
+        self._files[rel] = data
         self.dirty.add(rel)
+
+    def forget(self, rel: str) -> None:
+        """Drop what is held of `rel`, unsaved edits included: the next read takes the disk's
+        version (reloading a file someone else changed)."""
+        self._documents.pop(rel, None)
+        self._files.pop(rel, None)
+        self.dirty.discard(rel)
+        self.editor.forget(rel)
 
     def files_under(self, folder: str) -> list[str]:
         """Every file under `folder` (relative, posix) as the project would be after a save, sorted."""
@@ -84,7 +104,7 @@ class ProjectDocuments:
         base = self.root / folder
         found = {path.relative_to(self.root).as_posix() for path in base.rglob("*") if path.is_file()} \
             if base.is_dir() else set()
-        found |= {rel for rel in (*self._pending, *self._documents) if rel.startswith(prefix)}
+        found |= {rel for rel in (*self._files, *self._documents) if rel.startswith(prefix)}
         return sorted(rel for rel in found if self.exists(rel))
 
     def node(self, rel: str, path: Path_) -> Any:
@@ -114,10 +134,10 @@ class ProjectDocuments:
 
     def text(self, rel: str) -> str:
         """The file as it would be saved now."""
-        if rel in self._pending:
-            data = self._pending[rel]
+        if rel in self._files:
+            data = self._files[rel]
             if data is None:
-                raise EditPathError(f"{rel}: the file is deleted by an unsaved edit")
+                raise self._absent(rel)
             return data.decode("utf-8")
         return self.document(rel).dumps()
 
@@ -139,12 +159,11 @@ class ProjectDocuments:
             if document is not None:
                 self.editor.write_document(rel, document)
             else:
-                data = self._pending[rel]
+                data = self._files[rel]
                 if data is None:
                     self.editor.delete(rel)
                 else:
                     self.editor.write_bytes(rel, data)
-                del self._pending[rel]  # the disk holds it now
             self.dirty.discard(rel)
             written.append(rel)
         return written

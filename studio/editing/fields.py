@@ -119,6 +119,9 @@ def set_field(documents: ProjectDocuments, kind: str, object_id: str, field: str
     steps = tuple(field.split("."))
     if not all(steps):
         raise EditPathError(f"'{field}' is not a field name")
+    if steps == ("id",) and kind != "handoff":
+        raise EditPathError(f"the id of {_describe(kind, object_id)} is changed by a rename (studio.editing.rename), "
+                            "so that everything naming it follows")
     ids = () if kind in ("project", "handoff") else (object_id,)
     label = f"Set {field} of {_describe(kind, object_id)}" if value is not None \
         else f"Remove {field} of {_describe(kind, object_id)}"

@@ -81,7 +81,7 @@ def add_material(documents: ProjectDocuments, material: dict[str, Any], index: i
 def remove_material(documents: ProjectDocuments, material_id: str, *, force: bool = False,
                     delete_file: bool = True) -> Compound:
     """Remove a material from the schedule, and its file under materials/ unless another material
-    lists it or `delete_file` is False (a file left there would still reach the agent's folder).
+    lists it or `delete_file` is False: materials/ holds the agent-facing files the schedule releases.
     Refused while a subtask's inputs, a correction or a criterion names it, unless `force`."""
     rel, path = object_location(documents, "material", material_id)
     named = usages(documents, "material", material_id)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from studio.editing.catalog import stage_of, taken_ids
+from studio.editing.catalog import stage_of, taken_ids, timeline
 from studio.editing.commands import Command, Compound, InsertItem, MoveItem, RemoveItem, SetValue
 from studio.editing.documents import ProjectDocuments
 from studio.editing.fields import DEFAULT_INSTRUCTION, STAGES, object_location, subtask_file
@@ -122,7 +122,12 @@ def remove_subtask(documents: ProjectDocuments, subtask_id: str, *, force: bool 
     """Remove a subtask from its stage and delete its folder's files. Refused while other files name
     it (a release, a handoff, a final deliverable, an evaluator reference...) unless `force`, which
     leaves those for validation to report."""
-    rel, _ = object_location(documents, "subtask", subtask_id)
+    if not documents.exists(subtask_file(subtask_id)) and subtask_id in timeline(documents):
+        # listed in a stage but without a folder: only the listing goes
+        s_index, t_index = stage_of(documents, subtask_id)
+        return Compound(f"Remove subtask {subtask_id}", [
+            RemoveItem(layout.STAGES_FILE, (*STAGES, s_index, "subtasks"), t_index, (subtask_id,))])
+    object_location(documents, "subtask", subtask_id)
     own = rubric_file(subtask_id)
     elsewhere = [u for u in usages(documents, "subtask", subtask_id)
                  if u.rel != own and not (u.rel == layout.STAGES_FILE and u.path[-2] == "subtasks")]

@@ -50,6 +50,8 @@ class ProjectEditor:
         self.root = Path(root).resolve()
         self._seen: dict[str, str | None] = {}
         self._written: set[str] = set()
+        # Files the app created since the last commit: deleted again, git has nothing to record.
+        self._created: set[str] = set()
 
     def _path(self, rel: str) -> Path:
         """The file `rel` names, refused when it lies outside the project folder."""
@@ -84,6 +86,10 @@ class ProjectEditor:
         self._seen[rel] = _digest(data)
         return data
 
+    def forget(self, rel: str) -> None:
+        """Forget what was read of `rel`: the next write of it is guarded as for a file never read."""
+        self._seen.pop(rel, None)
+
     def require_unchanged(self, rel: str) -> None:
         """Refuse (ExternalEditError) when `rel` is not what the app last read or wrote."""
         if rel in self._seen and _digest(self._disk(rel)) != self._seen[rel]:
@@ -93,6 +99,8 @@ class ProjectEditor:
 
     def write_bytes(self, rel: str, data: bytes) -> None:
         self.require_unchanged(rel)
+        if self._seen.get(rel) is None:  # checked above: the file is not there
+            self._created.add(rel)
         write_atomic(self._path(rel), data)
         self._seen[rel] = _digest(data)
         self._written.add(rel)
@@ -114,7 +122,11 @@ class ProjectEditor:
             return
         path.unlink()
         self._seen[rel] = None
-        self._written.add(rel)
+        if rel in self._created:
+            self._created.discard(rel)
+            self._written.discard(rel)
+        else:
+            self._written.add(rel)
         folder = path.parent
         while folder != self.root and self.root in folder.parents and not any(folder.iterdir()):
             folder.rmdir()
@@ -125,4 +137,5 @@ class ProjectEditor:
         repo = ProjectRepository(self.root)
         revision = repo.commit(message, paths=sorted(self._written))
         self._written.clear()
+        self._created.clear()
         return revision

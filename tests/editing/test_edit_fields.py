@@ -94,3 +94,8 @@ def test_a_field_below_a_value_is_refused(sample: Path):
     documents = ProjectDocuments(sample)
     with pytest.raises(EditPathError, match="title of stage S1 is not a mapping"):
         set_field(documents, "stage", "S1", "title.first", "x")
+
+
+def test_an_id_is_not_set_as_a_field_but_renamed(sample: Path):
+    with pytest.raises(EditPathError, match="the id of material M03 is changed by a rename"):
+        set_field(ProjectDocuments(sample), "material", "M03", "id", "M33")

@@ -164,3 +164,29 @@ def test_a_new_subtask_folder_appears_in_the_model(sample: Path):
     session.apply(PutFile("subtasks/T11/subtask.yaml", text.encode("utf-8")))
     assert session.loaded.project.subtasks["T11"].id == "T11"
     save_and_compare(session)
+
+
+def test_a_text_changed_on_disk_after_the_app_read_it_is_not_overwritten(sample: Path):
+    documents = ProjectDocuments(sample)
+    rel = instruction_file(documents, "T03")
+    shown = documents.read_bytes(rel)  # what the instruction editor shows
+    theirs = b"# T03 rewritten in another editor\n"
+    (sample / rel).write_bytes(theirs)
+    undo, _ = set_instruction(documents, "T03", "# T03 as the expert typed it\n").apply(documents)
+    assert undo.data == shown  # the undo restores what the app showed, not the other editor's text
+    with pytest.raises(ExternalEditError, match="subtasks/T03/instruction.md was changed outside"):
+        documents.save()
+    assert (sample / rel).read_bytes() == theirs
+    assert documents.editor.changed_on_disk() == [rel]
+    documents.forget(rel)  # reload: the other editor's text wins, the unsaved edit is dropped
+    assert documents.read_bytes(rel) == theirs and rel not in documents.dirty
+    set_instruction(documents, "T03", "# T03 on top of theirs\n").apply(documents)
+    assert documents.save() == [rel]
+    assert (sample / rel).read_text(encoding="utf-8") == "# T03 on top of theirs\n"
+
+
+def test_a_yaml_file_held_as_bytes_opens_as_the_same_document(sample: Path):
+    documents = ProjectDocuments(sample)
+    held = documents.read_bytes("stages.yaml")
+    assert documents.node("stages.yaml", ("stages", 0, "id")) == "S1"
+    assert documents.read_bytes("stages.yaml") == held == (sample / "stages.yaml").read_bytes()

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 
 from studio.editing.catalog import timeline
 from studio.editing.commands import Command
+from studio.editing.delivery import add_acceptance, remove_acceptance
 from studio.editing.dependencies import add_handoff, remove_handoff
 from studio.editing.fields import ids_in, set_field, set_instruction
 from studio.editing.materials import import_material, move_material, remove_material, set_release
+from studio.editing.references import add_reference, remove_reference
 from studio.editing.rename import rename
 from studio.editing.session import ProjectSession
 from studio.editing.timeline import add_stage, add_subtask, move_stage, move_subtask, next_id, remove_subtask
@@ -25,7 +27,8 @@ from tests.editing.edit_support import save_and_compare, snapshot
 
 OPERATIONS = ["add_stage", "add_subtask", "remove_subtask", "move_subtask", "move_stage", "set_release",
               "add_handoff", "remove_handoff", "set_title", "import", "remove_material", "move_material",
-              "rename_subtask", "rename_material", "instruction"]
+              "rename_subtask", "rename_material", "instruction", "rename_criterion", "acceptance",
+              "reference", "remove_reference", "rename_deliverable"]
 
 
 def _pick(items: list[Any], seed: int) -> Any:
@@ -67,6 +70,17 @@ def _command(session: ProjectSession, operation: str, a: int, b: int, source: Pa
         return rename(d, "subtask", subtask, f"{subtask}x")
     if operation == "rename_material":
         return rename(d, "material", material, f"{material}x")
+    if operation == "rename_criterion":
+        return rename(d, "criterion", f"{subtask}-C0{1 + b % 3}", f"{subtask}-K{b}")
+    if operation == "acceptance":
+        return add_acceptance(d, f"Requirement {a}.", b % 3) if a % 2 else remove_acceptance(d, b % 6)
+    if operation == "reference":
+        return add_reference(d, {"id": f"R{10 + a}", "file": "new-reference.md", "title": "A reference",
+                                 "for": [subtask]}, source=source)
+    if operation == "remove_reference":
+        return remove_reference(d, f"R0{1 + a % 4}")
+    if operation == "rename_deliverable":
+        return rename(d, "deliverable", f"F{1 + a % 6}", f"F{1 + a % 6}-{b}")
     return set_instruction(d, subtask, f"# {subtask}\n\nDo step {b}.\n")
 
 

@@ -168,3 +168,14 @@ def test_a_folder_left_over_on_disk_blocks_its_id(sample: Path):
 ])
 def test_next_id_suggests_the_next_number(existing, prefix, expected):
     assert next_id(existing, prefix) == expected
+
+
+def test_a_listed_subtask_without_a_folder_is_taken_off_its_stage(sample: Path):
+    stages = (sample / "stages.yaml").read_text(encoding="utf-8").replace("      - T10\n", "      - T10\n      - T12\n")
+    (sample / "stages.yaml").write_text(stages, encoding="utf-8")
+    documents = ProjectDocuments(sample)
+    command = remove_subtask(documents, "T12")
+    assert [type(c).__name__ for c in command.commands] == ["RemoveItem"]
+    command.apply(documents)
+    documents.save()
+    assert validate_project(sample) == []
