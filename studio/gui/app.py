@@ -5,8 +5,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
 
 from studio.store.workspace import WorkspaceError, ensure_workspace_sample
+
+if TYPE_CHECKING:
+    from studio.gui.main_window import MainWindow
 
 
 def resolve_project(path: str | None) -> Path:
@@ -42,6 +47,19 @@ def run_app(path: str | None = None) -> int:
         QMessageBox.critical(None, "DeliverBench Studio", str(exc))
         return 2
     window = MainWindow()
+    install_crash_hook(window)
+    window.show()  # the window first: the project opens in the background
     window.open_project(folder)
-    window.show()
     return app.exec()
+
+
+def install_crash_hook(window: MainWindow) -> None:
+    """A bug in a slot on the UI thread gets the crash dialog and log too, not a silent traceback."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
+        if not isinstance(error, Exception):  # KeyboardInterrupt and friends keep their meaning
+            previous(kind, error, trace)
+            return
+        window.show_crash("An action", error)
+    sys.excepthook = hook

@@ -1,85 +1,800 @@
-"""The main window: the project tree, validation findings and git state. Thin over the core."""
+"""The main window: assembles the explorer, the editor tabs, the findings and versioning docks, the
+actions and the status bar around one open project (a ProjectContext). Long work goes to the one
+TaskRunner; the panels themselves live in their own modules."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QHeaderView, QLabel, QMainWindow, QSplitter, QTableView, QTreeView
+from PySide6.QtCore import QEvent, QModelIndex, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent, QUndoGroup
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from studio.crashlog import write_crash_log
+from studio.editing.changes import Changes
+from studio.editing.rubric import rubric_file
+from studio.editing.session import ProjectSession
+from studio.errors import StudioError
+from studio.gui import editors
+from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog
+from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
+from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
-from studio.gui.project_tree_model import ProjectTreeModel
-from studio.store.history import HistoryError, ProjectRepository
-from studio.store.loader import load_project
-from studio.validation.validate import validate_loaded
+from studio.gui.jump import field_at, object_of_finding
+from studio.gui.project_actions import ProjectActions
+from studio.gui.project_context import ProjectContext
+from studio.gui.rubric_editor import RubricEditor
+from studio.gui.status_bar import GitState, StatusParts, read_git_state
+from studio.gui.tasks import TaskRunner
+from studio.gui.versioning import VersioningPanel
+from studio.gui.watcher import ProjectWatcher
+from studio.model.vocabulary import FINAL_SCOPE
+from studio.review.runner import review_loaded
+from studio.store import layout
+from studio.store.editing import ExternalEditError
+from studio.store.workspace import create_project, default_workspace, templates
+from studio.validation.findings import Finding
+from studio.validation.paths import material_path
+from studio.validation.validate import NotAProjectError
+
+APP_NAME = "DeliverBench Studio"
+REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a review per keystroke
+MAX_RECENT = 8
+
+
+def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
+    """(id, title, subtasks) of each stage as stages.yaml's text has them, valid or not."""
+    try:
+        stages = documents.node(layout.STAGES_FILE, ("stages",))
+    except (StudioError, OSError):
+        return []
+    return [(str(s.get("id", "")), str(s.get("title", "")), [str(t) for t in s.get("subtasks") or []])
+            for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
+
+
+def history_file(project: Any, kind: str, object_id: str) -> str | None:
+    """The project file whose history the versioning panel shows for an explorer row (None: all)."""
+    if kind == "rubric":
+        return rubric_file(object_id)
+    if kind == "material":
+        material = project.material(object_id)
+        return material_path(material.file) if material is not None and material.file else layout.MATERIALS_FILE
+    return {"stage": layout.STAGES_FILE, "reference": layout.REFERENCES_FILE, "deliverable": layout.PROJECT_FILE,
+            "handoff": layout.DEPENDENCIES_FILE, "release": layout.MATERIALS_FILE}.get(kind)
+
+
+def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
+    """Read a project and its git state (on the TaskRunner)."""
+    if not layout.is_project_folder(folder):
+        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE}); "
+                               "choose the folder that holds project.yaml, or create a project with File > New")
+    session = ProjectSession(folder)
+    return session, read_git_state(session.root)
 
 
 class MainWindow(QMainWindow):
     project_opened = Signal(str)
-    """Emitted with the folder path once a project is loaded and validated."""
+    """The folder of a project now shown and ready for edits."""
+    project_closed = Signal()
+    """The open project was closed (the window shows no project)."""
+    findings_refreshed = Signal()
+    """The findings dock shows the review of the project as it is now."""
+    committed = Signal(str)
+    """The short id of a commit just made from the window."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("DeliverBench Studio")
-        self.tree_model = ProjectTreeModel(self)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle(APP_NAME)
+        self.runner = TaskRunner(self)
+        self.context: ProjectContext | None = None
+        self.watcher: ProjectWatcher | None = None
+        self.rubric_editor: RubricEditor | None = None
+        self.versioning: VersioningPanel | None = None
+        self._generation = 0  # bumped by every edit, reload and open: a review of an older one is dropped
+        self._external: set[str] = set()
+        self._closing = False
+
+        self.explorer_model = ExplorerModel(self)
+        self.explorer = ExplorerView(self)
+        self.explorer.setObjectName("projectExplorer")
+        self.explorer.setModel(self.explorer_model)
+        self.explorer.activated.connect(self._explorer_activated)
+        self.explorer.files_dropped.connect(self.import_files)
+        self.explorer.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.explorer.header().setStretchLastSection(False)
+        self.explorer_dock = self._dock("explorerDock", "Project", self.explorer, Qt.DockWidgetArea.LeftDockWidgetArea)
+
         self.findings_model = FindingsModel(self)
-        self.tree = QTreeView()
-        self.tree.setModel(self.tree_model)
-        self.tree.setUniformRowHeights(True)
-        self.findings = QTableView()
+        self.findings = QTableView(self)
+        self.findings.setObjectName("findingsView")
         self.findings.setModel(self.findings_model)
-        self.findings.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.findings.setWordWrap(False)
         self.findings.verticalHeader().setVisible(False)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setObjectName("MainWindow.splitter")
-        self.splitter.addWidget(self.tree)
-        self.splitter.addWidget(self.findings)
-        self.splitter.setSizes([520, 180])
-        self.setCentralWidget(self.splitter)
-        self.git_label = QLabel()
-        self.statusBar().addPermanentWidget(self.git_label)
-        self.resize(1100, 760)
-        self._restore_layout()
+        self.findings.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.findings.horizontalHeader()
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 90), (1, 200), (3, 220)):
+            self.findings.setColumnWidth(column, width)
+        self.findings.clicked.connect(self._finding_activated)
+        self.findings.activated.connect(self._finding_activated)
+        self.findings_dock = self._dock("findingsDock", "Findings", self.findings,
+                                        Qt.DockWidgetArea.BottomDockWidgetArea)
 
-    def open_project(self, folder: Path) -> None:
-        loaded = load_project(Path(folder))
-        findings = validate_loaded(loaded)
-        self.tree_model.set_project(loaded.project)
-        self.tree.expandToDepth(1)
-        self.tree.setColumnWidth(0, 300)
-        for column in range(1, self.tree_model.columnCount() - 1):
-            self.tree.resizeColumnToContents(column)
-        self.findings_model.set_findings(findings)
-        info = loaded.project.info
-        title = info.title if info else Path(folder).name
-        self.setWindowTitle(f"{title} — DeliverBench Studio")
-        n_criteria = len(loaded.project.all_criteria())
-        self.statusBar().showMessage(
-            f"{len(loaded.project.subtasks)} subtasks, {n_criteria} criteria; "
-            + (f"{len(findings)} problem(s) found" if findings else "validates clean")
-        )
-        try:
-            repository = ProjectRepository(Path(folder))
-            changes = repository.status()
-            warnings = repository.warnings()  # a detached HEAD, a merge left half-done
-            text = f"git: {len(changes)} unsaved change(s)" if changes else "git: saved"
-            self.git_label.setText("; ".join([text] + [f"warning: {w.split(': ')[0]}" for w in warnings]))
-            self.git_label.setToolTip("\n\n".join(warnings))
-        except HistoryError:
-            self.git_label.setText("git: not versioned")
+        self.versioning_holder = QLabel("Open a project to see its history.", self)
+        self.versioning_holder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.versioning_dock = self._dock("versioningDock", "Versions", self.versioning_holder,
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+
+        self.editor_tabs = QTabWidget(self)
+        self.editor_tabs.setObjectName("editorTabs")
+        self.editor_tabs.setTabsClosable(True)
+        self.editor_tabs.setDocumentMode(True)
+        self.editor_tabs.setMovable(True)
+        self.editor_tabs.tabCloseRequested.connect(self._close_tab)
+        self._tabs: dict[tuple[str, str], QWidget] = {}
+        self.reload_bar, self.reload_label = self._reload_bar()
+        central = QWidget(self)
+        layout_ = QVBoxLayout(central)
+        layout_.setContentsMargins(0, 0, 0, 0)
+        layout_.setSpacing(0)
+        layout_.addWidget(self.reload_bar)
+        layout_.addWidget(self.editor_tabs)
+        self.setCentralWidget(central)
+
+        self.status = StatusParts(self.statusBar(), self)
+        self.git_label = self.status.git_label
+        self.runner.busy_changed.connect(self.status.show_busy)
+        self.runner.crashed_with.connect(self.show_crash)
+        self.findings_model.counts_changed.connect(self.status.show_counts)
+
+        self.review_timer = QTimer(self)
+        self.review_timer.setSingleShot(True)
+        self.review_timer.setInterval(REVIEW_DELAY_MS)
+        self.review_timer.timeout.connect(self.refresh_findings)
+        self._review_task: Any = None
+
+        self.undo_group = QUndoGroup(self)
+        self.edits = ProjectActions(self)
+        self._build_actions()
+        self._update_actions()
+        self.setAcceptDrops(True)
+        self.resize(1400, 880)
+        self._default_layout = not self._restore_layout()
+
+    # -- construction ----------------------------------------------------------------------
+    def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _reload_bar(self) -> tuple[QFrame, QLabel]:
+        bar = QFrame(self)
+        bar.setObjectName("reloadBar")
+        bar.setFrameShape(QFrame.Shape.StyledPanel)
+        bar.setStyleSheet("#reloadBar { background: #fff4ce; border-bottom: 1px solid #e0c060; }")
+        label = QLabel(bar)
+        label.setWordWrap(True)
+        reload_button = QPushButton("&Reload", bar)
+        reload_button.setObjectName("reloadButton")
+        reload_button.clicked.connect(self.reload_from_disk)
+        keep_button = QPushButton("&Keep mine", bar)
+        keep_button.setObjectName("keepMineButton")
+        keep_button.clicked.connect(self.keep_mine)
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(10, 6, 10, 6)
+        row.addWidget(label, 1)
+        row.addWidget(reload_button)
+        row.addWidget(keep_button)
+        bar.hide()
+        return bar, label
+
+    def _action(self, name: str, text: str, slot: Callable[[], Any], shortcut: Any = None,
+                tip: str = "") -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(name)
+        if shortcut is not None:
+            action.setShortcuts(QKeySequence.keyBindings(shortcut) if isinstance(shortcut, QKeySequence.StandardKey)
+                                else [QKeySequence(shortcut)])
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        key = QKeySequence.StandardKey
+        a = self._action
+        self.action_new = a("actionNewProject", "&New Project…", self.new_project, key.New,
+                            "Create a project from a template")
+        self.action_open = a("actionOpenProject", "&Open Project…", self.choose_project, key.Open,
+                             "Open a project folder")
+        self.action_save = a("actionSave", "&Save", self.save, key.Save, "Write the edits to the project's files")
+        self.action_commit = a("actionCommit", "Save and &Commit…", self.commit, "Ctrl+Shift+S",
+                               "Save, then record the saved files in the project's history")
+        self.action_reload = a("actionReload", "Re&load from Disk", self.reload_from_disk, None,
+                               "Read the project's files again")
+        self.action_close = a("actionCloseProject", "&Close Project", self.close_project, key.Close)
+        self.action_quit = a("actionQuit", "&Quit", self.close, "Ctrl+Q")
+        self.action_undo = self.undo_group.createUndoAction(self, "&Undo")
+        self.action_undo.setObjectName("actionUndo")
+        self.action_undo.setShortcuts(QKeySequence.keyBindings(key.Undo))
+        self.action_redo = self.undo_group.createRedoAction(self, "&Redo")
+        self.action_redo.setObjectName("actionRedo")
+        self.action_redo.setShortcuts(QKeySequence.keyBindings(key.Redo))
+        self.addActions([self.action_undo, self.action_redo])
+        self.action_review = a("actionReview", "Re&view Now", self.refresh_findings, "F5",
+                               "Run validation and review on the project as it is now")
+        self.action_rubric = a("actionOpenRubric", "&Rubric Editor", lambda: self.open_rubric(None), "Ctrl+R",
+                               "Every criterion of the project in one table")
+
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.setObjectName("menuFile")
+        file_menu.addActions([self.action_new, self.action_open])
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.setObjectName("menuRecentProjects")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addSeparator()
+        file_menu.addActions([self.action_save, self.action_commit, self.action_reload])
+        file_menu.addSeparator()
+        file_menu.addActions([self.action_close, self.action_quit])
+
+        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.setObjectName("menuEdit")
+        edit_menu.addActions([self.action_undo, self.action_redo])
+        edit_menu.addSeparator()
+        edit_menu.addActions([self.edits.action_rename, self.edits.action_remove])
+
+        project_menu = self.menuBar().addMenu("&Project")
+        project_menu.setObjectName("menuProject")
+        project_menu.addActions(self.edits.add_actions())
+        project_menu.addSeparator()
+        project_menu.addActions([self.action_rubric, self.action_review])
+
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.setObjectName("menuView")
+        for dock in (self.explorer_dock, self.findings_dock, self.versioning_dock):
+            view_menu.addAction(dock.toggleViewAction())
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("mainToolBar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.addActions([self.action_new, self.action_open, self.action_save, self.action_commit])
+        toolbar.addSeparator()
+        toolbar.addActions([self.action_undo, self.action_redo])
+        toolbar.addSeparator()
+        toolbar.addActions([self.edits.action_add_subtask, self.edits.action_import_material, self.action_rubric])
+        style = self.style()
+        for action, pixmap in ((self.action_new, style.StandardPixmap.SP_FileIcon),
+                               (self.action_open, style.StandardPixmap.SP_DialogOpenButton),
+                               (self.action_save, style.StandardPixmap.SP_DialogSaveButton),
+                               (self.action_commit, style.StandardPixmap.SP_DialogApplyButton),
+                               (self.action_undo, style.StandardPixmap.SP_ArrowBack),
+                               (self.action_redo, style.StandardPixmap.SP_ArrowForward)):
+            action.setIcon(style.standardIcon(pixmap))
+
+        self.explorer.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.explorer.customContextMenuRequested.connect(self._explorer_menu)
+        self.explorer.selectionModel().currentChanged.connect(self._current_changed)
+
+    def _explorer_menu(self, position: Any) -> None:
+        menu = QMenu(self)
+        menu.addActions(self.edits.add_actions())
+        menu.addSeparator()
+        menu.addActions([self.edits.action_rename, self.edits.action_remove])
+        menu.popup(self.explorer.viewport().mapToGlobal(position))
+
+    def _current_changed(self, *_args: Any) -> None:
+        self._update_actions()
+        current = self.current_object()
+        if self.versioning is None or self.context is None or current is None:
+            return
+        kind, object_id = current
+        if kind in ("subtask", "criterion"):
+            self.versioning.show_object(kind, object_id)
+        else:
+            self.versioning.show_file(history_file(self.context.session.loaded.project, kind, object_id))
+
+    def _update_actions(self) -> None:
+        has_project = self.context is not None
+        for action in (self.action_save, self.action_commit, self.action_reload, self.action_close,
+                       self.action_review, self.action_rubric):
+            action.setEnabled(has_project)
+        self.edits.update_enabled()
+
+    # -- opening and closing ---------------------------------------------------------------
+    def open_project(self, folder: Path | str) -> None:
+        """Read the project in `folder` in the background; `project_opened` when it is shown."""
+        folder = Path(folder)
+        self._generation += 1
+        generation = self._generation
+        self.statusBar().showMessage(f"Opening {folder}…")
+        self.runner.run(f"Opening {folder.name}", lambda: _open_session(folder),
+                        lambda result: self._opened(generation, folder, *result), self.show_error)
+
+    def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:
+        if generation != self._generation:
+            return  # another project was asked for meanwhile
+        self._teardown()
+        context = ProjectContext(session, self)
+        self.context = context
+        context.changed.connect(self._on_changed)
+        context.reloaded.connect(self._on_reloaded)
+        context.undo_stack.cleanChanged.connect(self._clean_changed)
+        self.undo_group.addStack(context.undo_stack)
+        self.undo_group.setActiveStack(context.undo_stack)
+        self.explorer_model.stages_source = lambda: stages_in_text(context.session.documents)
+        self.explorer_model.set_project(session.loaded.project)
+        self._expand_explorer()
+        self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
+        self.versioning_dock.setWidget(self.versioning)
+        self.watcher = ProjectWatcher(session.root, parent=self)
+        self.watcher.files_changed.connect(self._on_files_changed)
+        self._update_title()
+        self.setWindowModified(False)
+        self.status.show_git(git)
+        self.statusBar().showMessage(f"Opened {session.root}", 5000)
+        self._remember_recent(session.root)
+        self._update_actions()
         self.project_opened.emit(str(folder))
+        # The first review waits for the pause too: the window is drawn and answers before it starts.
+        self.review_timer.start()
 
-    def _restore_layout(self) -> None:
+    def _clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
+    def _expand_explorer(self) -> None:
+        """Show the timeline down to the subtasks, and the materials' release points."""
+        model = self.explorer_model
+        rows = [model.index(0, 0), model.index(1, 0)]
+        for index in rows:
+            model.fetchMore(index)
+        project_row = rows[0]
+        rows += [model.index(row, 0, project_row) for row in range(model.rowCount(project_row))]
+        for index in rows:
+            model.fetchMore(index)
+            self.explorer.expand(index)
+        self.explorer.resizeColumnToContents(1)
+
+    def _teardown(self) -> None:
+        """Forget the open project (its tabs, panels, watcher and undo stack)."""
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher.deleteLater()
+            self.watcher = None
+        while self.editor_tabs.count():
+            widget = self.editor_tabs.widget(0)
+            self.editor_tabs.removeTab(0)
+            if widget is not None:
+                widget.deleteLater()
+        self._tabs.clear()
+        self.rubric_editor = None
+        if self.versioning is not None:
+            self.versioning_dock.setWidget(self.versioning_holder)
+            self.versioning.deleteLater()
+            self.versioning = None
+        if self.context is not None:
+            self.undo_group.removeStack(self.context.undo_stack)
+            self.context.deleteLater()
+            self.context = None
+        self._external.clear()
+        self.reload_bar.hide()
+        self.explorer_model.set_project(None)
+        self.findings_model.clear()
+        self.status.show_git(None)
+        self.status.show_counts(None)
+        self.review_timer.stop()
+
+    def close_project(self) -> None:
+        def close() -> None:
+            self._generation += 1
+            self._teardown()
+            self._update_title()
+            self.setWindowModified(False)
+            self._update_actions()
+            self.project_closed.emit()
+        self.when_saved_or_discarded(close)
+
+    def choose_project(self) -> None:
+        def choose() -> None:
+            folder = QFileDialog.getExistingDirectory(self, "Open project folder", str(default_workspace()))
+            if folder:
+                self.open_project(Path(folder))
+        self.when_saved_or_discarded(choose)
+
+    def new_project(self) -> None:
+        dialog = NewProjectDialog(default_workspace(), templates(), self)
+
+        def create() -> None:
+            folder, project_id, title, template = dialog.values
+            self.runner.run(f"Creating {project_id}", lambda: create_project(folder, project_id, title, template),
+                            lambda _repo: self.open_project(folder), self.show_error)
+        dialog.accepted.connect(lambda: self.when_saved_or_discarded(create))
+        dialog.open()
+
+    def _update_title(self) -> None:
+        if self.context is None:
+            self.setWindowTitle(APP_NAME)
+            return
+        info = self.context.session.loaded.project.info
+        title = info.title if info else self.context.session.root.name
+        self.setWindowTitle(f"{title}[*] — {APP_NAME}")
+
+    # -- recent projects -------------------------------------------------------------------
+    def recent_projects(self) -> list[str]:
+        value = QSettings().value("recentProjects", [])
+        return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
+
+    def _remember_recent(self, folder: Path) -> None:
+        recent = [str(folder)] + [p for p in self.recent_projects() if p != str(folder)]
+        QSettings().setValue("recentProjects", recent[:MAX_RECENT])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for folder in self.recent_projects():
+            action = self.recent_menu.addAction(folder)
+            action.triggered.connect(lambda _c=False, f=folder: self.when_saved_or_discarded(
+                lambda: self.open_project(Path(f))))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # -- edits, review, explorer -----------------------------------------------------------
+    def _on_changed(self, changes: Changes) -> None:
+        assert self.context is not None
+        self._generation += 1
+        self.explorer_model.refresh(self.context.session.loaded.project, changes.files)
+        self._close_tabs_of_missing()
+        self._update_title()
+        self.review_timer.start()
+
+    def _on_reloaded(self) -> None:
+        assert self.context is not None
+        self._generation += 1
+        self.explorer_model.set_project(self.context.session.loaded.project)
+        self._expand_explorer()
+        self._close_tabs_of_missing()
+        self._update_title()
+        self.refresh_findings()
+
+    def refresh_findings(self) -> None:
+        """Validate and review the project as it is now, in the background; an older result is dropped."""
+        self.review_timer.stop()
+        if self.context is None:
+            return
+        if self._review_task is not None:
+            self._review_task.cancel()
+        loaded, generation = self.context.session.loaded, self._generation
+        self._review_task = self.runner.run("Reviewing", lambda: review_loaded(loaded).findings,
+                                            lambda findings: self._show_findings(generation, findings),
+                                            self.show_error)
+
+    def _show_findings(self, generation: int, findings: list[Finding]) -> None:
+        if generation != self._generation:
+            return  # the project changed since: the review of the newer state follows
+        self.findings_model.set_findings(findings)
+        self.findings_refreshed.emit()
+
+    def _explorer_activated(self, index: QModelIndex) -> None:
+        self.open_object(index.data(KIND_ROLE), index.data(ID_ROLE))
+
+    def current_object(self) -> tuple[str, str] | None:
+        """(kind, id) of the explorer's current row."""
+        index = self.explorer.currentIndex()
+        if not index.isValid():
+            return None
+        index = index.siblingAtColumn(0)
+        return index.data(KIND_ROLE), index.data(ID_ROLE)
+
+    def select_in_explorer(self, kind: str, object_id: str) -> bool:
+        index = self.explorer_model.find(kind, object_id)
+        if not index.isValid():
+            return False
+        self.explorer.setCurrentIndex(index)
+        self.explorer.scrollTo(index)
+        return True
+
+    # -- editors ---------------------------------------------------------------------------
+    def open_object(self, kind: str, object_id: str) -> QWidget | None:
+        """Show the editor of an object in a tab (the rubric editor for a rubric)."""
+        if self.context is None:
+            return None
+        if kind == "rubric":
+            return self.open_rubric(object_id)
+        if kind not in editors.KINDS:
+            return None
+        widget = self._tabs.get((kind, object_id))
+        if widget is None:
+            widget = editors.open_editor(self.context, kind, object_id, self.editor_tabs)
+            self._tabs[(kind, object_id)] = widget
+            self.editor_tabs.addTab(widget, f"{kind.capitalize()} {object_id}" if kind != "project" else "Project")
+        self.editor_tabs.setCurrentWidget(widget)
+        return widget
+
+    def open_rubric(self, scope: str | None) -> RubricEditor | None:
+        if self.context is None:
+            return None
+        if self.rubric_editor is None:
+            self.rubric_editor = RubricEditor(self.context, self.editor_tabs)
+            self._tabs[("rubric", "")] = self.rubric_editor
+            self.editor_tabs.addTab(self.rubric_editor, "Rubric")
+        self.rubric_editor.show_scope(scope)
+        self.editor_tabs.setCurrentWidget(self.rubric_editor)
+        return self.rubric_editor
+
+    def _close_tab(self, position: int) -> None:
+        widget = self.editor_tabs.widget(position)
+        self.editor_tabs.removeTab(position)
+        for key, value in list(self._tabs.items()):
+            if value is widget:
+                del self._tabs[key]
+        if widget is self.rubric_editor:
+            self.rubric_editor = None
+        if widget is not None:
+            widget.deleteLater()
+
+    def _close_tabs_of_missing(self) -> None:
+        """An editor of an object that an edit removed has nothing left to show."""
+        for (kind, object_id), widget in list(self._tabs.items()):
+            if kind != "rubric" and not self.explorer_model.find(kind, object_id).isValid():
+                self._close_tab(self.editor_tabs.indexOf(widget))
+
+    # -- findings --------------------------------------------------------------------------
+    def _finding_activated(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.jump_to_finding(self.findings_model.finding(index.row()))
+
+    def jump_to_finding(self, finding: Finding) -> QWidget | None:
+        """Open the editor of the object at fault (the criterion in the rubric editor)."""
+        if self.context is None:
+            return None
+        kind, object_id = object_of_finding(self.context.session.loaded.project, finding)
+        if kind == "criterion":
+            scope = self._scope_of_criterion(finding, object_id)
+            editor = self.open_rubric(scope)
+            if editor is not None:
+                editor.select_criterion(object_id)
+            self.select_in_explorer("rubric", scope)
+            return editor
+        widget = self.open_object(kind, object_id)
+        self.select_in_explorer(kind, object_id)
+        field = field_at(self.context.session.documents, kind, object_id, finding.file, finding.line)
+        # The forms name each field's widget after the field (docs/gui.md): focus the one at fault.
+        target = widget.findChild(QWidget, field) if widget is not None and field else None
+        if target is not None:
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+        return widget
+
+    def _scope_of_criterion(self, finding: Finding, criterion_id: str) -> str:
+        parts = finding.file.split("/")
+        if len(parts) == 3 and parts[0] == layout.SUBTASKS_DIR:
+            return parts[1]
+        if finding.file == layout.FINAL_RUBRIC_FILE or self.context is None:
+            return FINAL_SCOPE
+        found = self.context.session.loaded.project.index.checkpoint_criteria.get(criterion_id)
+        return found[0] if found else FINAL_SCOPE
+
+    # -- saving ----------------------------------------------------------------------------
+    def save(self) -> bool:
+        """Write the edits; a file changed on disk by someone else is refused, never overwritten."""
+        if self.context is None:
+            return False
+        try:
+            written = self.context.save()
+        except ExternalEditError as error:
+            self._external.add(error.rel)
+            self._show_reload_bar()
+            self.show_error(error)
+            return False
+        except StudioError as error:
+            self.show_error(error)
+            return False
+        if self.watcher is not None:
+            self.watcher.acknowledge(written)
+        self.statusBar().showMessage(f"Saved {len(written)} file(s)" if written else "Nothing to save", 5000)
+        self.refresh_git()
+        return True
+
+    def commit(self) -> None:
+        """Save, then ask for a message and commit the saved files (on the TaskRunner)."""
+        if self.context is None or not self.save():
+            return
+        dialog = CommitDialog([], self)
+        context = self.context
+
+        def run_commit() -> None:
+            message = dialog.message.strip()
+            self.runner.run("Committing", lambda: context.session.commit(message),
+                            lambda revision: self._committed(revision.short), self.show_error)
+        dialog.accepted.connect(run_commit)
+        dialog.open()
+
+    def _committed(self, short: str) -> None:
+        self.statusBar().showMessage(f"Committed {short}", 5000)
+        self.refresh_git()
+        self.committed.emit(short)
+
+    def refresh_git(self) -> None:
+        if self.context is None:
+            return
+        root, context = self.context.session.root, self.context
+        self.runner.run("Reading git state", lambda: read_git_state(root),
+                        lambda state: self.status.show_git(state) if context is self.context else None,
+                        self.show_error)
+
+    def when_saved_or_discarded(self, then: Callable[[], None]) -> None:
+        """Run `then` now, or once the user saved or discarded the unsaved edits (not on Cancel)."""
+        if self.context is None or not self.context.modified:
+            then()
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, APP_NAME,
+                          "The project has unsaved edits. Save them first?",
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("unsavedEditsDialog")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered(button: int) -> None:
+            if button == QMessageBox.StandardButton.Save and not self.save():
+                return
+            if button in (QMessageBox.StandardButton.Save, QMessageBox.StandardButton.Discard):
+                if self.context is not None:
+                    self.context.undo_stack.setClean()  # what is left unsaved was given up
+                then()
+        box.finished.connect(answered)
+        box.open()
+
+    # -- changes on disk -------------------------------------------------------------------
+    def _on_files_changed(self, files: list[str]) -> None:
+        self._external.update(files)
+        self._show_reload_bar()
+
+    def _show_reload_bar(self) -> None:
+        if self.context is None or not self._external:
+            self.reload_bar.hide()
+            return
+        names = ", ".join(sorted(self._external))
+        mine = sorted(self._external & self.context.session.documents.dirty)
+        text = f"<b>{names}</b> changed on disk (edited outside DeliverBench Studio). "
+        if mine:
+            text += (f"You have unsaved edits to {', '.join(mine)}: they will not be saved over the other "
+                     "version. Reload to take the version on disk (your edits to it are dropped), or keep yours "
+                     "in the window.")
+        else:
+            text += "Reload to see it; your other unsaved edits are saved first."
+        self.reload_label.setText(text)
+        self.reload_bar.show()
+
+    def keep_mine(self) -> None:
+        """Keep the window's version; saving the changed files stays refused."""
+        self._external.clear()
+        self.reload_bar.hide()
+
+    def reload_from_disk(self) -> None:
+        """Read the project again. Unsaved edits to files changed on disk are dropped (the user chose
+        Reload); unsaved edits to other files are saved first so that nothing is lost."""
+        if self.context is None:
+            return
+        context = self.context
+        changed = self._external
+        other_edits = context.session.documents.dirty - changed
+        if other_edits and not (changed & context.session.documents.dirty):
+            if not self.save():
+                return
+        root = context.session.root
+        self.runner.run("Reloading", lambda: ProjectSession(root), lambda session: self._reloaded(context, session),
+                        self.show_error)
+
+    def _reloaded(self, context: ProjectContext, session: ProjectSession) -> None:
+        if context is not self.context:
+            return
+        self._external.clear()
+        self.reload_bar.hide()
+        context.replace_session(session)
+        if self.watcher is not None:
+            self.watcher.rescan()
+        self.statusBar().showMessage("Reloaded from disk", 5000)
+        self.refresh_git()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt naming)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.watcher is not None:
+            self.watcher.check()
+        super().changeEvent(event)
+
+    # -- drag and drop ---------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt naming)
+        if self.context is not None and local_files(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: Any) -> None:  # noqa: N802 (Qt naming)
+        if self.context is not None and local_files(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt naming)
+        files = local_files(event.mimeData())
+        if self.context is None or not files:
+            return
+        event.acceptProposedAction()
+        self.import_files(files, None)
+
+    def import_files(self, files: list[Path], before_subtask: str | None) -> None:
+        self.edits.import_materials(files, before_subtask)
+
+    # -- errors ----------------------------------------------------------------------------
+    def show_error(self, error: StudioError) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME, str(error), QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("errorMessage")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.open()
+        self.statusBar().showMessage(str(error).splitlines()[0][:200], 10000)
+
+    def show_crash(self, label: str, error: BaseException) -> CrashDialog:
+        """An unexpected error: write the crash log (as the CLI does) and say where it is."""
+        import traceback
+
+        log = write_crash_log(f"gui: {label}", sys.argv[1:], error)
+        first = str(error).strip().splitlines()
+        summary = f"{type(error).__name__}: {first[0]}" if first else type(error).__name__
+        dialog = CrashDialog(label, summary[:300], log, "".join(traceback.format_exception(error)), self)
+        dialog.open()
+        return dialog
+
+    # -- layout ----------------------------------------------------------------------------
+    def _restore_layout(self) -> bool:
+        """Put the window and its docks where the user left them; False on a first start."""
         settings = QSettings()
         geometry = settings.value("MainWindow/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        state = settings.value(f"{self.splitter.objectName()}/state")
-        if state is not None:
-            self.splitter.restoreState(state)
+        state = settings.value("MainWindow/state")
+        return state is not None and self.restoreState(state)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._default_layout:  # first start: proportions that read well on a laptop screen
+            self._default_layout = False
+            self.resizeDocks([self.explorer_dock, self.versioning_dock], [400, 340], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.findings_dock], [220], Qt.Orientation.Vertical)
+
+    def save_layout(self) -> None:
         settings = QSettings()
         settings.setValue("MainWindow/geometry", self.saveGeometry())
-        settings.setValue(f"{self.splitter.objectName()}/state", self.splitter.saveState())
+        settings.setValue("MainWindow/state", self.saveState())
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
+        if self.context is not None and self.context.modified and not self._closing:
+            event.ignore()
+
+            def close_now() -> None:
+                self._closing = True
+                self.close()
+            self.when_saved_or_discarded(close_now)
+            return
+        self.save_layout()
+        self.review_timer.stop()
+        self.runner.wait()
+        if self.watcher is not None:
+            self.watcher.stop()
         super().closeEvent(event)

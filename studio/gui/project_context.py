@@ -39,6 +39,12 @@ class ProjectContext(QObject):
     def modified(self) -> bool:
         return not self.undo_stack.isClean()
 
+    def replace_session(self, session: ProjectSession) -> None:
+        """The project as read again from disk: the undo history no longer applies to it."""
+        self.session = session
+        self.undo_stack.clear()
+        self.reloaded.emit()
+
     def save(self) -> list[str]:
         written = self.session.save()
         self.undo_stack.setClean()

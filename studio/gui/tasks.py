@@ -57,6 +57,8 @@ class TaskRunner(QObject):
     """(busy, label of the running task)."""
     crashed = Signal(str, str)
     """(task label, traceback) for an unexpected error."""
+    crashed_with = Signal(str, object)
+    """(task label, the exception) for an unexpected error, for the crash log; sent before `crashed`."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -85,6 +87,7 @@ class TaskRunner(QObject):
             if isinstance(error, StudioError) and on_error is not None:
                 on_error(error)
             else:
+                self.crashed_with.emit(label, error)
                 self.crashed.emit(label, trace)
 
         task.signals.done.connect(done)

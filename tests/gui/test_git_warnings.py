@@ -18,11 +18,13 @@ def test_git_label_warns_about_a_detached_head(qtbot, tmp_path: Path, monkeypatc
     root = create_project(tmp_path / "acme", "acme-audit", "Acme IT audit").root
     window = MainWindow()
     qtbot.addWidget(window)
-    window.open_project(root)
+    with qtbot.waitSignal(window.project_opened):  # opening runs on the TaskRunner
+        window.open_project(root)
     assert window.git_label.text() == "git: saved" and window.git_label.toolTip() == ""
 
     subprocess.run(["git", "checkout", "-q", "--detach"], cwd=root, check=True)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout
-    window.open_project(root)
+    with qtbot.waitSignal(window.project_opened):
+        window.open_project(root)
     assert window.git_label.text() == f"git: saved; warning: HEAD is detached at {head[:8]} (not on any branch)"
     assert "git switch -c" in window.git_label.toolTip()
