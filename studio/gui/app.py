@@ -36,11 +36,15 @@ def run_app(path: str | None = None) -> int:
         return 2
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from studio.gui.icons import app_icon
     from studio.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("DeliverBench Studio")
     app.setOrganizationName("DeliverBench")
+    app.setDesktopFileName("dbstudio")  # matches resources/dbstudio.desktop on Wayland/X11 docks
+    app.setWindowIcon(app_icon())
     try:
         folder = resolve_project(path)
     except WorkspaceError as exc:

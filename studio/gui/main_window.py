@@ -38,6 +38,7 @@ from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog
 from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
+from studio.gui.import_dialog import export_rubrics_dialog, import_rubrics_dialog
 from studio.gui.jump import field_at, object_of_finding
 from studio.gui.project_actions import ProjectActions
 from studio.gui.project_context import ProjectContext
@@ -249,6 +250,10 @@ class MainWindow(QMainWindow):
                                "Run validation and review on the project as it is now")
         self.action_rubric = a("actionOpenRubric", "&Rubric Editor", lambda: self.open_rubric(None), "Ctrl+R",
                                "Every criterion of the project in one table")
+        self.action_export_rubrics = a("actionExportRubrics", "&Export Rubrics to Excel…", self.export_rubrics, None,
+                                       "Write every criterion to a workbook experts can edit in Excel")
+        self.action_import_rubrics = a("actionImportRubrics", "&Import Rubrics from Excel…", self.import_rubrics,
+                                       None, "Review the changes of an edited workbook, then apply them as one step")
 
         file_menu = self.menuBar().addMenu("&File")
         file_menu.setObjectName("menuFile")
@@ -273,6 +278,8 @@ class MainWindow(QMainWindow):
         project_menu.addActions(self.edits.add_actions())
         project_menu.addSeparator()
         project_menu.addActions([self.action_rubric, self.action_review])
+        project_menu.addSeparator()
+        project_menu.addActions([self.action_export_rubrics, self.action_import_rubrics])
 
         view_menu = self.menuBar().addMenu("&View")
         view_menu.setObjectName("menuView")
@@ -321,9 +328,21 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has_project = self.context is not None
         for action in (self.action_save, self.action_commit, self.action_reload, self.action_close,
-                       self.action_review, self.action_rubric):
+                       self.action_review, self.action_rubric, self.action_export_rubrics,
+                       self.action_import_rubrics):
             action.setEnabled(has_project)
         self.edits.update_enabled()
+
+    # -- spreadsheets ----------------------------------------------------------------------
+    def export_rubrics(self) -> None:
+        if self.context is not None:
+            written = export_rubrics_dialog(self.context, self)
+            if written is not None:
+                self.statusBar().showMessage(f"Rubrics written to {written}", 5000)
+
+    def import_rubrics(self) -> None:
+        if self.context is not None:
+            import_rubrics_dialog(self.context, self, self.runner)
 
     # -- opening and closing ---------------------------------------------------------------
     def open_project(self, folder: Path | str) -> None:
