@@ -4,7 +4,7 @@ what changed; applying the inverse gives back the same bytes (comments included)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -208,18 +208,7 @@ class Compound:
     commands: list[Command] = field(default_factory=list)
 
     def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
-        inverses: list[Command] = []
-        changes = Changes()
-        try:
-            for command in self.commands:
-                inverse, changed = command.apply(documents)
-                inverses.append(inverse)
-                changes = changes | changed
-        except Exception:
-            for inverse in reversed(inverses):  # leave the documents as they were
-                inverse.apply(documents)
-            raise
-        return Compound(self.label, inverses[::-1]), changes
+        return _apply_in_order(self.label, documents, iter(self.commands))
 
 
 @dataclass
@@ -231,15 +220,22 @@ class Chain:
     steps: list[Callable[[ProjectDocuments], Command]] = field(default_factory=list)
 
     def apply(self, documents: ProjectDocuments) -> tuple[Command, Changes]:
-        inverses: list[Command] = []
-        changes = Changes()
-        try:
-            for step in self.steps:
-                inverse, changed = step(documents).apply(documents)
-                inverses.append(inverse)
-                changes = changes | changed
-        except Exception:
-            for inverse in reversed(inverses):  # leave the documents as they were
-                inverse.apply(documents)
-            raise
-        return Compound(self.label, inverses[::-1]), changes
+        # A generator: each step is built only after the ones before it are applied.
+        return _apply_in_order(self.label, documents, (step(documents) for step in self.steps))
+
+
+def _apply_in_order(label: str, documents: ProjectDocuments, commands: Iterator[Command]) -> tuple[Command, Changes]:
+    """Apply `commands` in order; on any failure undo those applied, leaving the documents as
+    they were. The inverse is a Compound of the inverses in reverse order."""
+    inverses: list[Command] = []
+    changes = Changes()
+    try:
+        for command in commands:
+            inverse, changed = command.apply(documents)
+            inverses.append(inverse)
+            changes = changes | changed
+    except Exception:
+        for inverse in reversed(inverses):
+            inverse.apply(documents)
+        raise
+    return Compound(label, inverses[::-1]), changes
