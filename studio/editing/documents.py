@@ -34,6 +34,10 @@ class ProjectDocuments:
         self.editor = ProjectEditor(root)
         self._documents: dict[str, YamlDocument] = {}
         self._files: dict[str, bytes | None] = {}
+        # Each open document's text as last dumped: ruamel's dump is the slowest part of an edit,
+        # and the model rebuild, the unsaved-file view and the save all want the same text. Every
+        # edit goes through `touched` (or `put` / `forget`), which drops the file's entry.
+        self._dumped: dict[str, str] = {}
         self.dirty: set[str] = set()
 
     @property
@@ -69,9 +73,8 @@ class ProjectDocuments:
     def read_bytes(self, rel: str) -> bytes | None:
         """The file as it would be saved now: an open document, content read or edited before, else
         the disk, read once (None for a file that does not exist or an edit deleted)."""
-        document = self._documents.get(rel)
-        if document is not None:
-            return document.dumps().encode("utf-8")
+        if rel in self._documents:
+            return self.text(rel).encode("utf-8")
         if rel not in self._files:
             self._files[rel] = self.editor.read_bytes(rel)
         return self._files[rel]
@@ -87,6 +90,7 @@ class ProjectDocuments:
         """Replace the whole file by `data` (None: delete it) until the next save. Read the file
         first (`read_bytes`) so that the save can tell whether someone else changed it."""
         self._documents.pop(rel, None)
+        self._dumped.pop(rel, None)
         self._files[rel] = data
         self.dirty.add(rel)
 
@@ -94,6 +98,7 @@ class ProjectDocuments:
         """Drop what is held of `rel`, unsaved edits included: the next read takes the disk's
         version (reloading a file someone else changed)."""
         self._documents.pop(rel, None)
+        self._dumped.pop(rel, None)
         self._files.pop(rel, None)
         self.dirty.discard(rel)
         self.editor.forget(rel)
@@ -121,6 +126,8 @@ class ProjectDocuments:
         return node
 
     def touched(self, rel: str) -> None:
+        """Record that an edit changed the open document `rel` (every command calls this)."""
+        self._dumped.pop(rel, None)
         self.dirty.add(rel)
 
     def subtask_ids(self) -> list[str]:
@@ -139,11 +146,19 @@ class ProjectDocuments:
             if data is None:
                 raise self._absent(rel)
             return data.decode("utf-8")
-        return self.document(rel).dumps()
+        text = self._dumped.get(rel)
+        if text is None:
+            text = self._dumped[rel] = self.document(rel).dumps()
+        return text
 
     def texts(self, files: frozenset[str] | set[str]) -> dict[str, str | None]:
         """The edited files' texts as they would be saved (None: deleted), for `store.loader.reload_files`."""
         return {rel: None if not self.exists(rel) else self.text(rel) for rel in files}
+
+    def unsaved(self) -> dict[str, bytes | None]:
+        """Every edited file's content as it would be saved now (None: deleted), for the view of the
+        project that validation and review read (`studio.store.fileview.OverlayFiles`)."""
+        return {rel: self.read_bytes(rel) if self.exists(rel) else None for rel in self.dirty}
 
     def save(self) -> list[str]:
         """Write every edited file atomically and delete the deleted ones; the files written or
@@ -157,7 +172,9 @@ class ProjectDocuments:
         for rel in order:
             document = self._documents.get(rel)
             if document is not None:
-                self.editor.write_document(rel, document)
+                text = self.text(rel)  # dumped once per edit, not again for the write
+                self.editor.write_text(rel, text)
+                document.text = text
             else:
                 data = self._files[rel]
                 if data is None:
