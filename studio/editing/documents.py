@@ -11,11 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from studio.errors import StudioError
 from studio.store import layout
 from studio.store.editing import ProjectEditor
+from studio.store.fastyaml import FastDocument
 from studio.store.yamlfile import YamlDocument
 
 Step = str | int
@@ -151,6 +153,16 @@ class ProjectDocuments:
             text = self._dumped[rel] = self.document(rel).dumps()
         return text
 
+    def dumped(self, rel: str) -> str | None:
+        """The open document's text as last dumped, if it has not been edited since; None otherwise."""
+        return self._dumped.get(rel)
+
+    def remember_text(self, rel: str, text: str) -> None:
+        """Take `text` as what dumping the open document `rel` gives now (see `replace_number`)."""
+        if rel not in self._documents:
+            raise EditPathError(f"{rel}: no open document to give a text")
+        self._dumped[rel] = text
+
     def texts(self, files: frozenset[str] | set[str]) -> dict[str, str | None]:
         """The edited files' texts as they would be saved (None: deleted), for `store.loader.reload_files`."""
         return {rel: None if not self.exists(rel) else self.text(rel) for rel in files}
@@ -184,3 +196,36 @@ class ProjectDocuments:
             self.dirty.discard(rel)
             written.append(rel)
         return written
+
+
+def replace_number(text: str, document: FastDocument, path: Path_, old: Any, new: Any) -> str | None:
+    """`text` with the plain integer `old` at `path` (a key of a block mapping, alone on its line
+    but for a comment) written as `new`: what ruamel would dump after that edit, given that `text`
+    is its dump before. None when the edit is not that simple (ruamel is then asked to dump)."""
+    if type(old) is not int or type(new) is not int or "\r" in text or not path or not isinstance(path[-1], str):
+        return None
+    node = document.root
+    for step in path:
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            if node.flow_style:
+                return None
+            node = next((value for key, value in node.value if isinstance(key, yaml.ScalarNode)
+                         and key.value == step), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    if not isinstance(node, yaml.ScalarNode) or node.style not in (None, "") or node.value != str(old) \
+            or node.start_mark.line != node.end_mark.line:
+        return None
+    lines = text.split("\n")
+    row, start, end = node.start_mark.line, node.start_mark.column, node.end_mark.column
+    line = lines[row]
+    if not line.isascii() or line[start:end] != str(old):
+        return None
+    rest = line[end:]
+    # ruamel keeps a comment after the value at its column: only a same-width number keeps it so here.
+    if rest.strip() and len(str(new)) != len(str(old)):
+        return None
+    lines[row] = line[:start] + str(new) + rest
+    return "\n".join(lines)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from studio.editing.changes import Changes
-from studio.editing.commands import Command
-from studio.editing.documents import ProjectDocuments
-from studio.store import layout
+from studio.editing.commands import Command, SetValue
+from studio.editing.documents import ProjectDocuments, replace_number
+from studio.store import fastyaml, layout
 from studio.store.fileview import DiskFiles, OverlayFiles
 from studio.store.history import ProjectRepository, Revision
 from studio.store.loader import LoadedProject, load_project, reload_files
@@ -40,9 +41,23 @@ class ProjectSession:
     def apply(self, command: Command) -> tuple[Command, Changes]:
         """Make one edit; the model is rebuilt from the touched files only. Returns the inverse
         edit and what changed. On an error nothing is changed (the command undoes itself)."""
+        before = self.documents.dumped(command.rel) if isinstance(command, SetValue) else None
         inverse, changes = command.apply(self.documents)
+        if before is not None and isinstance(command, SetValue) and isinstance(inverse, SetValue):
+            self._patch_number(command, inverse.value, before)
         self.refresh(changes)
         return inverse, changes
+
+    def _patch_number(self, command: SetValue, old: Any, before: str) -> None:
+        """Give the documents the edited file's text without a ruamel dump when the edit only
+        replaced one plain integer by another (a weight, a time limit): the dump is most of an
+        edit's time, and the text it would give is the one before with that number replaced."""
+        document = self.loaded.documents.get(command.rel)
+        if not isinstance(document, fastyaml.FastDocument) or document.text != before:
+            return  # the model was not read from that text: its positions may not be the text's
+        text = replace_number(before, document, command.path, old, command.value)
+        if text is not None:
+            self.documents.remember_text(command.rel, text)
 
     def refresh(self, changes: Changes) -> None:
         """Bring `loaded` up to date after an edit that changed `changes.files`: the YAML files
