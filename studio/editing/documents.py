@@ -11,11 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from studio.errors import StudioError
 from studio.store import layout
 from studio.store.editing import ProjectEditor
+from studio.store.fastyaml import FastDocument
 from studio.store.yamlfile import YamlDocument
 
 Step = str | int
@@ -34,6 +36,10 @@ class ProjectDocuments:
         self.editor = ProjectEditor(root)
         self._documents: dict[str, YamlDocument] = {}
         self._files: dict[str, bytes | None] = {}
+        # Each open document's text as last dumped: ruamel's dump is the slowest part of an edit,
+        # and the model rebuild, the unsaved-file view and the save all want the same text. Every
+        # edit goes through `touched` (or `put` / `forget`), which drops the file's entry.
+        self._dumped: dict[str, str] = {}
         self.dirty: set[str] = set()
 
     @property
@@ -69,9 +75,8 @@ class ProjectDocuments:
     def read_bytes(self, rel: str) -> bytes | None:
         """The file as it would be saved now: an open document, content read or edited before, else
         the disk, read once (None for a file that does not exist or an edit deleted)."""
-        document = self._documents.get(rel)
-        if document is not None:
-            return document.dumps().encode("utf-8")
+        if rel in self._documents:
+            return self.text(rel).encode("utf-8")
         if rel not in self._files:
             self._files[rel] = self.editor.read_bytes(rel)
         return self._files[rel]
@@ -87,6 +92,7 @@ class ProjectDocuments:
         """Replace the whole file by `data` (None: delete it) until the next save. Read the file
         first (`read_bytes`) so that the save can tell whether someone else changed it."""
         self._documents.pop(rel, None)
+        self._dumped.pop(rel, None)
         self._files[rel] = data
         self.dirty.add(rel)
 
@@ -94,6 +100,7 @@ class ProjectDocuments:
         """Drop what is held of `rel`, unsaved edits included: the next read takes the disk's
         version (reloading a file someone else changed)."""
         self._documents.pop(rel, None)
+        self._dumped.pop(rel, None)
         self._files.pop(rel, None)
         self.dirty.discard(rel)
         self.editor.forget(rel)
@@ -121,6 +128,8 @@ class ProjectDocuments:
         return node
 
     def touched(self, rel: str) -> None:
+        """Record that an edit changed the open document `rel` (every command calls this)."""
+        self._dumped.pop(rel, None)
         self.dirty.add(rel)
 
     def subtask_ids(self) -> list[str]:
@@ -139,11 +148,29 @@ class ProjectDocuments:
             if data is None:
                 raise self._absent(rel)
             return data.decode("utf-8")
-        return self.document(rel).dumps()
+        text = self._dumped.get(rel)
+        if text is None:
+            text = self._dumped[rel] = self.document(rel).dumps()
+        return text
+
+    def dumped(self, rel: str) -> str | None:
+        """The open document's text as last dumped, if it has not been edited since; None otherwise."""
+        return self._dumped.get(rel)
+
+    def remember_text(self, rel: str, text: str) -> None:
+        """Take `text` as what dumping the open document `rel` gives now (see `replace_number`)."""
+        if rel not in self._documents:
+            raise EditPathError(f"{rel}: no open document to give a text")
+        self._dumped[rel] = text
 
     def texts(self, files: frozenset[str] | set[str]) -> dict[str, str | None]:
         """The edited files' texts as they would be saved (None: deleted), for `store.loader.reload_files`."""
         return {rel: None if not self.exists(rel) else self.text(rel) for rel in files}
+
+    def unsaved(self) -> dict[str, bytes | None]:
+        """Every edited file's content as it would be saved now (None: deleted), for the view of the
+        project that validation and review read (`studio.store.fileview.OverlayFiles`)."""
+        return {rel: self.read_bytes(rel) if self.exists(rel) else None for rel in self.dirty}
 
     def save(self) -> list[str]:
         """Write every edited file atomically and delete the deleted ones; the files written or
@@ -157,7 +184,9 @@ class ProjectDocuments:
         for rel in order:
             document = self._documents.get(rel)
             if document is not None:
-                self.editor.write_document(rel, document)
+                text = self.text(rel)  # dumped once per edit, not again for the write
+                self.editor.write_text(rel, text)
+                document.text = text
             else:
                 data = self._files[rel]
                 if data is None:
@@ -167,3 +196,36 @@ class ProjectDocuments:
             self.dirty.discard(rel)
             written.append(rel)
         return written
+
+
+def replace_number(text: str, document: FastDocument, path: Path_, old: Any, new: Any) -> str | None:
+    """`text` with the plain integer `old` at `path` (a key of a block mapping, alone on its line
+    but for a comment) written as `new`: what ruamel would dump after that edit, given that `text`
+    is its dump before. None when the edit is not that simple (ruamel is then asked to dump)."""
+    if type(old) is not int or type(new) is not int or "\r" in text or not path or not isinstance(path[-1], str):
+        return None
+    node = document.root
+    for step in path:
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            if node.flow_style:
+                return None
+            node = next((value for key, value in node.value if isinstance(key, yaml.ScalarNode)
+                         and key.value == step), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    if not isinstance(node, yaml.ScalarNode) or node.style not in (None, "") or node.value != str(old) \
+            or node.start_mark.line != node.end_mark.line:
+        return None
+    lines = text.split("\n")
+    row, start, end = node.start_mark.line, node.start_mark.column, node.end_mark.column
+    line = lines[row]
+    if not line.isascii() or line[start:end] != str(old):
+        return None
+    rest = line[end:]
+    # ruamel keeps a comment after the value at its column: only a same-width number keeps it so here.
+    if rest.strip() and len(str(new)) != len(str(old)):
+        return None
+    lines[row] = line[:start] + str(new) + rest
+    return "\n".join(lines)

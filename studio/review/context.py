@@ -62,7 +62,7 @@ class ReviewContext:
     # -- reading -----------------------------------------------------------------------------
     @cached_property
     def files(self) -> ProjectFiles:
-        return ProjectFiles(self.root)
+        return ProjectFiles(self.root, self.loaded.files)
 
     @cached_property
     def material_names(self) -> MaterialNames:

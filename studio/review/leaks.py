@@ -95,35 +95,47 @@ def _check_copies(ctx: ReviewContext, reference_files: dict[str, tuple[Evaluator
     by_digest = {_digest(data): ref_id for ref_id, (_, data) in reference_files.items()}
     by_name = {PurePosixPath(ref.file).name: ref_id for ref_id, (ref, _) in reference_files.items()}
     sizes = {len(data) for _, data in reference_files.values()}
+    for rel, name in _material_files(ctx, sizes, set(by_name)):
+        data = ctx.data(rel)
+        if data is None:
+            continue
+        ref_id = by_digest.get(_digest(data)) or by_name.get(name)
+        if ref_id is not None:
+            ctx.report(
+                "leak.reference-in-materials",
+                Severity.ERROR,
+                f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "
+                f"keep references under {layout.EVALUATOR_DIR}/ only",
+                rel,
+                1,
+                1,
+                ref_id,
+            )
+
+
+def _material_files(ctx: ReviewContext, sizes: set[int], names: set[str]) -> list[tuple[str, str]]:
+    """(project-relative path, name) of the files under materials/ that could be a copy of a
+    reference (of its size or name, or a link), unsaved ones included."""
+    pending = {rel: data for rel, data in ctx.files.overrides.items() if rel.startswith(layout.MATERIALS_DIR + "/")}
+    found = [(rel, PurePosixPath(rel).name) for rel, data in sorted(pending.items()) if data is not None]
     root = str(ctx.root)
     materials_dir = os.path.join(root, layout.MATERIALS_DIR)
     if not os.path.isdir(materials_dir):
-        return
+        return found
     # Links to folders are not followed (a link to a file is, if it stays inside the project).
-    for folder, _, names in os.walk(materials_dir):
-        for name in names:
+    for folder, _, file_names in os.walk(materials_dir):
+        for name in file_names:
             path = os.path.join(folder, name)
+            rel = path[len(root) + 1:].replace(os.sep, "/")
+            if rel in pending:
+                continue  # an unsaved edit replaced or deleted it
             try:
                 status = os.stat(path)
             except OSError:
                 continue  # a dangling link is not a file
             if not stat.S_ISREG(status.st_mode):
                 continue
-            if status.st_size not in sizes and name not in by_name and not os.path.islink(path):
+            if status.st_size not in sizes and name not in names and not os.path.islink(path):
                 continue  # not a reference's size nor name: cannot be a copy, no need to read it
-            rel = path[len(root) + 1:].replace(os.sep, "/")
-            data = ctx.data(rel)
-            if data is None:
-                continue
-            ref_id = by_digest.get(_digest(data)) or by_name.get(name)
-            if ref_id is not None:
-                ctx.report(
-                    "leak.reference-in-materials",
-                    Severity.ERROR,
-                    f"{rel} is a copy of evaluator-only reference {ref_id} (same content or file name): "
-                    f"keep references under {layout.EVALUATOR_DIR}/ only",
-                    rel,
-                    1,
-                    1,
-                    ref_id,
-                )
+            found.append((rel, name))
+    return found

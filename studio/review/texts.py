@@ -6,31 +6,35 @@ are, PDF through PyMuPDF, xlsx through openpyxl (cell values, sheet by sheet).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from studio.errors import StudioError
 from studio.model import Project
+from studio.store.fileview import DiskFiles, normal
 from studio.validation.paths import material_path, subtask_path
 
 PLAIN_SUFFIXES = {".md", ".markdown", ".txt", ".csv", ".tsv", ".json", ".yaml", ".yml", ".html", ".xml", ".py"}
 
 
-def _pdf_text(path: Path) -> str:
+def _pdf_text(path: Path | bytes) -> str:
     import pymupdf
 
-    with pymupdf.open(path) as document:
+    opened = pymupdf.open(stream=path, filetype="pdf") if isinstance(path, bytes) else pymupdf.open(path)
+    with opened as document:
         return "\n".join(page.get_text() for page in document)
 
 
-def _xlsx_text(path: Path) -> str:
+def _xlsx_text(path: Path | bytes) -> str:
     import openpyxl
 
-    workbook = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    source = io.BytesIO(path) if isinstance(path, bytes) else path
+    workbook = openpyxl.load_workbook(source, read_only=True, data_only=False)
     try:
         lines = []
         for sheet in workbook.worksheets:
@@ -62,6 +66,23 @@ def _file_text_cached(path: str, mtime_ns: int, size: int) -> str:
     return ""
 
 
+@lru_cache(maxsize=256)
+def content_text(name: str, data: bytes) -> str:
+    """The text of a file not saved yet (named `name`, holding `data`), read as `file_text` reads
+    a saved one. Cached by content: a background review asks again after every edit."""
+    suffix = PurePosixPath(name).suffix.lower()
+    try:
+        if suffix == ".pdf":
+            return _pdf_text(data)
+        if suffix in (".xlsx", ".xlsm"):
+            return _xlsx_text(data)
+    except Exception:  # a damaged PDF or workbook has no text to check; validation reports bad files
+        return ""
+    if suffix in PLAIN_SUFFIXES or suffix == "":
+        return data.decode("utf-8", errors="replace")
+    return ""
+
+
 def file_text(path: str | Path) -> str:
     """The text of a file, cached by path, modification time and size; "" when it does not
     exist. Raises OSError when it exists but cannot be read."""
@@ -84,11 +105,13 @@ class Refusal(StudioError):
 class ProjectFiles:
     """Reads the files of one project for review, refusing any that lead outside it.
 
-    Folders are resolved once each (a project has few, and files many); a file is resolved
-    itself only when it is a link."""
+    The files are those of `view`: an open project's unsaved files (`view.overrides`) are read
+    from memory, every other file from disk. Folders are resolved once each (a project has few,
+    and files many); a file is resolved itself only when it is a link."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, view: DiskFiles | None = None):
         self.root = str(root)
+        self.overrides = (view or DiskFiles(root)).overrides
         self._real_root = os.path.realpath(self.root)
         self._real_dirs: dict[str, str] = {}
 
@@ -124,6 +147,11 @@ class ProjectFiles:
 
     def text(self, rel: str) -> str:
         """The text of a project file as agents or judges see it; "" when it does not exist."""
+        if self.overrides:
+            key = normal(rel)
+            if key in self.overrides:
+                data = self.overrides[key]
+                return "" if data is None else content_text(key, data)
         real = self.locate(rel)
         if real is None:
             return ""
@@ -135,6 +163,10 @@ class ProjectFiles:
 
     def data(self, rel: str) -> bytes | None:
         """The bytes of a project file; None when it does not exist or is not a file."""
+        if self.overrides:
+            key = normal(rel)
+            if key in self.overrides:
+                return self.overrides[key]
         real = self.locate(rel)
         if real is None or not os.path.isfile(real):
             return None

@@ -22,6 +22,7 @@ from studio.model import (
     Subtask,
 )
 from studio.store import fastyaml, layout
+from studio.store.fileview import DiskFiles
 from studio.store.yamlfile import YamlSyntaxError
 
 M = TypeVar("M", bound=BaseModel)
@@ -48,6 +49,12 @@ class LoadedProject:
     project: Project
     documents: dict[str, fastyaml.Document] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # The files beside the YAML (brief, instructions, materials, ...) as validation and review
+    # should see them: the disk, unless an open session lays its unsaved files over it.
+    files: DiskFiles = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.files = DiskFiles(self.root)
 
     def locate(self, problem: Problem) -> tuple[int, int]:
         if problem.line is not None:
@@ -176,6 +183,7 @@ def reload_files(loaded: LoadedProject, texts: Mapping[str, str | None]) -> Load
     result = LoadedProject(loaded.root, project, dict(loaded.documents),
                            [problem for problem in loaded.problems if problem.file not in texts and problem.file
                             not in gone])
+    result.files = loaded.files
     for rel in sorted(set(texts) | gone):
         text = None if rel in gone else texts[rel]
         result.documents.pop(rel, None)
@@ -215,4 +223,4 @@ def _subtask_file_kept(result: LoadedProject, rel: str, texts: Mapping[str, str 
     if rel in texts:
         return texts[rel] is not None
     return rel in result.documents or any(problem.file == rel for problem in result.problems) \
-        or (result.root / rel).is_file()
+        or result.files.is_file(rel)

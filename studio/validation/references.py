@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 from studio.graphs import cyclic_components
 from studio.model import Criterion, Project, Target
@@ -11,14 +10,14 @@ from studio.model.base import split_artifact_ref
 from studio.model.vocabulary import FINAL_SCOPE, FINAL_TARGETS, PACKAGE
 from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
-from studio.validation.paths import evaluator_path, rubric_file, subtask_yaml
+from studio.validation.paths import evaluator_path, material_path, rubric_file, subtask_path, subtask_yaml
 
 
 class _Checker:
     def __init__(self, loaded: LoadedProject):
         self.loaded = loaded
         self.project: Project = loaded.project
-        self.root: Path = loaded.root
+        self.files = loaded.files  # the disk, or an open session's unsaved files over it
         self.problems: list[Problem] = []
         self.timeline = self.project.timeline()
         self.positions = {sid: i + 1 for i, sid in enumerate(self.timeline)}
@@ -47,7 +46,7 @@ class _Checker:
         if info is None:
             return
         file = layout.PROJECT_FILE
-        if not (self.root / info.brief).is_file():
+        if not self.files.is_file(info.brief):
             self.add(
                 file,
                 ("brief",),
@@ -103,17 +102,16 @@ class _Checker:
                         sid,
                     )
                 placed.setdefault(sid, stage.id)
-                if sid not in self.project.subtasks and not layout.subtask_file(self.root, sid).is_file():
+                if sid not in self.project.subtasks and not self.files.is_file(subtask_yaml(sid)):
                     self.add(file, loc, f"unknown subtask '{sid}': there is no {subtask_yaml(sid)}", "unknown-ref", sid)
-        for folder in layout.subtask_folders(self.root):
-            if folder.name not in placed:
-                rel = (folder / layout.SUBTASK_FILE).relative_to(self.root).as_posix()
+        for sid in self.files.subtask_ids():
+            if sid not in placed:
                 self.add(
-                    rel,
+                    subtask_yaml(sid),
                     ("id",),
-                    f"subtask '{folder.name}' is in no stage: add it to a stage in {file}",
+                    f"subtask '{sid}' is in no stage: add it to a stage in {file}",
                     "unscheduled",
-                    folder.name,
+                    sid,
                 )
 
     def check_subtasks(self) -> None:
@@ -127,7 +125,7 @@ class _Checker:
                     "id-mismatch",
                     subtask.id,
                 )
-            if not (layout.subtask_dir(self.root, key) / subtask.instruction).is_file():
+            if not self.files.is_file(subtask_path(key, subtask.instruction)):
                 self.add(
                     file,
                     ("instruction",),
@@ -194,7 +192,7 @@ class _Checker:
                         "duplicate-id",
                         material.id,
                     )
-                if not (self.root / layout.MATERIALS_DIR / material.file).is_file():
+                if not self.files.is_file(material_path(material.file)):
                     self.add(
                         file,
                         loc + ("file",),
@@ -238,7 +236,7 @@ class _Checker:
                         )
             if material.generated is not None:
                 script = material.generated.script
-                if not (self.root / script).is_file():
+                if not self.files.is_file(script):
                     self.add(
                         file,
                         loc + ("generated", "script"),
@@ -272,7 +270,7 @@ class _Checker:
         file = layout.REFERENCES_FILE
         self.duplicates(file, [r.id for r in refs.references], lambda i: ("references", i, "id"), "evaluator reference")
         for index, ref in enumerate(refs.references):
-            if not (self.root / layout.EVALUATOR_DIR / ref.file).is_file():
+            if not self.files.is_file(evaluator_path(ref.file)):
                 self.add(
                     file,
                     ("references", index, "file"),
@@ -366,7 +364,7 @@ class _Checker:
             self._check_requires(file, rubric.criteria)
             self._positive_weight(file, rubric.criteria, f"checkpoint rubric of {key}")
         for key in project.subtasks:
-            if key not in project.checkpoint_rubrics and not layout.checkpoint_rubric_file(self.root, key).is_file():
+            if key not in project.checkpoint_rubrics and not self.files.is_file(rubric_file(key)):
                 self.add(
                     subtask_yaml(key),
                     ("id",),
