@@ -37,6 +37,12 @@ def _id_edit(text: str, parent: QWidget) -> QLineEdit:
     return edit
 
 
+def _name_fields(fields: dict[str, QWidget]) -> None:
+    """Stable objectNames for a dialog's fields, so tests and screen readers find each one."""
+    for name, widget in fields.items():
+        widget.setObjectName(name)
+
+
 class _Form(QDialog):
     """A titled form with OK / Cancel; OK is enabled while `complete()` holds."""
 
@@ -85,6 +91,8 @@ class NewProjectDialog(_Form):
         self.form.addRow("&Id:", self.id_edit)
         self.form.addRow("&Folder:", folder_row)
         self.form.addRow("Te&mplate:", self.template_box)
+        _name_fields({"newProjectTitle": self.title_edit, "newProjectId": self.id_edit,
+                      "newProjectFolder": self.folder_edit, "newProjectTemplate": self.template_box})
         self._folder_follows_id = True
         self.title_edit.textChanged.connect(self._title_changed)
         self.id_edit.textChanged.connect(self._id_changed)
@@ -155,6 +163,8 @@ class MaterialImportDialog(_Form):
         self.form.addRow("&Kind:", self.kind_box)
         self.form.addRow("&Provenance:", self.provenance_box)
         self.form.addRow("&Released:", self.release_box)
+        _name_fields({"materialId": self.id_edit, "materialTitle": self.title_edit, "materialKind": self.kind_box,
+                      "materialProvenance": self.provenance_box, "materialRelease": self.release_box})
         self.id_edit.textChanged.connect(self._update)
         self.title_edit.textChanged.connect(self._update)
         self._update()
@@ -181,6 +191,7 @@ class CommitDialog(_Form):
                          if files else "(only the files saved by the app since the last commit)", self)
         listing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.form.addRow("&Message:", self.message_edit)
+        self.message_edit.setObjectName("commitMessage")
         self.form.addRow("Files:", listing)
         self.message_edit.textChanged.connect(self._update)
         self._update()
@@ -208,6 +219,7 @@ class HandoffDialog(_Form):
         self.form.addRow("&From output:", self.source_box)
         self.form.addRow("&To subtask:", self.to_box)
         self.form.addRow("&Carries:", self.carries_edit)
+        _name_fields({"handoffFrom": self.source_box, "handoffTo": self.to_box, "handoffCarries": self.carries_edit})
         self._update()
 
     def complete(self) -> bool:
@@ -232,6 +244,9 @@ class DeliverableDialog(_Form):
         self.form.addRow("&Path in the package:", self.path_edit)
         self.form.addRow("&Title:", self.title_edit)
         self.form.addRow("&Audience:", self.audience_edit)
+        _name_fields({"deliverableId": self.id_edit, "deliverableProducer": self.produced_box,
+                      "deliverablePath": self.path_edit, "deliverableTitle": self.title_edit,
+                      "deliverableAudience": self.audience_edit})
         self.produced_box.currentTextChanged.connect(self._produced_changed)
         for edit in (self.id_edit, self.path_edit, self.title_edit):
             edit.textChanged.connect(self._update)
