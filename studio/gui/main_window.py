@@ -439,9 +439,15 @@ class MainWindow(QMainWindow):
 
     def choose_project(self) -> None:
         def choose() -> None:
-            folder = QFileDialog.getExistingDirectory(self, "Open project folder", str(default_workspace()))
-            if folder:
-                self.open_project(Path(folder))
+            # A dialog object opened without blocking (not the static call): tests and screen
+            # readers find it by its name and type the folder into it like any other form.
+            dialog = QFileDialog(self, "Open project folder", str(default_workspace()))
+            dialog.setObjectName("openProjectDialog")
+            dialog.setFileMode(QFileDialog.FileMode.Directory)
+            dialog.setOptions(QFileDialog.Option.ShowDirsOnly | QFileDialog.Option.DontUseNativeDialog)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.fileSelected.connect(lambda folder: self.open_project(Path(folder)) if folder else None)
+            dialog.open()
         self.when_saved_or_discarded(choose)
 
     def new_project(self) -> None:
