@@ -284,7 +284,7 @@ def test_deliverable_producer_is_picked_from_subtask_outputs(qtbot, context):
 
 
 def test_a_file_dropped_on_a_material_replaces_its_content_in_one_step(qtbot, context, tmp_path):
-    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
     from PySide6.QtGui import QDragEnterEvent, QDropEvent
     from PySide6.QtWidgets import QApplication
 
@@ -296,7 +296,7 @@ def test_a_file_dropped_on_a_material_replaces_its_content_in_one_step(qtbot, co
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(dropped))])
     # A drag from the desktop enters the editor (which accepts one local file), then drops.
-    enter = QDragEnterEvent(QPointF(20, 20), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+    enter = QDragEnterEvent(QPoint(20, 20), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(editor, enter)
     assert enter.isAccepted()
