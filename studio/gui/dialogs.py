@@ -50,6 +50,9 @@ class _Form(QDialog):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setWindowModality(Qt.WindowModality.WindowModal)
+        # Gone once answered (after its accepted/rejected handlers ran): a closed form never lingers
+        # as a hidden child that a search by objectName would find instead of the open one.
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.form = QFormLayout()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                         self)

@@ -680,6 +680,7 @@ class MainWindow(QMainWindow):
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("unsavedEditsDialog")
         box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # no closed box lingers under its name
 
         def answered(button: int) -> None:
             if button == QMessageBox.StandardButton.Save and not self.save():
@@ -772,6 +773,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME, str(error), QMessageBox.StandardButton.Ok, self)
         box.setObjectName("errorMessage")
         box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # no closed box lingers under its name
         box.open()
         self.statusBar().showMessage(str(error).splitlines()[0][:200], 10000)
 

@@ -99,6 +99,7 @@ class ProjectActions(QObject):
         dialog.setTextValue(default)
         dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the next question is the only one by its name
         dialog.textValueSelected.connect(lambda text: then(text.strip()) if text.strip() else None)
         dialog.open()
         return dialog

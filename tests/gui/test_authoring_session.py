@@ -16,6 +16,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QComboBox,
     QDialogButtonBox,
+    QInputDialog,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -152,6 +153,7 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
     assert window.current_object() == ("subtask", "T02")
     _trigger(window, "actionAddSubtask")
     answer = shown_dialog(qtbot, "addSubtaskDialog")
+    assert child(window, QInputDialog, "addSubtaskDialog") is answer  # found by name: no closed one lingers
     type_into(child(answer, QLineEdit), "Credit memo")
     _enter(qtbot, window, child(answer, QLineEdit))
     assert window.current_object() == ("subtask", "T03")
