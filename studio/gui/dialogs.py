@@ -43,6 +43,21 @@ def _name_fields(fields: dict[str, QWidget]) -> None:
         widget.setObjectName(name)
 
 
+def file_dialog(parent: QWidget, name: str, caption: str, directory: str,
+                mode: QFileDialog.FileMode) -> QFileDialog:
+    """A file dialog object to `open()` (not a blocking static call): non-native so that tests and
+    screen readers find it by `name` and type a path into its `fileNameEdit`; deleted once closed."""
+    dialog = QFileDialog(parent, caption, directory)
+    dialog.setObjectName(name)
+    dialog.setFileMode(mode)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog)
+    if mode == QFileDialog.FileMode.Directory:
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly)
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return dialog
+
+
 class _Form(QDialog):
     """A titled form with OK / Cancel; OK is enabled while `complete()` holds."""
 

@@ -34,7 +34,7 @@ from studio.editing.rubric import rubric_file
 from studio.editing.session import ProjectSession
 from studio.errors import StudioError
 from studio.gui import editors
-from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog
+from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog, file_dialog
 from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
@@ -441,11 +441,8 @@ class MainWindow(QMainWindow):
         def choose() -> None:
             # A dialog object opened without blocking (not the static call): tests and screen
             # readers find it by its name and type the folder into it like any other form.
-            dialog = QFileDialog(self, "Open project folder", str(default_workspace()))
-            dialog.setObjectName("openProjectDialog")
-            dialog.setFileMode(QFileDialog.FileMode.Directory)
-            dialog.setOptions(QFileDialog.Option.ShowDirsOnly | QFileDialog.Option.DontUseNativeDialog)
-            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog = file_dialog(self, "openProjectDialog", "Open project folder", str(default_workspace()),
+                                 QFileDialog.FileMode.Directory)
             dialog.fileSelected.connect(lambda folder: self.open_project(Path(folder)) if folder else None)
             dialog.open()
         self.when_saved_or_discarded(choose)
