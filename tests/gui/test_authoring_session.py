@@ -35,7 +35,9 @@ from tests.gui.shell_support import (
     git,
     git_identity,
     idle,
+    open_window,
     press,
+    sample_copy,
     shown_dialog,
     type_into,
     visible_rows,
@@ -277,3 +279,43 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
     shown = _criteria(window)
     assert {key: value for key, value in shown.items() if value[0] == "T02"} == criteria
     assert "T01-C01" in shown and "PKG-01" in shown  # every rubric, the template's too
+
+
+def test_files_chosen_by_keyboard_in_the_import_and_reference_file_dialogs(qtbot, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    """Ctrl+I and Add Evaluator Reference open file dialogs that take a typed path and Enter."""
+    root = sample_copy(tmp_path, monkeypatch)
+    window = open_window(qtbot, root)
+    desk = tmp_path / "desk"
+    desk.mkdir()
+    (desk / "lender-call.md").write_text("# Call with the lender\n", encoding="utf-8")
+    (desk / "model-answer.md").write_text("# What a strong memo says\n", encoding="utf-8")
+    assert window.select_in_explorer("subtask", "T03")
+
+    press(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)  # actionImportMaterial
+    chooser = shown_dialog(qtbot, "importMaterialFileDialog")
+    name = child(chooser, QLineEdit, "fileNameEdit")
+    type_into(name, str(desk / "lender-call.md"))
+    press(name, Qt.Key.Key_Return)
+    dialog = shown_dialog(qtbot, "materialImportDialog")
+    release = child(dialog, QComboBox, "materialRelease")
+    assert child(dialog, QLineEdit, "materialTitle").text() == "Lender call"
+    assert release.currentText().startswith("Before T03")  # the subtask selected in the explorer
+    _enter(qtbot, window, release)
+    assert window.current_object() == ("material", "M19")
+
+    _trigger(window, "actionAddReference")
+    chooser = shown_dialog(qtbot, "referenceFileDialog")
+    name = child(chooser, QLineEdit, "fileNameEdit")
+    type_into(name, str(desk / "model-answer.md"))
+    press(name, Qt.Key.Key_Return)
+    answer = shown_dialog(qtbot, "addReferenceDialog")
+    type_into(child(answer, QLineEdit), "Model answer of the memo")
+    _enter(qtbot, window, child(answer, QLineEdit))
+    kind, reference = window.current_object() or ("", "")
+    assert kind == "reference"
+    window.action_save.trigger()
+    assert (root / "materials" / "lender-call.md").read_bytes() == (desk / "lender-call.md").read_bytes()
+    references = (root / "evaluator" / "references.yaml").read_text(encoding="utf-8")
+    assert f"id: {reference}" in references and "Model answer of the memo" in references
+    assert (root / "evaluator" / "model-answer.md").is_file()
