@@ -37,6 +37,27 @@ def _id_edit(text: str, parent: QWidget) -> QLineEdit:
     return edit
 
 
+def _name_fields(fields: dict[str, QWidget]) -> None:
+    """Stable objectNames for a dialog's fields, so tests and screen readers find each one."""
+    for name, widget in fields.items():
+        widget.setObjectName(name)
+
+
+def file_dialog(parent: QWidget, name: str, caption: str, directory: str,
+                mode: QFileDialog.FileMode) -> QFileDialog:
+    """A file dialog object to `open()` (not a blocking static call): non-native so that tests and
+    screen readers find it by `name` and type a path into its `fileNameEdit`; deleted once closed."""
+    dialog = QFileDialog(parent, caption, directory)
+    dialog.setObjectName(name)
+    dialog.setFileMode(mode)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog)
+    if mode == QFileDialog.FileMode.Directory:
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly)
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return dialog
+
+
 class _Form(QDialog):
     """A titled form with OK / Cancel; OK is enabled while `complete()` holds."""
 
@@ -44,6 +65,9 @@ class _Form(QDialog):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setWindowModality(Qt.WindowModality.WindowModal)
+        # Gone once answered (after its accepted/rejected handlers ran): a closed form never lingers
+        # as a hidden child that a search by objectName would find instead of the open one.
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.form = QFormLayout()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                         self)
@@ -85,6 +109,8 @@ class NewProjectDialog(_Form):
         self.form.addRow("&Id:", self.id_edit)
         self.form.addRow("&Folder:", folder_row)
         self.form.addRow("Te&mplate:", self.template_box)
+        _name_fields({"newProjectTitle": self.title_edit, "newProjectId": self.id_edit,
+                      "newProjectFolder": self.folder_edit, "newProjectTemplate": self.template_box})
         self._folder_follows_id = True
         self.title_edit.textChanged.connect(self._title_changed)
         self.id_edit.textChanged.connect(self._id_changed)
@@ -155,6 +181,8 @@ class MaterialImportDialog(_Form):
         self.form.addRow("&Kind:", self.kind_box)
         self.form.addRow("&Provenance:", self.provenance_box)
         self.form.addRow("&Released:", self.release_box)
+        _name_fields({"materialId": self.id_edit, "materialTitle": self.title_edit, "materialKind": self.kind_box,
+                      "materialProvenance": self.provenance_box, "materialRelease": self.release_box})
         self.id_edit.textChanged.connect(self._update)
         self.title_edit.textChanged.connect(self._update)
         self._update()
@@ -181,6 +209,7 @@ class CommitDialog(_Form):
                          if files else "(only the files saved by the app since the last commit)", self)
         listing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.form.addRow("&Message:", self.message_edit)
+        self.message_edit.setObjectName("commitMessage")
         self.form.addRow("Files:", listing)
         self.message_edit.textChanged.connect(self._update)
         self._update()
@@ -208,6 +237,7 @@ class HandoffDialog(_Form):
         self.form.addRow("&From output:", self.source_box)
         self.form.addRow("&To subtask:", self.to_box)
         self.form.addRow("&Carries:", self.carries_edit)
+        _name_fields({"handoffFrom": self.source_box, "handoffTo": self.to_box, "handoffCarries": self.carries_edit})
         self._update()
 
     def complete(self) -> bool:
@@ -232,6 +262,9 @@ class DeliverableDialog(_Form):
         self.form.addRow("&Path in the package:", self.path_edit)
         self.form.addRow("&Title:", self.title_edit)
         self.form.addRow("&Audience:", self.audience_edit)
+        _name_fields({"deliverableId": self.id_edit, "deliverableProducer": self.produced_box,
+                      "deliverablePath": self.path_edit, "deliverableTitle": self.title_edit,
+                      "deliverableAudience": self.audience_edit})
         self.produced_box.currentTextChanged.connect(self._produced_changed)
         for edit in (self.id_edit, self.path_edit, self.title_edit):
             edit.textChanged.connect(self._update)

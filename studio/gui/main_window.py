@@ -34,7 +34,7 @@ from studio.editing.rubric import rubric_file
 from studio.editing.session import ProjectSession
 from studio.errors import StudioError
 from studio.gui import editors
-from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog
+from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog, file_dialog
 from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
@@ -439,9 +439,12 @@ class MainWindow(QMainWindow):
 
     def choose_project(self) -> None:
         def choose() -> None:
-            folder = QFileDialog.getExistingDirectory(self, "Open project folder", str(default_workspace()))
-            if folder:
-                self.open_project(Path(folder))
+            # A dialog object opened without blocking (not the static call): tests and screen
+            # readers find it by its name and type the folder into it like any other form.
+            dialog = file_dialog(self, "openProjectDialog", "Open project folder", str(default_workspace()),
+                                 QFileDialog.FileMode.Directory)
+            dialog.fileSelected.connect(lambda folder: self.open_project(Path(folder)) if folder else None)
+            dialog.open()
         self.when_saved_or_discarded(choose)
 
     def new_project(self) -> None:
@@ -674,6 +677,7 @@ class MainWindow(QMainWindow):
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("unsavedEditsDialog")
         box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # no closed box lingers under its name
 
         def answered(button: int) -> None:
             if button == QMessageBox.StandardButton.Save and not self.save():
@@ -766,6 +770,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME, str(error), QMessageBox.StandardButton.Ok, self)
         box.setObjectName("errorMessage")
         box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # no closed box lingers under its name
         box.open()
         self.statusBar().showMessage(str(error).splitlines()[0][:200], 10000)
 

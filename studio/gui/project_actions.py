@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from studio.errors import StudioError
-from studio.gui.dialogs import DeliverableDialog, HandoffDialog, MaterialImportDialog
+from studio.gui.dialogs import DeliverableDialog, HandoffDialog, MaterialImportDialog, file_dialog
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ class ProjectActions(QObject):
         dialog.setTextValue(default)
         dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the next question is the only one by its name
         dialog.textValueSelected.connect(lambda text: then(text.strip()) if text.strip() else None)
         dialog.open()
         return dialog
@@ -154,9 +155,12 @@ class ProjectActions(QObject):
         self.ask_text("addSubtaskDialog", "Add subtask", f"Title of the new subtask in {stage_id}:", "", create)
 
     def choose_materials(self) -> None:
-        files, _filter = QFileDialog.getOpenFileNames(self.window, "Import files as materials")
         current = self.window.current_object()
-        self.import_materials([Path(f) for f in files], current[1] if current and current[0] == "subtask" else None)
+        before = current[1] if current and current[0] == "subtask" else None
+        dialog = file_dialog(self.window, "importMaterialFileDialog", "Import files as materials", "",
+                             QFileDialog.FileMode.ExistingFiles)
+        dialog.filesSelected.connect(lambda files: self.import_materials([Path(f) for f in files], before))
+        dialog.open()
 
     def import_materials(self, files: list[Path], before_subtask: str | None) -> None:
         """Ask, file after file, how each is released, and import it as one undoable edit each."""
@@ -209,13 +213,15 @@ class ProjectActions(QObject):
 
     def add_reference(self) -> None:
         """Copy a file under evaluator/ as a reference for the current subtask (else the final rubric)."""
+        dialog = file_dialog(self.window, "referenceFileDialog", "Evaluator reference file (never shown to the agent)",
+                             "", QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(lambda name: self._add_reference_from(Path(name)) if name else None)
+        dialog.open()
+
+    def _add_reference_from(self, source: Path) -> None:
         from studio.editing.ids import next_id
         from studio.editing.references import add_reference
 
-        name, _filter = QFileDialog.getOpenFileName(self.window, "Evaluator reference file (never shown to the agent)")
-        if not name:
-            return
-        source = Path(name)
         project = self.project
         existing = [r.id for r in project.references.references] if project.references else []
         current = self.window.current_object()

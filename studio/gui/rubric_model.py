@@ -330,8 +330,9 @@ class RubricModel(QAbstractTableModel):
             if scope is not None and name != scope:
                 flags += [False] * count
                 continue
-            if count:
-                self.filter_fields(self._starts[number])  # fills the rubric's cache
+            if not count:
+                continue  # an empty rubric (a new subtask's) has no rows and nothing cached
+            self.filter_fields(self._starts[number])  # fills the rubric's cache
             cached = self._filter_cache[name]
             if target is None and dimension is None and status is None:
                 flags += [text in h for h in self._texts_of(name)] if text else [True] * count
