@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from openpyxl import load_workbook
-from PySide6.QtCore import QItemSelectionModel, QSettings
-from PySide6.QtWidgets import QApplication, QTableView, QTreeView, QWidget
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from PySide6.QtWidgets import QApplication, QDockWidget, QTableView, QTreeView, QWidget
 
 from studio.editing.commands import SetValue
 from studio.editing.rubric import CRITERIA, criterion_position, rubric_file, set_criterion_field
@@ -164,6 +164,9 @@ def main() -> int:
     history = window.findChild(QTableView, "historyView")
     assert history is not None
     wait_until(app, lambda: history.model().rowCount() >= 3, "the history of T03")
+    versions = window.findChild(QDockWidget, "versioningDock")
+    assert versions is not None
+    window.resizeDocks([versions], [720], Qt.Orientation.Horizontal)  # room for the diff, as an expert would drag it
     selection = history.selectionModel()
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     selection.select(history.model().index(0, 0), flags)
@@ -171,8 +174,11 @@ def main() -> int:
     settle(app, window)
     save(window, out / "versioning-panel.png")
 
-    # Rubric editor: every criterion, T03's shown.
-    window.open_rubric(None)
+    # Rubric editor: every criterion, the versions dock closed to give the table the width.
+    versions.close()
+    editor = window.open_rubric(None)
+    assert editor is not None
+    editor.select_criterion("T03-C05")
     settle(app, window)
     save(window, out / "rubric-editor.png")
 

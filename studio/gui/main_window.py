@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
         self.findings.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.findings.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 90), (1, 200), (3, 220)):
+        for column, width in ((0, 86), (1, 250), (3, 240)):
             self.findings.setColumnWidth(column, width)
         self.findings.clicked.connect(self._finding_activated)
         self.findings.activated.connect(self._finding_activated)
@@ -794,7 +794,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if self._default_layout:  # first start: proportions that read well on a laptop screen
             self._default_layout = False
-            self.resizeDocks([self.explorer_dock, self.versioning_dock], [400, 340], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.explorer_dock, self.versioning_dock], [400, 440], Qt.Orientation.Horizontal)
             self.resizeDocks([self.findings_dock], [220], Qt.Orientation.Vertical)
 
     def save_layout(self) -> None:
