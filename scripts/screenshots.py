@@ -101,6 +101,8 @@ def edited_workbook(root: Path, out: Path) -> Path:
     sheet.cell(new, columns["covers"]).value = "T03:outputs/open_issues_register.md"
     sheet.cell(new, columns["status"]).value = "draft"
     sheet.cell(new, columns["reviewer"]).value = None
+    sheet.cell(rows["T03-C05"], columns["status"]).value = "approved"  # the expert reviewed it in Excel
+    sheet.cell(rows["T03-C05"], columns["reviewer"]).value = "Daniel Okafor"
     sheet.delete_rows(rows["T03-C06"])
     book.save(out)
     return out
@@ -160,24 +162,29 @@ def main() -> int:
     settle(app, window)
     save(window, out / "subtask-editor.png")
 
-    # Versioning panel: the subtask's history, the two newest revisions compared field by field.
+    # Versioning panel: the subtask's history, its first and newest revisions compared field by field.
     history = window.findChild(QTableView, "historyView")
     assert history is not None
     wait_until(app, lambda: history.model().rowCount() >= 3, "the history of T03")
     versions = window.findChild(QDockWidget, "versioningDock")
     assert versions is not None
-    window.resizeDocks([versions], [720], Qt.Orientation.Horizontal)  # room for the diff, as an expert would drag it
+    explorer_dock = window.findChild(QDockWidget, "explorerDock")
+    assert explorer_dock is not None
+    # Room for the diff, as an expert would drag the docks.
+    window.resizeDocks([explorer_dock, versions], [330, 720], Qt.Orientation.Horizontal)
     selection = history.selectionModel()
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     selection.select(history.model().index(0, 0), flags)
-    selection.select(history.model().index(1, 0), flags)
+    selection.select(history.model().index(2, 0), flags)  # the sample as it came, against the newest
     settle(app, window)
     save(window, out / "versioning-panel.png")
 
     # Rubric editor: every criterion, the versions dock closed to give the table the width.
     versions.close()
+    window.resizeDocks([explorer_dock], [400], Qt.Orientation.Horizontal)
     editor = window.open_rubric(None)
     assert editor is not None
+    settle(app, window, 0.2)  # the tab laid out first, so the jump scrolls within its real width
     editor.select_criterion("T03-C05")
     settle(app, window)
     save(window, out / "rubric-editor.png")

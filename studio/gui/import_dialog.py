@@ -176,12 +176,11 @@ class RubricImportDialog(QDialog):
         elif self.diff:
             self.model.set_diff(self.diff)
             self.view.resizeColumnsToContents()
+            header = self.view.horizontalHeader()
             for column in (0, 1, 2, 3, 6):  # short values: their width plus air
                 self.view.setColumnWidth(column, self.view.columnWidth(column) + 12)
-            # Old and new text share what is left, wrapped: readable, not one endless line.
-            rest = self.view.viewport().width() - sum(self.view.columnWidth(c) for c in (0, 1, 2, 3, 6))
-            for column in (4, 5):
-                self.view.setColumnWidth(column, max(160, min(self.view.columnWidth(column), rest // 2)))
+            for column in (4, 5):  # old and new text share what is left, wrapped: not one endless line
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
             self.view.resizeRowsToContents()
             self.summary.setText(f"{self.diff.summary()}. Review the changes, then apply them as one step "
                                  "(Undo takes them all back).")

@@ -300,7 +300,11 @@ class MainWindow(QMainWindow):
                                (self.action_save, style.StandardPixmap.SP_DialogSaveButton),
                                (self.action_commit, style.StandardPixmap.SP_DialogApplyButton),
                                (self.action_undo, style.StandardPixmap.SP_ArrowBack),
-                               (self.action_redo, style.StandardPixmap.SP_ArrowForward)):
+                               (self.action_redo, style.StandardPixmap.SP_ArrowForward),
+                               # every toolbar button with an icon: a row half text-only read as unfinished
+                               (self.edits.action_add_subtask, style.StandardPixmap.SP_FileDialogNewFolder),
+                               (self.edits.action_import_material, style.StandardPixmap.SP_ArrowDown),
+                               (self.action_rubric, style.StandardPixmap.SP_FileDialogDetailedView)):
             action.setIcon(style.standardIcon(pixmap))
 
         self.explorer.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

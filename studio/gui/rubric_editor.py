@@ -83,6 +83,7 @@ class RubricEditor(QWidget):
                                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         vertical = self.table.verticalHeader()
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row measuring at 5,000 rows
         vertical.setDefaultSectionSize(self.fontMetrics().height() + 10)
@@ -209,7 +210,9 @@ class RubricEditor(QWidget):
             index = self.proxy.mapFromSource(self.model.index(row, column))
         self.table.setCurrentIndex(index)
         self.table.selectionModel().select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        # Centre the row from its first column, then bring the cell in: the row keeps its rubric and id in view.
+        self.table.scrollTo(index.siblingAtColumn(0), QAbstractItemView.ScrollHint.PositionAtCenter)
+        self.table.scrollTo(index)
 
     # -- what is selected ----------------------------------------------------------------------
     def current_row(self) -> int | None:

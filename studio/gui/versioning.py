@@ -504,6 +504,7 @@ class VersioningPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(history_box)
         splitter.addWidget(diff_box)
+        splitter.setStretchFactor(1, 1)  # room to spare goes to the diff, whose rows wrap long texts
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
