@@ -147,7 +147,8 @@ def main() -> int:
     window.open_project(root)
     wait_until(app, lambda: bool(opened) and bool(reviewed), "the project and its first review")
     explorer = window.findChild(QTreeView, "projectExplorer")
-    assert explorer is not None
+    context = window.context
+    assert explorer is not None and context is not None
 
     # Main window: the project form open, findings below, the history of the project on the right.
     project_row = explorer.model().index(0, 0)
@@ -190,7 +191,7 @@ def main() -> int:
     save(window, out / "rubric-editor.png")
 
     # Import diff: the workbook edited outside the app, read in the background and reviewed.
-    dialog = RubricImportDialog(window.context, workbook, window, window.runner)
+    dialog = RubricImportDialog(context, workbook, window, window.runner)
     read: list[bool] = []
     dialog.sheet_read.connect(lambda: read.append(True))
     dialog.open()
@@ -199,7 +200,7 @@ def main() -> int:
     save(dialog, out / "import-diff.png")
     dialog.reject()
 
-    window.context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
+    context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()
     return 0
 
