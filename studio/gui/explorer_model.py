@@ -410,7 +410,7 @@ class ExplorerModel(QAbstractItemModel):
                 "subtask": QStyle.StandardPixmap.SP_FileDialogDetailedView,
                 "rubric": QStyle.StandardPixmap.SP_DialogApplyButton,
                 "group": QStyle.StandardPixmap.SP_DirOpenIcon,
-                "release": QStyle.StandardPixmap.SP_ArrowRight,
+                "release": QStyle.StandardPixmap.SP_DirClosedIcon,  # not an arrow: it read as a 2nd expander
                 "material": QStyle.StandardPixmap.SP_FileIcon,
                 "reference": QStyle.StandardPixmap.SP_MessageBoxWarning,
                 "deliverable": QStyle.StandardPixmap.SP_DialogSaveButton,

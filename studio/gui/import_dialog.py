@@ -86,7 +86,7 @@ class ImportDiffModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
                 and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
+            return self.HEADERS[section].capitalize()
         return None
 
 
@@ -121,6 +121,7 @@ class RubricImportDialog(QDialog):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.error_model = QStringListModel(self)
         self.error_view = QListView(self)
         self.error_view.setObjectName("importErrorView")
@@ -175,8 +176,11 @@ class RubricImportDialog(QDialog):
         elif self.diff:
             self.model.set_diff(self.diff)
             self.view.resizeColumnsToContents()
-            for column in (4, 5):  # old and new text: readable, not one endless line
-                self.view.setColumnWidth(column, min(self.view.columnWidth(column), 320))
+            header = self.view.horizontalHeader()
+            for column in (0, 1, 2, 3, 6):  # short values: their width plus air
+                self.view.setColumnWidth(column, self.view.columnWidth(column) + 12)
+            for column in (4, 5):  # old and new text share what is left, wrapped: not one endless line
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
             self.view.resizeRowsToContents()
             self.summary.setText(f"{self.diff.summary()}. Review the changes, then apply them as one step "
                                  "(Undo takes them all back).")

@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
         self.findings.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.findings.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 90), (1, 200), (3, 220)):
+        for column, width in ((0, 86), (1, 250), (3, 240)):
             self.findings.setColumnWidth(column, width)
         self.findings.clicked.connect(self._finding_activated)
         self.findings.activated.connect(self._finding_activated)
@@ -300,7 +300,11 @@ class MainWindow(QMainWindow):
                                (self.action_save, style.StandardPixmap.SP_DialogSaveButton),
                                (self.action_commit, style.StandardPixmap.SP_DialogApplyButton),
                                (self.action_undo, style.StandardPixmap.SP_ArrowBack),
-                               (self.action_redo, style.StandardPixmap.SP_ArrowForward)):
+                               (self.action_redo, style.StandardPixmap.SP_ArrowForward),
+                               # every toolbar button with an icon: a row half text-only read as unfinished
+                               (self.edits.action_add_subtask, style.StandardPixmap.SP_FileDialogNewFolder),
+                               (self.edits.action_import_material, style.StandardPixmap.SP_ArrowDown),
+                               (self.action_rubric, style.StandardPixmap.SP_FileDialogDetailedView)):
             action.setIcon(style.standardIcon(pixmap))
 
         self.explorer.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -799,7 +803,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if self._default_layout:  # first start: proportions that read well on a laptop screen
             self._default_layout = False
-            self.resizeDocks([self.explorer_dock, self.versioning_dock], [400, 340], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.explorer_dock, self.versioning_dock], [400, 440], Qt.Orientation.Horizontal)
             self.resizeDocks([self.findings_dock], [220], Qt.Orientation.Vertical)
 
     def save_layout(self) -> None:

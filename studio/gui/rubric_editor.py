@@ -41,8 +41,9 @@ from studio.gui.rubric_totals import RubricTotalsModel
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 
 # Column widths that fit the sample's values; the requirement text takes what is left.
-WIDTHS = {"rubric": 56, "id": 84, "text": 460, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
+WIDTHS = {"rubric": 56, "id": 76, "text": 420, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
           "covers": 200, "requires": 110, "propagates": 96, "status": 80, "reviewer": 130}
+TOTALS_WIDTH = 380  # the totals panel: its labels and numbers fit; the criteria table gets the rest
 KEEP = "(keep)"
 # The item data of a filter's "any" entry: text like every other entry's, so reading the filters
 # compares strings only.
@@ -82,6 +83,7 @@ class RubricEditor(QWidget):
                                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         vertical = self.table.verticalHeader()
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row measuring at 5,000 rows
         vertical.setDefaultSectionSize(self.fontMetrics().height() + 10)
@@ -98,10 +100,10 @@ class RubricEditor(QWidget):
         self.totals.verticalHeader().setVisible(False)
         self.totals.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.totals.setWordWrap(False)
-        self.totals.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, 5):
-            self.totals.setColumnWidth(column, 62)
-        self.totals.setMinimumWidth(420)
+        totals_header = self.totals.horizontalHeader()
+        totals_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        totals_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.totals.setMinimumWidth(TOTALS_WIDTH)
 
         self.message = QLabel(self)
         self.message.setObjectName("rubricMessage")
@@ -129,6 +131,9 @@ class RubricEditor(QWidget):
         self.splitter.addWidget(self.totals)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
+        self.splitter.setChildrenCollapsible(False)
+        # Sizes are shares until the splitter is laid out: the table gets all but the totals' minimum.
+        self.splitter.setSizes([100 * TOTALS_WIDTH, TOTALS_WIDTH])
         layout = QVBoxLayout(self)
         layout.addWidget(self.toolbar)
         layout.addLayout(filters)
@@ -205,7 +210,9 @@ class RubricEditor(QWidget):
             index = self.proxy.mapFromSource(self.model.index(row, column))
         self.table.setCurrentIndex(index)
         self.table.selectionModel().select(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        # Centre the row from its first column, then bring the cell in: the row keeps its rubric and id in view.
+        self.table.scrollTo(index.siblingAtColumn(0), QAbstractItemView.ScrollHint.PositionAtCenter)
+        self.table.scrollTo(index)
 
     # -- what is selected ----------------------------------------------------------------------
     def current_row(self) -> int | None:

@@ -428,8 +428,11 @@ class VersioningPanel(QWidget):
         self.history_view.setWordWrap(False)
         header = self.history_view.horizontalHeader()
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((90, 130, 130)):
-            self.history_view.setColumnWidth(column, width)
+        header.moveSection(3, 1)  # the message beside the revision: in a narrow dock it is what reads first
+        # Revision, date and author are short: sized from the font, so the message keeps the rest.
+        metrics = self.fontMetrics()
+        for column, sample in enumerate(("00000000", "0000-00-00 00:00", "Hanna Verbeek")):
+            self.history_view.setColumnWidth(column, metrics.horizontalAdvance(sample) + 14)
         self.history_view.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self.diff_label = QLabel("Select one revision (compared with the working copy) or two.", self)
@@ -447,7 +450,8 @@ class VersioningPanel(QWidget):
         diff_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         diff_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         diff_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.diff_view.setColumnWidth(0, 200)
+        diff_header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.diff_view.setColumnWidth(0, 150)
 
         self.action_restore = QAction("Restore this revision", self)
         self.action_restore.setObjectName("actionRestoreRevision")
@@ -474,12 +478,13 @@ class VersioningPanel(QWidget):
         self.status.setObjectName("versioningStatus")
         self.status.setWordWrap(True)
 
-        top = QHBoxLayout()
-        top.addWidget(self.scope_label, 1)
+        # The scope on its own line, the buttons under it: the dock can stay narrow without clipping either.
+        buttons = QHBoxLayout()
         for action in (self.action_project, self.action_refresh, self.action_restore):
             button = QToolButton(self)
             button.setDefaultAction(action)
-            top.addWidget(button)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
         commit_row = QHBoxLayout()
         commit_row.addWidget(self.commit_message, 1)
         commit_button = QToolButton(self)
@@ -488,7 +493,8 @@ class VersioningPanel(QWidget):
         history_box = QWidget(self)
         history_layout = QVBoxLayout(history_box)
         history_layout.setContentsMargins(0, 0, 0, 0)
-        history_layout.addLayout(top)
+        history_layout.addWidget(self.scope_label)
+        history_layout.addLayout(buttons)
         history_layout.addWidget(self.history_view)
         diff_box = QWidget(self)
         diff_layout = QVBoxLayout(diff_box)
@@ -498,6 +504,7 @@ class VersioningPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(history_box)
         splitter.addWidget(diff_box)
+        splitter.setStretchFactor(1, 1)  # room to spare goes to the diff, whose rows wrap long texts
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -591,7 +598,7 @@ class VersioningPanel(QWidget):
         def done(rows: list[DiffRow]) -> None:
             self.diff_model.set_rows(rows)
             self.diff_view.resizeRowsToContents()
-            self.diff_label.setText(f"{caption}: " + (f"{len(rows)} field(s) changed" if rows else "no change"))
+            self.diff_label.setText(f"{caption}: " + (f"{len(rows)} field{'s' if len(rows) != 1 else ''} changed" if rows else "no change"))
 
         self._diff_task = self.runner.run("Comparing revisions", work, done, self._report)
 

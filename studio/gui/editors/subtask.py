@@ -3,7 +3,7 @@ its required outputs, and its instruction as Markdown with a live preview."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
 from studio.editing.commands import Command
 from studio.editing.documents import ProjectDocuments
@@ -39,26 +39,23 @@ class SubtaskEditor(ObjectForm):
         self.add_spin("Time limit", "time_limit_minutes", lambda s: s.time_limit_minutes, 1, 24 * 60, " min",
                       "Wall-clock minutes the agent has for this subtask (the paper: 240).", "timeLimit")
 
-        row = QHBoxLayout()
-        row.setSpacing(12)
+        # Inputs above outputs, each the form's full width: material titles are long and should read whole.
         inputs_box = QGroupBox("Inputs (materials released by then)", self.body)
         self.inputs = CheckList(inputs_box)
         self.inputs.setObjectName("subtaskInputs")
         inputs_layout = QVBoxLayout(inputs_box)
         inputs_layout.addWidget(self.inputs)
-        inputs_layout.addStretch(1)  # a short list sits at the top, beside the outputs table
         self.inputs.toggled.connect(self._toggle_input)
         outputs_box = QGroupBox("Required outputs", self.body)
         self.outputs = RowTable(("Path in the workspace", "Title"), parent=outputs_box)
         self.outputs.setObjectName("subtaskOutputs")
-        self.outputs.fit_columns((260,))
+        self.outputs.fit_columns((320,))
         QVBoxLayout(outputs_box).addWidget(self.outputs)
         self.outputs.edited.connect(self._edit_output)
         self.outputs.added.connect(self._add_output)
         self.outputs.removed.connect(self._remove_output)
-        row.addWidget(inputs_box, 2)
-        row.addWidget(outputs_box, 3)
-        self.body_layout.addLayout(row)
+        self.body_layout.addWidget(inputs_box)
+        self.body_layout.addWidget(outputs_box)
 
     def current(self) -> Subtask | None:
         return self.project.subtasks.get(self.object_id)

@@ -241,7 +241,8 @@ class RowTable(QWidget):
         header = self.table.horizontalHeader().sizeHint().height()
         row = self.table.verticalHeader().defaultSectionSize()
         rows = min(max(self.table.rowCount(), 2), VISIBLE_ROWS)
-        self.table.setMinimumHeight(header + rows * row + 2 * self.table.frameWidth() + 2)
+        # Fixed, like CheckList: a short table does not swell into an empty box when the form has room.
+        self.table.setFixedHeight(header + rows * row + 2 * self.table.frameWidth() + 2)
 
     def fit_columns(self, widths: Sequence[int]) -> None:
         for column, width in enumerate(widths):

@@ -1,0 +1,209 @@
+"""Drive the app on a copy of the sample project and save the screenshots of docs/screenshots/.
+
+Run by scripts/screenshots.sh, which gives it a private Xvfb display and the xcb platform. The
+copy gets a short history (so the versioning panel has something to compare), one deliberate
+edit that the review warns about (so the findings dock is not empty) and an edited rubric
+workbook (so the import dialog has a diff to show). The window is driven only through its
+public entry points and objectNames, as tests and accessibility tools do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from openpyxl import load_workbook
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from PySide6.QtWidgets import QApplication, QDockWidget, QTableView, QTreeView, QWidget
+
+from studio.editing.commands import SetValue
+from studio.editing.rubric import CRITERIA, criterion_position, rubric_file, set_criterion_field
+from studio.editing.session import ProjectSession
+from studio.sheets.columns import RUBRIC_SHEET, header_key
+from studio.sheets.export import export_rubrics
+from studio.store import layout
+from studio.store.workspace import create_project, sample_project
+
+IDENTITY = {"GIT_AUTHOR_NAME": "Hanna Verbeek", "GIT_AUTHOR_EMAIL": "hanna.verbeek@example.com",
+            "GIT_COMMITTER_NAME": "Hanna Verbeek", "GIT_COMMITTER_EMAIL": "hanna.verbeek@example.com"}
+SUBTASK = "T03"  # the subtask the history, the editor and the diff are about
+
+
+def wait_until(app: QApplication, done: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"screenshots: gave up waiting for {what}")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def settle(app: QApplication, window: QWidget, seconds: float = 0.6) -> None:
+    """Let background work finish and the window repaint (a review follows each edit after a pause)."""
+    wait_until(app, lambda: not window.runner.busy, "the background work")  # type: ignore[attr-defined]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+    wait_until(app, lambda: not window.runner.busy, "the background work")  # type: ignore[attr-defined]
+    app.processEvents()
+
+
+def make_copy(work: Path) -> Path:
+    """The sample with three commits on T03 and one saved, uncommitted edit the review warns about."""
+    os.environ.update(IDENTITY)
+    root = create_project(work / "kestrel-refinancing", "kestrel-refinancing",
+                          "Kestrel Freight Group, refinancing readiness", source=sample_project(),
+                          own_repository=True).root
+    session = ProjectSession(root)
+    subtask_rel = layout.subtask_file(Path(), SUBTASK).as_posix()
+    session.apply(SetValue(subtask_rel, ("time_limit_minutes",), 210, (SUBTASK,), "Set time limit"))
+    session.apply(set_criterion_field(session.documents, SUBTASK, "T03-C04", "weight", 6))
+    session.save()
+    session.commit("T03: longer time limit and a heavier baseline check after the pilot run")
+    text = ("The summary records the Venlo works estimate of EUR 1.8m, that it is not in the capital budget, "
+            "and that completion in mid-August 2026 falls after the 30 June 2026 deadline; it names the "
+            "extension request to the province and says it is still undecided.")
+    session.apply(set_criterion_field(session.documents, SUBTASK, "T03-C02", "text", text))
+    session.apply(set_criterion_field(session.documents, SUBTASK, "T03-C03", "weight", -8))
+    session.save()
+    session.commit("T03-C02: name the permit extension request; stronger penalty for a closed Venlo issue")
+    # The deliberate edit: two criteria sent back to draft, which the review reports as warnings.
+    for scope, criterion in ((SUBTASK, "T03-C05"), ("T05", "T05-C03")):
+        index = criterion_position(session.documents, scope, criterion)
+        session.apply(SetValue(rubric_file(scope), (*CRITERIA, index, "review", "status"), "draft", (criterion,),
+                               "Send back to draft"))
+    session.save()
+    return root
+
+
+def edited_workbook(root: Path, out: Path) -> Path:
+    """The copy's rubrics exported, then edited as an expert would in Excel: a changed weight,
+    a new row and a removed row."""
+    export_rubrics(root, out)
+    book = load_workbook(out)
+    sheet = book[RUBRIC_SHEET]
+    columns = {header_key(str(cell.value)): cell.column for cell in sheet[1] if cell.value}
+    rows = {sheet.cell(row, columns["id"]).value: row for row in range(2, sheet.max_row + 1)}
+    sheet.cell(rows["T03-C01"], columns["weight"]).value = 8
+    new = sheet.max_row + 1
+    for cell in sheet[rows["T03-C04"]]:
+        sheet.cell(new, cell.column).value = cell.value
+    sheet.cell(new, columns["id"]).value = "T03-C07"
+    sheet.cell(new, columns["text"]).value = ("The register gives each open issue a realistic closing date "
+                                              "before signing, or says why it cannot close in time.")
+    sheet.cell(new, columns["weight"]).value = 4
+    sheet.cell(new, columns["dimension"]).value = "completeness"
+    sheet.cell(new, columns["covers"]).value = "T03:outputs/open_issues_register.md"
+    sheet.cell(new, columns["status"]).value = "draft"
+    sheet.cell(new, columns["reviewer"]).value = None
+    sheet.cell(rows["T03-C05"], columns["status"]).value = "approved"  # the expert reviewed it in Excel
+    sheet.cell(rows["T03-C05"], columns["reviewer"]).value = "Daniel Okafor"
+    sheet.delete_rows(rows["T03-C06"])
+    book.save(out)
+    return out
+
+
+def save(widget: QWidget, path: Path) -> None:
+    if not widget.grab().save(str(path)):
+        raise SystemExit(f"screenshots: could not write {path}")
+    print(f"screenshots: {path}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--work", type=Path, required=True, help="a scratch folder for the project copy")
+    parser.add_argument("--size", default="1600x1000")
+    args = parser.parse_args()
+    width, height = (int(part) for part in args.size.split("x"))
+    out: Path = args.out
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("DeliverBench Studio")
+    app.setOrganizationName("DeliverBenchScreenshots")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(args.work / "settings"))
+    from studio.gui.explorer_model import ID_ROLE, KIND_ROLE
+    from studio.gui.icons import app_icon
+    from studio.gui.import_dialog import RubricImportDialog
+    from studio.gui.main_window import MainWindow
+
+    app.setWindowIcon(app_icon())
+    root = make_copy(args.work)
+    workbook = edited_workbook(root, args.work / "kestrel-rubrics.xlsx")
+
+    window = MainWindow()
+    window.setGeometry(0, 0, width, height)
+    window.show()
+    opened: list[str] = []
+    reviewed: list[bool] = []
+    window.project_opened.connect(opened.append)
+    window.findings_refreshed.connect(lambda: reviewed.append(True))
+    window.open_project(root)
+    wait_until(app, lambda: bool(opened) and bool(reviewed), "the project and its first review")
+    explorer = window.findChild(QTreeView, "projectExplorer")
+    context = window.context
+    assert explorer is not None and context is not None
+
+    # Main window: the project form open, findings below, the history of the project on the right.
+    project_row = explorer.model().index(0, 0)
+    explorer.setCurrentIndex(project_row)
+    window.open_object(project_row.data(KIND_ROLE), project_row.data(ID_ROLE))
+    settle(app, window)
+    save(window, out / "main-window.png")
+
+    # Subtask editor, selected in the explorer (the versions dock follows it).
+    window.select_in_explorer("subtask", SUBTASK)
+    window.open_object("subtask", SUBTASK)
+    settle(app, window)
+    save(window, out / "subtask-editor.png")
+
+    # Versioning panel: the subtask's history, its first and newest revisions compared field by field.
+    history = window.findChild(QTableView, "historyView")
+    assert history is not None
+    wait_until(app, lambda: history.model().rowCount() >= 3, "the history of T03")
+    versions = window.findChild(QDockWidget, "versioningDock")
+    assert versions is not None
+    explorer_dock = window.findChild(QDockWidget, "explorerDock")
+    assert explorer_dock is not None
+    # Room for the diff, as an expert would drag the docks.
+    window.resizeDocks([explorer_dock, versions], [330, 720], Qt.Orientation.Horizontal)
+    selection = history.selectionModel()
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    selection.select(history.model().index(0, 0), flags)
+    selection.select(history.model().index(2, 0), flags)  # the sample as it came, against the newest
+    settle(app, window)
+    save(window, out / "versioning-panel.png")
+
+    # Rubric editor: every criterion, the versions dock closed to give the table the width.
+    versions.close()
+    window.resizeDocks([explorer_dock], [400], Qt.Orientation.Horizontal)
+    editor = window.open_rubric(None)
+    assert editor is not None
+    settle(app, window, 0.2)  # the tab laid out first, so the jump scrolls within its real width
+    editor.select_criterion("T03-C05")
+    settle(app, window)
+    save(window, out / "rubric-editor.png")
+
+    # Import diff: the workbook edited outside the app, read in the background and reviewed.
+    dialog = RubricImportDialog(context, workbook, window, window.runner)
+    read: list[bool] = []
+    dialog.sheet_read.connect(lambda: read.append(True))
+    dialog.open()
+    wait_until(app, lambda: bool(read), "the edited workbook")
+    settle(app, window, 0.3)
+    save(dialog, out / "import-diff.png")
+    dialog.reject()
+
+    context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
