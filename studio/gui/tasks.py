@@ -15,24 +15,26 @@ from studio.errors import StudioError
 
 
 class _Signals(QObject):
-    done = Signal(object)
-    failed = Signal(object, str)
+    done = Signal(object, object)
+    """(task, result)"""
+    failed = Signal(object, object, str)
+    """(task, error, traceback)"""
 
 
 class _Job(QRunnable):
-    def __init__(self, work: Callable[[], Any], signals: _Signals) -> None:
+    def __init__(self, work: Callable[[], Any], task: Task) -> None:
         super().__init__()
         self.work = work
-        self.signals = signals
+        self.task = task
         self.setAutoDelete(True)
 
     def run(self) -> None:  # on the worker thread
         try:
             result = self.work()
         except BaseException as exc:  # noqa: BLE001 (every failure must reach the UI thread)
-            self.signals.failed.emit(exc, traceback.format_exc())
+            self.task.signals.failed.emit(self.task, exc, traceback.format_exc())
             return
-        self.signals.done.emit(result)
+        self.task.signals.done.emit(self.task, result)
 
 
 @dataclass
@@ -40,6 +42,8 @@ class Task:
     """One piece of background work, as the UI sees it."""
 
     label: str
+    on_done: Callable[[Any], None]
+    on_error: Callable[[StudioError], None] | None = None
     signals: _Signals = field(default_factory=_Signals)
     finished: bool = False
     cancelled: bool = False
@@ -70,31 +74,32 @@ class TaskRunner(QObject):
             on_error: Callable[[StudioError], None] | None = None) -> Task:
         """Run `work()` in the background; `on_done(result)` or `on_error(error)` on the UI thread.
         An error that is not a StudioError goes to `crashed` (and `on_error` is not called)."""
-        task = Task(label)
+        task = Task(label, on_done, on_error)
         self._running.append(task)
-
-        @Slot(object)
-        def done(result: Any) -> None:
-            self._finish(task)
-            if not task.cancelled:
-                on_done(result)
-
-        @Slot(object, str)
-        def failed(error: BaseException, trace: str) -> None:
-            self._finish(task)
-            if task.cancelled:
-                return
-            if isinstance(error, StudioError) and on_error is not None:
-                on_error(error)
-            else:
-                self.crashed_with.emit(label, error)
-                self.crashed.emit(label, trace)
-
-        task.signals.done.connect(done)
-        task.signals.failed.connect(failed)
+        # Delivered to bound slots of the runner: a result that arrives after the window (and
+        # its runner) is gone is dropped by Qt instead of reaching a deleted object.
+        task.signals.done.connect(self._done)
+        task.signals.failed.connect(self._failed)
         self.busy_changed.emit(True, label)
-        self.pool.start(_Job(work, task.signals))
+        self.pool.start(_Job(work, task))
         return task
+
+    @Slot(object, object)
+    def _done(self, task: Task, result: Any) -> None:
+        self._finish(task)
+        if not task.cancelled:
+            task.on_done(result)
+
+    @Slot(object, object, str)
+    def _failed(self, task: Task, error: BaseException, trace: str) -> None:
+        self._finish(task)
+        if task.cancelled:
+            return
+        if isinstance(error, StudioError) and task.on_error is not None:
+            task.on_error(error)
+        else:
+            self.crashed_with.emit(task.label, error)
+            self.crashed.emit(task.label, trace)
 
     def _finish(self, task: Task) -> None:
         task.finished = True
