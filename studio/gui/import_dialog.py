@@ -62,7 +62,7 @@ class ImportDiffModel(QAbstractTableModel):
             for added in diff.added:
                 what = f"reuses {added.values.get('reuse_of')}" if added.reused else _text(added.values.get("text"))
                 rows.append(("added", added.rubric, added.criterion, "", "", what, f"row {added.row}"))
-            rows += [("removed", r.rubric, r.criterion, "", "", "", "") for r in diff.removed]
+            rows += [("removed", r.rubric, r.criterion, "", r.text, "", "") for r in diff.removed]
             self._rows = rows
         finally:
             self.endResetModel()

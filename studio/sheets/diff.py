@@ -42,6 +42,8 @@ class RemovedCriterion:
     rubric: str
     criterion: str
     reused: bool = False
+    text: str = field(default="", compare=False)
+    """What the removed criterion requires (or which criterion it reused), so a reviewer sees what goes."""
 
 
 def _text(value: Any) -> str:
@@ -79,7 +81,7 @@ class SheetDiff:
             what = f"reuses {added.values.get('reuse_of')}" if added.reused else _text(added.values.get("text"))
             yield f"+ {added.rubric} {added.criterion} (row {added.row}): {what}"
         for removed in self.removed:
-            yield f"- {removed.rubric} {removed.criterion}"
+            yield f"- {removed.rubric} {removed.criterion}" + (f": {removed.text}" if removed.text else "")
 
     def summary(self) -> str:
         return (f"{len(self.changed)} field{'s' if len(self.changed) != 1 else ''} changed, "
@@ -92,5 +94,5 @@ class SheetDiff:
                          "cell": c.cell} for c in self.changed],
             "added": [{"rubric": a.rubric, "criterion": a.criterion, "row": a.row, "after": a.after,
                        "reused": a.reused, "values": a.values} for a in self.added],
-            "removed": [{"rubric": r.rubric, "criterion": r.criterion, "reused": r.reused} for r in self.removed],
+            "removed": [{"rubric": r.rubric, "criterion": r.criterion, "reused": r.reused, "text": r.text} for r in self.removed],
         }

@@ -316,7 +316,9 @@ class _Reading:
                 result.added.append(AddedCriterion(rubric, key, _new_values(row), row.sheet.number,
                                                    last_in.get(rubric), row.reused))
             last_in[rubric] = key
-        result.removed = [RemovedCriterion(c.rubric, c.key, c.reused) for c in removed]
+        result.removed = [RemovedCriterion(c.rubric, c.key, c.reused,
+                                           f"reuses {c.key}" if c.reused else str(c.values.get("text") or ""))
+                          for c in removed]
         return result
 
 

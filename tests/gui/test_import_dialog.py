@@ -49,8 +49,11 @@ def test_accepting_the_diff_pushes_one_step_and_one_undo_restores_the_bytes(qtbo
     assert dialog.objectName() == "rubricImportDialog" and view is dialog.view
     model = view.model()
     shown = [[model.index(row, column).data() for column in range(7)] for row in range(model.rowCount())]
+    # A removed row shows what the criterion required, so the reviewer sees what goes.
+    removed_text = next(c.text for c in context.session.loaded.project.checkpoint_rubrics["T01"].criteria
+                        if c.id == "T01-C06")
     assert shown == [["changed", "T01", "T01-C02", "weight", "-6", "-7", "Rubrics!G3"],
-                     ["removed", "T01", "T01-C06", "", "", "", ""]]
+                     ["removed", "T01", "T01-C06", "", removed_text, "", ""]]
     assert model.index(1, 0).data(Qt.ItemDataRole.BackgroundRole) is not None  # removed rows are coloured
     assert dialog.apply_button.isEnabled()
 

@@ -11,6 +11,7 @@ import pytest
 from openpyxl.worksheet.worksheet import Worksheet
 
 from studio.cli.main import main
+from studio.store.loader import load_project
 from tests.sheets.conftest import T01, cell, edit_sheet, file_hashes, put, row_of
 
 DBSTUDIO = Path(sys.executable).parent / "dbstudio"
@@ -39,12 +40,15 @@ def test_export_then_dry_run_then_import_through_the_installed_command(sample: P
     assert report["applied"] is False and report["errors"] == []
     assert report["diff"]["changed"] == [{"rubric": "T01", "criterion": "T01-C02", "field": "weight", "old": -6,
                                           "new": -7, "cell": "Rubrics!G3"}]
-    assert report["diff"]["removed"] == [{"rubric": "T01", "criterion": "T01-C06", "reused": False}]
+    removed_text = next(c.text for c in load_project(sample).project.checkpoint_rubrics["T01"].criteria
+                        if c.id == "T01-C06")
+    assert report["diff"]["removed"] == [{"rubric": "T01", "criterion": "T01-C06", "reused": False,
+                                          "text": removed_text}]
     assert file_hashes(sample) == before
 
     applied = _dbstudio("rubric", "import", str(sample), str(out))
     assert applied.returncode == 0, applied.stderr
-    assert applied.stdout.splitlines() == ["~ T01 T01-C02 weight: -6 -> -7", "- T01 T01-C06"]
+    assert applied.stdout.splitlines() == ["~ T01 T01-C02 weight: -6 -> -7", f"- T01 T01-C06: {removed_text}"]
     assert "1 field changed, 0 criteria added, 1 removed" in applied.stderr
     assert f"wrote {T01}" in applied.stderr
     after = file_hashes(sample)
