@@ -374,7 +374,8 @@ class MainWindow(QMainWindow):
         self._expand_explorer()
         self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
         self.versioning_dock.setWidget(self.versioning)
-        self.watcher = ProjectWatcher(session.root, parent=self)
+        # Besides the YAML files: every file the session has read, such as an instruction open in a form.
+        self.watcher = ProjectWatcher(session.root, extra_files=session.documents.editor.known_files, parent=self)
         self.watcher.files_changed.connect(self._on_files_changed)
         self._update_title()
         self.setWindowModified(False)

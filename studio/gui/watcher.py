@@ -85,6 +85,9 @@ class ProjectWatcher(QObject):
 
     def check(self) -> list[str]:
         """Report changed files once per new content; returns them."""
+        new = [rel for rel in self._files() if rel not in self._known]
+        if new:  # read by the app since the last look (a form opened): their content now is the baseline
+            self.acknowledge(new)
         changed = self.changed()
         if changed:
             for rel in changed:

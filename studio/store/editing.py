@@ -76,6 +76,11 @@ class ProjectEditor:
         self._seen[rel] = _digest(data)
         return (data or b"").decode("utf-8")
 
+    def known_files(self) -> list[str]:
+        """Files the app has read or written (Markdown and material files included): the ones
+        a save guards against someone else's edit, and the ones worth watching."""
+        return sorted(self._seen)
+
     def changed_on_disk(self) -> list[str]:
         """Files read by the app that someone else has changed (or deleted) since."""
         return sorted(rel for rel, digest in self._seen.items() if _digest(self._disk(rel)) != digest)

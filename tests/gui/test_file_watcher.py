@@ -90,3 +90,17 @@ def test_watcher_reports_each_new_content_once_and_new_files(qtbot, tmp_path: Pa
         assert watcher.check() == ["final/rubric.yaml"]
     finally:
         watcher.stop()
+
+
+def test_an_instruction_open_in_a_form_and_changed_on_disk_is_offered_too(qtbot, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    root = sample_copy(tmp_path, monkeypatch)
+    window = open_window(qtbot, root)
+    window.open_object("subtask", "T02")  # the form reads T02's instruction
+    rel = "subtasks/T02/instruction.md"
+    assert rel in window.context.session.documents.editor.known_files()
+    assert window.watcher.check() == []  # read after opening is not a change
+    with qtbot.waitSignal(window.watcher.files_changed, timeout=10000) as changed:
+        (root / rel).write_text((root / rel).read_text() + "\nA paragraph added in another editor.\n")
+    assert changed.args == [[rel]]
+    assert window.reload_bar.isVisible() and rel in window.reload_label.text()
