@@ -85,8 +85,12 @@ class ProjectWatcher(QObject):
 
     def check(self) -> list[str]:
         """Report changed files once per new content; returns them."""
-        new = [rel for rel in self._files() if rel not in self._known]
-        if new:  # read by the app since the last look (a form opened): their content now is the baseline
+        # A file the app read since the last look (a form opened an instruction): its content now
+        # is the baseline. A new project YAML file, by contrast, is someone else's change.
+        read = set(self._extra_files()) if self._extra_files is not None else set()
+        yaml_files = {path.relative_to(self.root).as_posix() for path in layout.yaml_files(self.root)}
+        new = sorted(read - yaml_files - set(self._known))
+        if new:
             self.acknowledge(new)
         changed = self.changed()
         if changed:
