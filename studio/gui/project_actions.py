@@ -13,7 +13,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from studio.errors import StudioError
-from studio.gui.dialogs import DeliverableDialog, HandoffDialog, MaterialImportDialog
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
@@ -164,6 +163,7 @@ class ProjectActions(QObject):
             return
         from studio.editing.ids import next_id
         from studio.editing.materials import import_material
+        from studio.gui.dialogs import MaterialImportDialog  # the dialogs import the models: at first use
 
         source, rest = files[0], files[1:]
         project = self.project
@@ -183,6 +183,7 @@ class ProjectActions(QObject):
 
     def add_handoff(self) -> None:
         from studio.editing.dependencies import add_handoff
+        from studio.gui.dialogs import HandoffDialog
 
         dialog = HandoffDialog(self._outputs(), self.project.timeline(), self.window)
 
@@ -196,6 +197,7 @@ class ProjectActions(QObject):
     def add_deliverable(self) -> None:
         from studio.editing.delivery import add_deliverable
         from studio.editing.ids import next_id
+        from studio.gui.dialogs import DeliverableDialog
 
         info = self.project.info
         existing = [d.id for d in info.delivery.final_deliverables] if info else []
