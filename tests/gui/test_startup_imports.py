@@ -65,3 +65,23 @@ def test_the_window_is_shown_before_the_project_core_is_imported(tmp_path: Path)
     assert report["opened"] == [str(sample_project())]
     assert report["title"].startswith("Kestrel Freight Group")
     assert {"pydantic", "ruamel", "git", "studio.store.loader"} <= set(report["loaded"])
+
+
+def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qapp, tmp_path: Path,
+                                                                              monkeypatch) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from studio.gui.app import run_app
+
+    # The sample is copied on the TaskRunner after the window is drawn; a refusal still ends the app.
+    (tmp_path / "not-a-folder").write_text("a file where the workspace should be")
+    monkeypatch.setenv("DBSTUDIO_WORKSPACE", str(tmp_path / "not-a-folder"))
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # run_app installs the crash hook
+    messages: list[str] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _parent, _title, text: messages.append(text))
+    QTimer.singleShot(20000, lambda: qapp.exit(99))  # an app that never ends fails here instead of hanging
+    assert run_app(None) == 2
+    assert len(messages) == 1 and "not-a-folder" in messages[0] and "was not created" in messages[0]
+    for widget in QApplication.topLevelWidgets():
+        widget.close()
