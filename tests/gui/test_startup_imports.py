@@ -80,8 +80,14 @@ def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qa
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # run_app installs the crash hook
     messages: list[str] = []
     monkeypatch.setattr(QMessageBox, "critical", lambda _parent, _title, text: messages.append(text))
-    QTimer.singleShot(20000, lambda: qapp.exit(99))  # an app that never ends fails here instead of hanging
-    assert run_app(None) == 2
+    deadline = QTimer()  # an app that never ends fails here instead of hanging
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(lambda: qapp.exit(99))
+    deadline.start(20000)
+    try:
+        assert run_app(None) == 2
+    finally:
+        deadline.stop()
     assert len(messages) == 1 and "not-a-folder" in messages[0] and "was not created" in messages[0]
     for widget in QApplication.topLevelWidgets():
         widget.close()
