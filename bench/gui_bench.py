@@ -203,7 +203,8 @@ def bench_start(rounds: int, folder: Path) -> None:
         opened_ratios.append((app.opened or float("nan")) / empty.painted)
         heavy.add(app.heavy_at_paint)
     line("(a) to the first shown window (first paint)", shown, floor, shown_ratios)
-    print(f"      project core modules already imported at that paint: {', '.join(sorted(heavy))}")
+    print(f"      project core modules imported by that paint, per round kind: {' | '.join(sorted(heavy))} "
+          "(- for none; the window imports none, the opening on the TaskRunner starts as it is shown)")
     print(f"      goal <= {GOAL_START_RATIO:g}x: "
           f"{'met' if statistics.median(shown_ratios) <= GOAL_START_RATIO else 'NOT met'}")
     line("(b) to an interactive window with the sample loaded (project_opened)", opened, floor, opened_ratios)
