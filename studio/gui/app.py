@@ -8,15 +8,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from studio.store.workspace import WorkspaceError, ensure_workspace_sample
-
 if TYPE_CHECKING:
+    from studio.errors import StudioError
     from studio.gui.main_window import MainWindow
 
 
 def resolve_project(path: str | None) -> Path:
     """The folder to open: the one given, else the user's workspace copy of the sample."""
-    return Path(path) if path else ensure_workspace_sample()
+    if path:
+        return Path(path)
+    from studio.store.workspace import ensure_workspace_sample  # git and YAML: after the window is drawn
+
+    return ensure_workspace_sample()
 
 
 def no_display_reason() -> str | None:
@@ -45,15 +48,19 @@ def run_app(path: str | None = None) -> int:
     app.setOrganizationName("DeliverBench")
     app.setDesktopFileName("dbstudio")  # matches resources/dbstudio.desktop on Wayland/X11 docks
     app.setWindowIcon(app_icon())
-    try:
-        folder = resolve_project(path)
-    except WorkspaceError as exc:
-        QMessageBox.critical(None, "DeliverBench Studio", str(exc))
-        return 2
     window = MainWindow()
     install_crash_hook(window)
-    window.show()  # the window first: the project opens in the background
-    window.open_project(folder)
+    # The window first, drawn before the project core is imported: the sample is copied to the
+    # workspace (first start) and the project opened in the background (docs/gui.md, start-up).
+    window.show()
+    if path:
+        window.open_project(Path(path))
+    else:
+        def refused(error: StudioError) -> None:  # the workspace cannot hold the sample (a WorkspaceError)
+            QMessageBox.critical(window, "DeliverBench Studio", str(error))
+            app.exit(2)
+        window.runner.run("Preparing the sample project", lambda: resolve_project(None), window.open_project,
+                          refused)
     return app.exec()
 
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QIcon
 from PySide6.QtWidgets import QApplication, QStyle
 
-from studio.model import Project
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
+
+if TYPE_CHECKING:  # the models (pydantic) load with the project, not with the window
+    from studio.model import Project
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1
 """The row's kind: project, stage, subtask, rubric, material, reference, deliverable, handoff or group."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent, QUndoGroup
@@ -29,32 +29,28 @@ from PySide6.QtWidgets import (
 )
 
 from studio.crashlog import write_crash_log
-from studio.editing.changes import Changes
-from studio.editing.rubric import rubric_file
-from studio.editing.session import ProjectSession
 from studio.errors import StudioError
-from studio.gui import editors
-from studio.gui.dialogs import CommitDialog, CrashDialog, NewProjectDialog, file_dialog
 from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
-from studio.gui.import_dialog import export_rubrics_dialog, import_rubrics_dialog
-from studio.gui.jump import field_at, object_of_finding
 from studio.gui.project_actions import ProjectActions
-from studio.gui.project_context import ProjectContext
-from studio.gui.rubric_editor import RubricEditor
 from studio.gui.status_bar import GitState, StatusParts, read_git_state
 from studio.gui.tasks import TaskRunner
-from studio.gui.versioning import VersioningPanel
 from studio.gui.watcher import ProjectWatcher
 from studio.model.vocabulary import FINAL_SCOPE
-from studio.review.runner import review_loaded
 from studio.store import layout
-from studio.store.editing import ExternalEditError
-from studio.store.workspace import create_project, default_workspace, templates
-from studio.validation.findings import Finding
-from studio.validation.paths import material_path
-from studio.validation.validate import NotAProjectError
+
+# The window is drawn before the project core (pydantic models, loader, review, git, the
+# spreadsheet and YAML libraries) is imported: those load on the TaskRunner with the project,
+# or on first use of the panel or dialog that needs them (see docs/gui.md, start-up).
+if TYPE_CHECKING:
+    from studio.editing.changes import Changes
+    from studio.editing.session import ProjectSession
+    from studio.gui.dialogs import CrashDialog
+    from studio.gui.project_context import ProjectContext
+    from studio.gui.rubric_editor import RubricEditor
+    from studio.gui.versioning import VersioningPanel
+    from studio.validation.findings import Finding
 
 APP_NAME = "DeliverBench Studio"
 REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a review per keystroke
@@ -73,6 +69,9 @@ def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
 
 def history_file(project: Any, kind: str, object_id: str) -> str | None:
     """The project file whose history the versioning panel shows for an explorer row (None: all)."""
+    from studio.editing.rubric import rubric_file
+    from studio.validation.paths import material_path
+
     if kind == "rubric":
         return rubric_file(object_id)
     if kind == "material":
@@ -83,7 +82,10 @@ def history_file(project: Any, kind: str, object_id: str) -> str | None:
 
 
 def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
-    """Read a project and its git state (on the TaskRunner)."""
+    """Read a project and its git state (on the TaskRunner, which imports the project core)."""
+    from studio.editing.session import ProjectSession
+    from studio.validation.validate import NotAProjectError
+
     if not layout.is_project_folder(folder):
         raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE}); "
                                "choose the folder that holds project.yaml, or create a project with File > New")
@@ -339,12 +341,16 @@ class MainWindow(QMainWindow):
 
     # -- spreadsheets ----------------------------------------------------------------------
     def export_rubrics(self) -> None:
+        from studio.gui.import_dialog import export_rubrics_dialog
+
         if self.context is not None:
             written = export_rubrics_dialog(self.context, self)
             if written is not None:
                 self.statusBar().showMessage(f"Rubrics written to {written}", 5000)
 
     def import_rubrics(self) -> None:
+        from studio.gui.import_dialog import import_rubrics_dialog
+
         if self.context is not None:
             import_rubrics_dialog(self.context, self, self.runner)
 
@@ -359,6 +365,9 @@ class MainWindow(QMainWindow):
                         lambda result: self._opened(generation, folder, *result), self.show_error)
 
     def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:
+        from studio.gui.project_context import ProjectContext
+        from studio.gui.versioning import VersioningPanel
+
         if generation != self._generation:
             return  # another project was asked for meanwhile
         self._teardown()
@@ -443,6 +452,9 @@ class MainWindow(QMainWindow):
         self.when_saved_or_discarded(close)
 
     def choose_project(self) -> None:
+        from studio.gui.dialogs import file_dialog
+        from studio.store.workspace import default_workspace
+
         def choose() -> None:
             # A dialog object opened without blocking (not the static call): tests and screen
             # readers find it by its name and type the folder into it like any other form.
@@ -453,6 +465,9 @@ class MainWindow(QMainWindow):
         self.when_saved_or_discarded(choose)
 
     def new_project(self) -> None:
+        from studio.gui.dialogs import NewProjectDialog
+        from studio.store.workspace import create_project, default_workspace, templates
+
         dialog = NewProjectDialog(default_workspace(), templates(), self)
 
         def create() -> None:
@@ -514,7 +529,12 @@ class MainWindow(QMainWindow):
         if self._review_task is not None:
             self._review_task.cancel()
         loaded, generation = self.context.session.loaded, self._generation
-        self._review_task = self.runner.run("Reviewing", lambda: review_loaded(loaded).findings,
+
+        def review() -> list[Finding]:
+            from studio.review.runner import review_loaded
+
+            return review_loaded(loaded).findings
+        self._review_task = self.runner.run("Reviewing", review,
                                             lambda findings: self._show_findings(generation, findings),
                                             self.show_error)
 
@@ -546,6 +566,8 @@ class MainWindow(QMainWindow):
     # -- editors ---------------------------------------------------------------------------
     def open_object(self, kind: str, object_id: str) -> QWidget | None:
         """Show the editor of an object in a tab (the rubric editor for a rubric)."""
+        from studio.gui import editors
+
         if self.context is None:
             return None
         if kind == "rubric":
@@ -561,6 +583,8 @@ class MainWindow(QMainWindow):
         return widget
 
     def open_rubric(self, scope: str | None) -> RubricEditor | None:
+        from studio.gui.rubric_editor import RubricEditor
+
         if self.context is None:
             return None
         if self.rubric_editor is None:
@@ -595,6 +619,8 @@ class MainWindow(QMainWindow):
 
     def jump_to_finding(self, finding: Finding) -> QWidget | None:
         """Open the editor of the object at fault (the criterion in the rubric editor)."""
+        from studio.gui.jump import field_at, object_of_finding
+
         if self.context is None:
             return None
         kind, object_id = object_of_finding(self.context.session.loaded.project, finding)
@@ -626,6 +652,8 @@ class MainWindow(QMainWindow):
     # -- saving ----------------------------------------------------------------------------
     def save(self) -> bool:
         """Write the edits; a file changed on disk by someone else is refused, never overwritten."""
+        from studio.store.editing import ExternalEditError
+
         if self.context is None:
             return False
         try:
@@ -646,6 +674,8 @@ class MainWindow(QMainWindow):
 
     def commit(self) -> None:
         """Save, then ask for a message and commit the saved files (on the TaskRunner)."""
+        from studio.gui.dialogs import CommitDialog
+
         if self.context is None or not self.save():
             return
         dialog = CommitDialog([], self)
@@ -732,7 +762,12 @@ class MainWindow(QMainWindow):
             if not self.save():
                 return
         root = context.session.root
-        self.runner.run("Reloading", lambda: ProjectSession(root), lambda session: self._reloaded(context, session),
+
+        def reload() -> ProjectSession:
+            from studio.editing.session import ProjectSession
+
+            return ProjectSession(root)
+        self.runner.run("Reloading", reload, lambda session: self._reloaded(context, session),
                         self.show_error)
 
     def _reloaded(self, context: ProjectContext, session: ProjectSession) -> None:
@@ -782,6 +817,8 @@ class MainWindow(QMainWindow):
     def show_crash(self, label: str, error: BaseException) -> CrashDialog:
         """An unexpected error: write the crash log (as the CLI does) and say where it is."""
         import traceback
+
+        from studio.gui.dialogs import CrashDialog
 
         log = write_crash_log(f"gui: {label}", sys.argv[1:], error)
         first = str(error).strip().splitlines()

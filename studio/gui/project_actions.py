@@ -13,7 +13,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from studio.errors import StudioError
-from studio.gui.dialogs import DeliverableDialog, HandoffDialog, MaterialImportDialog, file_dialog
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
@@ -155,6 +154,8 @@ class ProjectActions(QObject):
         self.ask_text("addSubtaskDialog", "Add subtask", f"Title of the new subtask in {stage_id}:", "", create)
 
     def choose_materials(self) -> None:
+        from studio.gui.dialogs import file_dialog
+
         current = self.window.current_object()
         before = current[1] if current and current[0] == "subtask" else None
         dialog = file_dialog(self.window, "importMaterialFileDialog", "Import files as materials", "",
@@ -168,6 +169,7 @@ class ProjectActions(QObject):
             return
         from studio.editing.ids import next_id
         from studio.editing.materials import import_material
+        from studio.gui.dialogs import MaterialImportDialog  # the dialogs import the models: at first use
 
         source, rest = files[0], files[1:]
         project = self.project
@@ -187,6 +189,7 @@ class ProjectActions(QObject):
 
     def add_handoff(self) -> None:
         from studio.editing.dependencies import add_handoff
+        from studio.gui.dialogs import HandoffDialog
 
         dialog = HandoffDialog(self._outputs(), self.project.timeline(), self.window)
 
@@ -200,6 +203,7 @@ class ProjectActions(QObject):
     def add_deliverable(self) -> None:
         from studio.editing.delivery import add_deliverable
         from studio.editing.ids import next_id
+        from studio.gui.dialogs import DeliverableDialog
 
         info = self.project.info
         existing = [d.id for d in info.delivery.final_deliverables] if info else []
@@ -213,6 +217,8 @@ class ProjectActions(QObject):
 
     def add_reference(self) -> None:
         """Copy a file under evaluator/ as a reference for the current subtask (else the final rubric)."""
+        from studio.gui.dialogs import file_dialog
+
         dialog = file_dialog(self.window, "referenceFileDialog", "Evaluator reference file (never shown to the agent)",
                              "", QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(lambda name: self._add_reference_from(Path(name)) if name else None)

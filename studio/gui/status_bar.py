@@ -7,7 +7,6 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
-from studio.store.history import HistoryError, ProjectRepository
 from studio.validation.findings import Severity
 
 
@@ -29,6 +28,8 @@ class GitState:
 
 
 def read_git_state(root: Path) -> GitState:
+    from studio.store.history import HistoryError, ProjectRepository  # gitpython: on the TaskRunner
+
     try:
         repository = ProjectRepository(root)
         changes = repository.status()

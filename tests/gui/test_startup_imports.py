@@ -1,0 +1,93 @@
+"""The window is drawn before the project core is imported (docs/gui.md, start-up): a fresh Python
+shows a MainWindow offscreen, and only then, on opening a project, do the models, the loader, the
+review, git and the YAML and spreadsheet libraries load."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from studio.store.workspace import sample_project
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT_CORE = ("pydantic", "git", "ruamel", "openpyxl", "numpy", "matplotlib", "studio.store.loader", "studio.review")
+
+CHILD = """
+import json, sys, tempfile
+from PySide6.QtCore import QSettings
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
+app = QApplication(sys.argv[:1])
+from studio.gui.main_window import MainWindow
+
+core = json.loads(sys.argv[1])
+window = MainWindow()
+window.show()
+exposed = QTest.qWaitForWindowExposed(window)
+app.processEvents()
+shown = {"exposed": exposed, "title": window.windowTitle(), "loaded": [name for name in core if name in sys.modules]}
+opened = []
+window.project_opened.connect(opened.append)
+window.open_project(sys.argv[2])
+busy = window.status.busy_label.text()
+for _ in range(2000):
+    if opened:
+        break
+    QTest.qWait(10)
+print(json.dumps({"shown": shown, "busy": busy, "opened": opened, "title": window.windowTitle(),
+                  "loaded": [name for name in core if name in sys.modules]}))
+"""
+
+
+def run_child(tmp_path: Path) -> dict:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT),
+           "DBSTUDIO_WORKSPACE": str(tmp_path / "workspace")}
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(PROJECT_CORE), str(sample_project())],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_window_is_shown_before_the_project_core_is_imported(tmp_path: Path):
+    report = run_child(tmp_path)
+    shown = report["shown"]
+    assert shown["exposed"] is True
+    assert shown["title"] == "DeliverBench Studio"
+    assert shown["loaded"] == []
+    # Opening the project is what imports the core (on the TaskRunner): the check above can fail.
+    assert report["busy"] == f"Opening {sample_project().name}…"
+    assert report["opened"] == [str(sample_project())]
+    assert report["title"].startswith("Kestrel Freight Group")
+    assert {"pydantic", "ruamel", "git", "studio.store.loader"} <= set(report["loaded"])
+
+
+def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qapp, tmp_path: Path,
+                                                                              monkeypatch) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from studio.gui.app import run_app
+
+    # The sample is copied on the TaskRunner after the window is drawn; a refusal still ends the app.
+    (tmp_path / "not-a-folder").write_text("a file where the workspace should be")
+    monkeypatch.setenv("DBSTUDIO_WORKSPACE", str(tmp_path / "not-a-folder"))
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # run_app installs the crash hook
+    messages: list[str] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _parent, _title, text: messages.append(text))
+    deadline = QTimer()  # an app that never ends fails here instead of hanging
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(lambda: qapp.exit(99))
+    deadline.start(20000)
+    try:
+        assert run_app(None) == 2
+    finally:
+        deadline.stop()
+    assert len(messages) == 1 and "not-a-folder" in messages[0] and "was not created" in messages[0]
+    for widget in QApplication.topLevelWidgets():
+        widget.close()
