@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import subprocess
-import warnings
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QAction, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QMessageBox
 
 from studio.gui.dialogs import CommitDialog, HandoffDialog, MaterialImportDialog, NewProjectDialog
 from studio.gui.main_window import MainWindow
 from studio.store.loader import load_project
 from studio.validation.validate import validate_project
-from tests.gui.shell_support import git_identity, idle, open_window, sample_copy
+from tests.gui.shell_support import drag_and_drop, git, git_identity, idle, open_window, sample_copy
 
 SHORTCUTS = {"actionNewProject": "Ctrl+N", "actionOpenProject": "Ctrl+O", "actionSave": "Ctrl+S",
              "actionCommit": "Ctrl+Shift+S", "actionUndo": "Ctrl+Z", "actionRedo": "Ctrl+Y",
@@ -34,27 +32,6 @@ def _answer(window: MainWindow, name: str, text: str) -> None:
     assert dialog is not None and dialog.isVisible()
     dialog.setTextValue(text)
     dialog.accept()
-
-
-def _drag_and_drop(widget: QWidget, point: QPoint, files: list[Path]) -> QDropEvent:
-    """What a drag from the desktop sends: enter, move, drop, with the files as URLs."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
-    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    with warnings.catch_warnings():  # PySide marks these constructors deprecated; Qt 6 has no other
-        warnings.simplefilter("ignore", DeprecationWarning)
-        enter = QDragEnterEvent(point, *args)
-        move = QDragMoveEvent(point, *args)
-    QApplication.sendEvent(widget, enter)
-    assert enter.isAccepted()
-    QApplication.sendEvent(widget, move)
-    drop = QDropEvent(QPointF(point), *args)
-    QApplication.sendEvent(widget, drop)
-    return drop
-
-
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
 
 def test_actions_carry_their_names_and_shortcuts(qtbot):
@@ -95,8 +72,8 @@ def test_add_stage_and_subtask_undo_redo_save_and_commit(qtbot, tmp_path: Path, 
     QTest.keyClicks(dialog.message_edit, "Add the closing stage")
     with qtbot.waitSignal(window.committed, timeout=20000):
         _ok(dialog)
-    assert _git(root, "log", "-1", "--format=%s").strip() == "Add the closing stage"
-    assert "subtasks/T11/subtask.yaml" in _git(root, "show", "--name-only", "--format=", "HEAD")
+    assert git(root, "log", "-1", "--format=%s").strip() == "Add the closing stage"
+    assert "subtasks/T11/subtask.yaml" in git(root, "show", "--name-only", "--format=", "HEAD")
     idle(qtbot, window)
     assert window.git_label.text() == "git: saved"
     assert validate_project(root) == []
@@ -119,7 +96,7 @@ def test_new_project_from_the_template(qtbot, tmp_path: Path, monkeypatch: pytes
     info = load_project(folder).project.info
     assert info is not None and (info.id, info.title) == ("acme-it-audit", "Acme IT audit")
     assert window.windowTitle().startswith("Acme IT audit")
-    assert "Create project acme-it-audit" in _git(folder, "log", "--format=%s")
+    assert "Create project acme-it-audit" in git(folder, "log", "--format=%s")
     assert window.recent_projects()[0] == str(folder)
 
 
@@ -131,7 +108,7 @@ def test_a_file_dropped_on_a_subtask_is_imported_released_before_it(qtbot, tmp_p
     source.write_text("date,rate\n2026-04-20,2.31\n")
     target = window.explorer_model.find("subtask", "T03")
     window.explorer.scrollTo(target)
-    drop = _drag_and_drop(window.explorer.viewport(), window.explorer.visualRect(target).center(), [source])
+    drop = drag_and_drop(window.explorer.viewport(), window.explorer.visualRect(target).center(), [source])
     assert drop.isAccepted()
     dialog = window.findChild(MaterialImportDialog)
     assert dialog.id_edit.text() == "M19"
@@ -148,7 +125,7 @@ def test_a_file_dropped_on_a_subtask_is_imported_released_before_it(qtbot, tmp_p
     # a drop on the window itself imports too (released at the start unless chosen otherwise)
     other = tmp_path / "notes.md"
     other.write_text("# notes\n")
-    assert _drag_and_drop(window.editor_tabs, QPoint(20, 20), [other]).isAccepted()
+    assert drag_and_drop(window.editor_tabs, QPoint(20, 20), [other]).isAccepted()
     second = [d for d in window.findChildren(MaterialImportDialog) if d.isVisible()]
     assert len(second) == 1 and second[0].before_subtask is None and second[0].id_edit.text() == "M20"
 
