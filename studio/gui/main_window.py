@@ -273,7 +273,8 @@ class MainWindow(QMainWindow):
         edit_menu.setObjectName("menuEdit")
         edit_menu.addActions([self.action_undo, self.action_redo])
         edit_menu.addSeparator()
-        edit_menu.addActions([self.edits.action_rename, self.edits.action_remove])
+        edit_menu.addActions([self.edits.action_rename, self.edits.action_remove, self.edits.action_move_up,
+                              self.edits.action_move_down])
 
         project_menu = self.menuBar().addMenu("&Project")
         project_menu.setObjectName("menuProject")
@@ -317,7 +318,8 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         menu.addActions(self.edits.add_actions())
         menu.addSeparator()
-        menu.addActions([self.edits.action_rename, self.edits.action_remove])
+        menu.addActions([self.edits.action_rename, self.edits.action_remove, self.edits.action_move_up,
+                         self.edits.action_move_down])
         menu.popup(self.explorer.viewport().mapToGlobal(position))
 
     def _current_changed(self, *_args: Any) -> None:

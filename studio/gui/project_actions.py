@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 REMOVABLE = ("stage", "subtask", "material", "reference", "deliverable", "handoff")
 RENAMABLE = ("stage", "subtask", "material", "reference", "deliverable")
+MOVABLE = ("stage", "subtask")  # a material moves on the timeline by its release point (its form)
 
 
 class ProjectActions(QObject):
@@ -40,8 +41,10 @@ class ProjectActions(QObject):
                                                  self.add_reference)
         self.action_rename = self._action("actionRename", "Re&name…", self.rename, "F2")
         self.action_remove = self._action("actionRemove", "&Remove", self.remove, QKeySequence.StandardKey.Delete)
-        # Delete and F2 belong to the explorer: in an editor's text field they keep their usual meaning.
-        for action in (self.action_rename, self.action_remove):
+        self.action_move_up = self._action("actionMoveUp", "Move &Earlier", lambda: self.move(-1), "Alt+Up")
+        self.action_move_down = self._action("actionMoveDown", "Move &Later", lambda: self.move(1), "Alt+Down")
+        # Delete, F2 and Alt+arrows belong to the explorer: in an editor's text field they keep their usual meaning.
+        for action in (self.action_rename, self.action_remove, self.action_move_up, self.action_move_down):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             window.explorer.addAction(action)
 
@@ -53,7 +56,7 @@ class ProjectActions(QObject):
         elif shortcut:
             action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(lambda _checked=False: slot())
-        if name not in ("actionRename", "actionRemove"):
+        if name not in ("actionRename", "actionRemove", "actionMoveUp", "actionMoveDown"):
             self.window.addAction(action)
         return action
 
@@ -68,6 +71,8 @@ class ProjectActions(QObject):
         current = self.window.current_object() if has_project else None
         self.action_remove.setEnabled(current is not None and current[0] in REMOVABLE)
         self.action_rename.setEnabled(current is not None and current[0] in RENAMABLE)
+        for action in (self.action_move_up, self.action_move_down):
+            action.setEnabled(current is not None and current[0] in MOVABLE)
 
     # -- helpers ---------------------------------------------------------------------------
     @property
@@ -268,6 +273,35 @@ class ProjectActions(QObject):
         elif kind == "reference":
             from studio.editing.references import remove_reference
             self.push(lambda docs: remove_reference(docs, object_id))
+
+    def move(self, step: int) -> None:
+        """Move the current stage, or subtask, one place earlier (-1) or later (+1) on the timeline;
+        a subtask at the edge of its stage moves into the neighbouring stage."""
+        current = self.window.current_object()
+        if current is None or current[0] not in MOVABLE:
+            return
+        kind, object_id = current
+        stages = self.project.stages.stages if self.project.stages else []
+        if kind == "stage":
+            from studio.editing.timeline import move_stage
+            target = [s.id for s in stages].index(object_id) + step
+            if 0 <= target < len(stages):
+                self.push(lambda docs: move_stage(docs, object_id, target), ("stage", object_id))
+            return
+        from studio.editing.timeline import move_subtask
+        for position, stage in enumerate(stages):
+            if object_id not in stage.subtasks:
+                continue
+            target = stage.subtasks.index(object_id) + step
+            if 0 <= target < len(stage.subtasks):
+                stage_id, index = stage.id, target
+            elif 0 <= position + step < len(stages):
+                neighbour = stages[position + step]
+                stage_id, index = neighbour.id, (len(neighbour.subtasks) if step < 0 else 0)
+            else:
+                return
+            self.push(lambda docs, s=stage_id, i=index: move_subtask(docs, object_id, s, i), ("subtask", object_id))
+            return
 
     def rename(self) -> None:
         current = self.window.current_object()

@@ -175,3 +175,29 @@ def test_quit_with_unsaved_edits_asks_first(qtbot, tmp_path: Path, monkeypatch: 
     boxes[0].button(QMessageBox.StandardButton.Save).click()
     assert not window.isVisible()
     assert "Closing" in (root / "stages.yaml").read_text()
+
+
+def test_stages_and_subtasks_move_along_the_timeline_with_alt_arrows(qtbot, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch):
+    root = sample_copy(tmp_path, monkeypatch)
+    window = open_window(qtbot, root)
+    before = (root / "stages.yaml").read_bytes()
+
+    def listing() -> dict[str, list[str]]:
+        return {s.id: list(s.subtasks) for s in window.context.session.loaded.project.stages.stages}
+
+    assert listing()["S1"] == ["T01", "T02", "T03"] and listing()["S2"] == ["T04", "T05", "T06"]
+    window.select_in_explorer("subtask", "T02")
+    window.explorer.setFocus()
+    QTest.keyClick(window.explorer, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert listing()["S1"] == ["T01", "T03", "T02"]
+    assert window.current_object() == ("subtask", "T02")  # the moved row stays selected
+    # at the end of its stage, a subtask moves on into the next stage
+    QTest.keyClick(window.explorer, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert listing()["S1"] == ["T01", "T03"] and listing()["S2"] == ["T02", "T04", "T05", "T06"]
+    window.select_in_explorer("stage", "S2")
+    QTest.keyClick(window.explorer, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert list(listing()) == ["S2", "S1", "S3", "S4"]
+    for _ in range(3):
+        window.findChild(QAction, "actionUndo").trigger()
+    assert window.context.session.documents.text("stages.yaml").encode() == before
