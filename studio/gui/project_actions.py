@@ -289,19 +289,19 @@ class ProjectActions(QObject):
                 self.push(lambda docs: move_stage(docs, object_id, target), ("stage", object_id))
             return
         from studio.editing.timeline import move_subtask
-        for position, stage in enumerate(stages):
-            if object_id not in stage.subtasks:
-                continue
-            target = stage.subtasks.index(object_id) + step
-            if 0 <= target < len(stage.subtasks):
-                stage_id, index = stage.id, target
-            elif 0 <= position + step < len(stages):
-                neighbour = stages[position + step]
-                stage_id, index = neighbour.id, (len(neighbour.subtasks) if step < 0 else 0)
-            else:
-                return
-            self.push(lambda docs, s=stage_id, i=index: move_subtask(docs, object_id, s, i), ("subtask", object_id))
+        position = next((p for p, stage in enumerate(stages) if object_id in stage.subtasks), None)
+        if position is None:
             return
+        stage = stages[position]
+        target = stage.subtasks.index(object_id) + step
+        if 0 <= target < len(stage.subtasks):
+            stage_id, index = stage.id, target
+        elif 0 <= position + step < len(stages):
+            neighbour = stages[position + step]
+            stage_id, index = neighbour.id, (len(neighbour.subtasks) if step < 0 else 0)
+        else:
+            return
+        self.push(lambda docs: move_subtask(docs, object_id, stage_id, index), ("subtask", object_id))
 
     def rename(self) -> None:
         current = self.window.current_object()
