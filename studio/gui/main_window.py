@@ -612,7 +612,7 @@ class MainWindow(QMainWindow):
         if self.timeline_view is None:
             self.timeline_view = TimelineView(self.context, self.editor_tabs)
             self.timeline_view.open_requested.connect(self.open_object)
-            self.timeline_view.edit_refused.connect(self.show_error)
+            self.timeline_view.refused.connect(self.show_error)
             self.editor_tabs.addTab(self.timeline_view, "Release Timeline")
         self.editor_tabs.setCurrentWidget(self.timeline_view)
         return self.timeline_view

@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
+    QFileDialog,
     QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
@@ -85,8 +86,8 @@ class TimelineView(QGraphicsView):
 
     open_requested = Signal(str, str)
     """(kind, id) of the object whose editor the user asked for (Enter or a double-click)."""
-    edit_refused = Signal(object)
-    """A StudioError: a drop the edit layer refused (nothing changed)."""
+    refused = Signal(object)
+    """A StudioError: a drop the edit layer refused, or an export that could not be written (nothing changed)."""
 
     def __init__(self, context: ProjectContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,15 +102,20 @@ class TimelineView(QGraphicsView):
         self.items_by_id: dict[tuple[str, str], QGraphicsRectItem] = {}
         self._drag: tuple[QGraphicsRectItem, QPointF, QPointF] | None = None  # item, press point, item pos
         self._selected: tuple[str, str] | None = None
-        for name, keys, slot in (("actionTimelineZoomIn", ["Ctrl+=", "Ctrl++"], self.zoom_in),
-                                 ("actionTimelineZoomOut", ["Ctrl+-"], self.zoom_out),
-                                 ("actionTimelineFit", ["Ctrl+0"], self.fit_to_window)):
-            action = QAction(self)
+        # The right-click menu lists these actions; their shortcuts work while the view has focus.
+        for name, text, keys, slot in (
+                ("actionTimelineZoomIn", "Zoom &In", ["Ctrl+=", "Ctrl++"], self.zoom_in),
+                ("actionTimelineZoomOut", "Zoom &Out", ["Ctrl+-"], self.zoom_out),
+                ("actionTimelineFit", "&Fit to Window", ["Ctrl+0"], self.fit_to_window),
+                ("actionTimelineExportPng", "Export as &PNG…", [], lambda: self.ask_export("png")),
+                ("actionTimelineExportSvg", "Export as &SVG…", [], lambda: self.ask_export("svg"))):
+            action = QAction(text, self)
             action.setObjectName(name)
             action.setShortcuts([QKeySequence(k) for k in keys])
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(lambda _checked=False, run=slot: run())
             self.addAction(action)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         context.changed.connect(lambda _changes: self.rebuild())
         context.reloaded.connect(self.rebuild)
         self.rebuild()
@@ -291,7 +297,7 @@ class TimelineView(QGraphicsView):
             command = set_release(self.context.session.documents, material_id, before_subtask)
             self.context.push(command)
         except StudioError as error:
-            self.edit_refused.emit(error)
+            self.refused.emit(error)
             return False
         return True
 
@@ -382,6 +388,26 @@ class TimelineView(QGraphicsView):
         self.scene().render(painter, target, self.scene().sceneRect())
         for item in selected:
             item.setSelected(True)
+
+    def ask_export(self, kind: str) -> None:
+        """Ask where to write the picture (`timelineExportDialog`, not blocking), then write it."""
+        from studio.gui.dialogs import file_dialog
+
+        suggested = self.context.session.root.parent / f"{self.context.session.root.name}-timeline.{kind}"
+        dialog = file_dialog(self, "timelineExportDialog", f"Export the release timeline as {kind.upper()}",
+                             str(suggested), QFileDialog.FileMode.AnyFile)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter(f"{kind.upper()} image (*.{kind})")
+        dialog.setDefaultSuffix(kind)
+        dialog.selectFile(str(suggested))
+        dialog.fileSelected.connect(lambda chosen: self._export_to(kind, Path(chosen)))
+        dialog.open()
+
+    def _export_to(self, kind: str, path: Path) -> None:
+        try:
+            self.export_svg(path) if kind == "svg" else self.export_png(path)
+        except StudioError as error:
+            self.refused.emit(error)
 
     def export_png(self, path: Path | str, scale: float = 2.0) -> Path:
         """The whole timeline (not only what the window shows) as a PNG image."""

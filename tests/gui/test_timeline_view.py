@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QAction, QImage
+from PySide6.QtGui import QAction, QImage, QWheelEvent
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QLineEdit
 
 from studio.editing.session import ProjectSession
 from studio.gui.project_context import ProjectContext
 from studio.gui.timeline_view import TimelineExportError, TimelineView
 from studio.review.runner import review_loaded
 from studio.store.workspace import sample_project
-from tests.gui.shell_support import open_window, sample_copy
+from tests.gui.shell_support import child, open_window, press, sample_copy, shown_dialog, type_into
 
 
 @pytest.fixture
@@ -122,7 +123,7 @@ def test_a_refused_drop_changes_nothing_and_says_why(view: TimelineView, root: P
     start = centre_of(view, "material", "M14")  # generated: never at start
     before = view.item("material", "M14").sceneBoundingRect()
     end = view.mapFromScene(QPointF(release_point_x(view, None) + 30, before.center().y()))
-    with qtbot.waitSignal(view.edit_refused) as refused:
+    with qtbot.waitSignal(view.refused) as refused:
         drag(view, start, end)
     assert "generated" in str(refused.args[0])
     assert view.context.undo_stack.count() == 0
@@ -145,6 +146,34 @@ def test_zoom_and_scroll_survive_an_edit(view: TimelineView, qtbot):
     scene = view.scene().sceneRect()
     assert shown.width() >= scene.width() - 1 and shown.height() >= scene.height() - 1
     assert view.zoom() < 1
+
+
+def test_ctrl_wheel_zooms_and_a_plain_wheel_does_not(view: TimelineView):
+    def wheel(modifiers: Qt.KeyboardModifier, delta: int) -> None:
+        centre = QPointF(view.viewport().rect().center())
+        event = QWheelEvent(centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                            QPoint(0, delta), Qt.MouseButton.NoButton, modifiers, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(view.viewport(), event)
+
+    wheel(Qt.KeyboardModifier.NoModifier, 120)
+    assert view.zoom() == pytest.approx(1.0)
+    wheel(Qt.KeyboardModifier.ControlModifier, 120)
+    assert view.zoom() == pytest.approx(1.25)
+    wheel(Qt.KeyboardModifier.ControlModifier, -120)
+    wheel(Qt.KeyboardModifier.ControlModifier, -120)
+    assert view.zoom() == pytest.approx(0.8)
+
+
+def test_a_double_click_asks_for_the_editor(view: TimelineView, qtbot):
+    with qtbot.waitSignal(view.open_requested) as opened:
+        QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                          centre_of(view, "reference", "R03"))
+    assert opened.args == ["reference", "R03"]
+    with qtbot.waitSignal(view.open_requested) as opened:
+        QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                          centre_of(view, "subtask", "T04"))
+    assert opened.args == ["subtask", "T04"]
+    assert view.context.undo_stack.count() == 0
 
 
 def test_keyboard_moves_between_chips_and_enter_asks_for_the_editor(view: TimelineView, qtbot):
@@ -184,6 +213,19 @@ def test_export_png_and_svg(view: TimelineView, tmp_path: Path):
     assert "M12" in svg.read_text(encoding="utf-8")
     with pytest.raises(TimelineExportError, match="could not write"):
         view.export_png(tmp_path / "missing" / "timeline.png")
+
+
+def test_export_from_the_menu_asks_for_the_file(view: TimelineView, tmp_path: Path, qtbot):
+    with qtbot.waitActive(view):
+        view.activateWindow()
+    view.findChild(QAction, "actionTimelineExportSvg").trigger()
+    chooser = shown_dialog(qtbot, "timelineExportDialog")
+    name = child(chooser, QLineEdit, "fileNameEdit")
+    type_into(name, str(tmp_path / "picked"))
+    press(name, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: (tmp_path / "picked.svg").exists(), timeout=5000)
+    assert QSvgRenderer(str(tmp_path / "picked.svg")).isValid()
+    assert "actionTimelineExportPng" in [action.objectName() for action in view.actions()]
 
 
 def test_the_window_opens_the_timeline_and_its_chips_open_editors(qtbot, tmp_path, monkeypatch):
