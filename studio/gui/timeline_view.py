@@ -37,6 +37,7 @@ from studio.gui.project_context import ProjectContext
 from studio.views.timeline import (
     EVALUATOR_LANE_LABEL,
     KIND_LABELS,
+    SLOT,
     Box,
     MaterialChip,
     ReferenceChip,
@@ -102,6 +103,7 @@ class TimelineView(QGraphicsView):
         self.items_by_id: dict[tuple[str, str], QGraphicsRectItem] = {}
         self._drag: tuple[QGraphicsRectItem, QPointF, QPointF] | None = None  # item, press point, item pos
         self._selected: tuple[str, str] | None = None
+        self._target: QGraphicsRectItem | None = None  # the release point under a dragged chip
         # The right-click menu lists these actions; their shortcuts work while the view has focus.
         for name, text, keys, slot in (
                 ("actionTimelineZoomIn", "Zoom &In", ["Ctrl+=", "Ctrl++"], self.zoom_in),
@@ -125,6 +127,7 @@ class TimelineView(QGraphicsView):
         """Draw the project as it is now; zoom, scroll and the selected chip stay."""
         horizontal, vertical = self.horizontalScrollBar().value(), self.verticalScrollBar().value()
         self._drag = None
+        self._target = None  # cleared with the scene
         self.layout_ = timeline_layout(self.context.session.loaded.project)
         scene = self.scene()
         scene.clear()
@@ -258,6 +261,10 @@ class TimelineView(QGraphicsView):
             if item.data(KIND_ROLE) == "material":
                 self._drag = (item, self.mapToScene(event.position().toPoint()), item.pos())
                 item.setZValue(5)
+                self._target = self.scene().addRect(QRectF(), QPen(QColor("#1f6feb"), 1.5),
+                                                    QBrush(QColor(31, 111, 235, 40)))
+                self._target.setZValue(1)
+                self._target.hide()
             event.accept()
             return
         super().mousePressEvent(event)
@@ -265,7 +272,9 @@ class TimelineView(QGraphicsView):
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt naming)
         if self._drag is not None:
             item, pressed, start = self._drag
-            item.setPos(start + self.mapToScene(event.position().toPoint()) - pressed)
+            here = self.mapToScene(event.position().toPoint())
+            item.setPos(start + here - pressed)
+            self._show_target(self.layout_.release_at(here.x()))
             event.accept()
             return
         super().mouseMoveEvent(event)
@@ -276,6 +285,7 @@ class TimelineView(QGraphicsView):
             return
         item, pressed, start = self._drag
         self._drag = None
+        self._hide_target()
         event.accept()
         dropped = self.mapToScene(event.position().toPoint())
         if (dropped - pressed).manhattanLength() < 4:
@@ -284,6 +294,23 @@ class TimelineView(QGraphicsView):
         material_id = str(item.data(ID_ROLE))
         item.setPos(start)  # the edit redraws the chip at its new point; refused or unchanged, it goes back
         self.move_material(material_id, self.layout_.release_at(dropped.x()))
+
+    def _show_target(self, before: str | None) -> None:
+        """Shade the column of the release point a drop here would choose."""
+        if self._target is None:
+            return
+        points = self.layout_.release_points
+        index = next(i for i, point in enumerate(points) if point.before == before)
+        right = points[index + 1].x if index + 1 < len(points) else points[index].x + SLOT
+        lane = self.layout_.material_lane
+        self._target.setRect(QRectF(points[index].x, lane.y, right - points[index].x, lane.height))
+        self._target.setToolTip("Release at start" if before is None else f"Release before {before}")
+        self._target.show()
+
+    def _hide_target(self) -> None:
+        if self._target is not None:
+            self.scene().removeItem(self._target)
+            self._target = None
 
     def move_material(self, material_id: str, before_subtask: str | None) -> bool:
         """Release `material_id` at start (None) or before a subtask, as one undoable edit. A refused

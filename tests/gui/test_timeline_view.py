@@ -75,6 +75,19 @@ def test_the_scene_holds_one_item_per_subtask_material_and_reference(view: Timel
     assert "Scripted feedback (generated)" in texts  # the legend
 
 
+def test_the_release_point_under_a_dragged_chip_is_shaded(view: TimelineView):
+    viewport = view.viewport()
+    start = centre_of(view, "material", "M08")
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(viewport, view.mapFromScene(QPointF(release_point_x(view, "T05") + 40, view.mapToScene(start).y())))
+    shaded = [item for item in view.scene().items() if item.toolTip() == "Release before T05"]
+    assert len(shaded) == 1 and shaded[0].isVisible()
+    assert shaded[0].sceneBoundingRect().left() <= release_point_x(view, "T05") + 1
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start + QPoint(1, 0))
+    assert not [item for item in view.scene().items() if item.toolTip().startswith("Release ")]
+    assert view.context.undo_stack.count() == 0  # dropped where it was picked up: a click
+
+
 def test_dragging_a_chip_is_one_undoable_edit_that_keeps_comments(view: TimelineView, root: Path, qtbot):
     original = (root / "materials.yaml").read_bytes()
     start = centre_of(view, "material", "M08")  # released before T03, which lists it as an input

@@ -115,3 +115,14 @@ def test_a_project_without_materials_or_references_still_lays_out(tmp_path: Path
     layout = timeline_layout(load_project(root).project)
     assert layout.chips == [] and layout.arrows == [] and len(layout.subtasks) == 10
     assert layout.material_lane.height > 0
+
+
+def test_without_a_readable_timeline_every_chip_waits_in_the_last_column(tmp_path: Path):
+    root = Path(shutil.copytree(sample_project(), tmp_path / "kestrel"))
+    (root / "stages.yaml").write_text("stages: [\n", encoding="utf-8")
+    layout = timeline_layout(load_project(root).project)
+    assert layout.subtasks == [] and layout.bands == []
+    m01, m06 = layout.chip("M01"), layout.chip("M06")
+    assert m01 is not None and m06 is not None
+    assert m01.box.x < m06.box.x  # at start stays first; before an unscheduled subtask goes last
+    assert m06.used_by == () and m06.late_for == ()  # with no order, no subtask is known to come first
