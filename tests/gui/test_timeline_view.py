@@ -14,6 +14,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit
 
+from studio.editing.materials import set_release
 from studio.editing.session import ProjectSession
 from studio.gui.project_context import ProjectContext
 from studio.gui.timeline_view import TimelineExportError, TimelineView
@@ -252,3 +253,19 @@ def test_the_window_opens_the_timeline_and_its_chips_open_editors(qtbot, tmp_pat
     assert window.editor_tabs.currentWidget().objectName() == "materialEditor"
     window.findChild(QAction, "actionShowTimeline").trigger()
     assert window.editor_tabs.currentWidget() is timeline  # one timeline tab, shown again
+
+    # an edit made elsewhere (as the material editor's release field makes it) and its undo are followed
+    window.context.push(set_release(window.context.session.documents, "M11", "T08"))
+    assert timeline.layout_.chip("M11").release == "T08"
+    window.findChild(QAction, "actionUndo").trigger()
+    assert timeline.layout_.chip("M11").release == "T07"
+    assert len(timeline.items_of("material")) == 18
+
+
+def test_a_project_read_again_from_disk_is_redrawn(view: TimelineView, root: Path):
+    text = (root / "materials.yaml").read_text(encoding="utf-8")
+    (root / "materials.yaml").write_text(text.replace("title: CFO email restating FY2025 EBITDA",
+                                                      "title: CFO email, EBITDA restated"), encoding="utf-8")
+    view.context.replace_session(ProjectSession(root))
+    assert "CFO email, EBITDA restated" in view.item("material", "M12").toolTip()
+    assert len(view.items_of("material")) == 18
