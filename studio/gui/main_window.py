@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from studio.gui.dialogs import CrashDialog
     from studio.gui.project_context import ProjectContext
     from studio.gui.rubric_editor import RubricEditor
+    from studio.gui.timeline_view import TimelineView
     from studio.gui.versioning import VersioningPanel
     from studio.validation.findings import Finding
 
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self.context: ProjectContext | None = None
         self.watcher: ProjectWatcher | None = None
         self.rubric_editor: RubricEditor | None = None
+        self.timeline_view: TimelineView | None = None
         self.versioning: VersioningPanel | None = None
         self._generation = 0  # bumped by every edit, reload and open: a review of an older one is dropped
         self._external: set[str] = set()
@@ -252,6 +254,8 @@ class MainWindow(QMainWindow):
                                "Run validation and review on the project as it is now")
         self.action_rubric = a("actionOpenRubric", "&Rubric Editor", lambda: self.open_rubric(None), "Ctrl+R",
                                "Every criterion of the project in one table")
+        self.action_timeline = a("actionShowTimeline", "Release &Timeline", self.open_timeline, None,
+                                 "What arrives when: stages, subtasks and materials at their release points")
         self.action_export_rubrics = a("actionExportRubrics", "&Export Rubrics to Excel…", self.export_rubrics, None,
                                        "Write every criterion to a workbook experts can edit in Excel")
         self.action_import_rubrics = a("actionImportRubrics", "&Import Rubrics from Excel…", self.import_rubrics,
@@ -288,6 +292,8 @@ class MainWindow(QMainWindow):
         view_menu.setObjectName("menuView")
         for dock in (self.explorer_dock, self.findings_dock, self.versioning_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self.action_timeline)
 
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("mainToolBar")
@@ -336,7 +342,7 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has_project = self.context is not None
         for action in (self.action_save, self.action_commit, self.action_reload, self.action_close,
-                       self.action_review, self.action_rubric, self.action_export_rubrics,
+                       self.action_review, self.action_rubric, self.action_timeline, self.action_export_rubrics,
                        self.action_import_rubrics):
             action.setEnabled(has_project)
         self.edits.update_enabled()
@@ -427,6 +433,7 @@ class MainWindow(QMainWindow):
                 widget.deleteLater()
         self._tabs.clear()
         self.rubric_editor = None
+        self.timeline_view = None
         if self.versioning is not None:
             self.versioning_dock.setWidget(self.versioning_holder)
             self.versioning.deleteLater()
@@ -597,6 +604,19 @@ class MainWindow(QMainWindow):
         self.editor_tabs.setCurrentWidget(self.rubric_editor)
         return self.rubric_editor
 
+    def open_timeline(self) -> TimelineView | None:
+        from studio.gui.timeline_view import TimelineView
+
+        if self.context is None:
+            return None
+        if self.timeline_view is None:
+            self.timeline_view = TimelineView(self.context, self.editor_tabs)
+            self.timeline_view.open_requested.connect(self.open_object)
+            self.timeline_view.refused.connect(self.show_error)
+            self.editor_tabs.addTab(self.timeline_view, "Release Timeline")
+        self.editor_tabs.setCurrentWidget(self.timeline_view)
+        return self.timeline_view
+
     def _close_tab(self, position: int) -> None:
         widget = self.editor_tabs.widget(position)
         self.editor_tabs.removeTab(position)
@@ -605,6 +625,8 @@ class MainWindow(QMainWindow):
                 del self._tabs[key]
         if widget is self.rubric_editor:
             self.rubric_editor = None
+        if widget is self.timeline_view:
+            self.timeline_view = None
         if widget is not None:
             widget.deleteLater()
 
