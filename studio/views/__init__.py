@@ -1,0 +1,1 @@
+"""Views of a project computed without Qt: layouts the GUI only draws."""
