@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QInputDialog
+from PySide6.QtWidgets import QApplication, QGraphicsView, QInputDialog
 
 from studio.cli.main import main
 from studio.editing.session import ProjectSession
@@ -142,3 +143,21 @@ def test_export_writes_png_and_svg(tab: DependencyMapTab, tmp_path: Path) -> Non
     svg = (tmp_path / "map.svg").read_text(encoding="utf-8")
     assert "<svg" in svg and "Dependency map" in svg
     QApplication.processEvents()
+
+
+def test_view_menu_opens_the_map_as_a_tab_laid_out_in_the_background(qtbot, sample: Path) -> None:
+    from tests.gui.shell_support import idle, open_window
+
+    window = open_window(qtbot, sample)
+    window.findChild(QAction, "actionShowDependencyMap").trigger()
+    idle(qtbot, window)
+    view = window.editor_tabs.currentWidget().findChild(QGraphicsView, "dependencyMap")
+    assert view is not None and (SUBTASK, "T01") in view.items_by_node
+    window.findChild(QAction, "actionShowDependencyMap").trigger()
+    assert window.editor_tabs.count() == 1  # the same tab again
+    # A double-click on an output opens the form of the subtask producing it.
+    item = view.items_by_node[(OUTPUT, "T02:outputs/fleet_and_permit_findings.md")]
+    view.centerOn(item)
+    QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                      view.mapFromScene(item.sceneBoundingRect().center()))
+    assert window.editor_tabs.tabText(window.editor_tabs.currentIndex()) == "Subtask T02"
