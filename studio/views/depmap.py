@@ -188,14 +188,23 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def run_dot(source: str) -> str:
+DOT_TIMEOUT_S = 60.0
+
+
+def run_dot(source: str, timeout: float = DOT_TIMEOUT_S) -> str:
     """`dot -Tplain` on `source`; a StudioError naming the Debian package when dot is missing."""
     executable = shutil.which("dot")
     if executable is None:
         raise LayoutToolMissingError(
             f"The dependency map is laid out by Graphviz's 'dot', which is not installed: install the "
             f"'{DOT_PACKAGE}' package (sudo apt-get install {DOT_PACKAGE}, or scripts/system-deps.sh)")
-    done = subprocess.run([executable, "-Tplain"], input=source, capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run([executable, "-Tplain"], input=source, capture_output=True, text=True, check=False,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        # dot's crossing reduction grows fast with edges spanning many columns; never wait forever.
+        raise LayoutFailedError(f"dot did not finish laying out the dependency map within {timeout:g} s: the map "
+                                "is too large to draw (the impact report, dbstudio impact, still works)") from error
     if done.returncode != 0:
         raise LayoutFailedError(f"dot could not lay out the dependency map: {done.stderr.strip()}")
     return done.stdout

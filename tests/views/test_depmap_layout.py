@@ -101,3 +101,15 @@ def test_impact_nodes_and_criteria_match_the_report(sample: LoadedProject, tmp_p
     rubric = sample.project.rubric("T06")
     first = rubric.criteria[0]
     assert criteria[0].text == first.text and criteria[0].weight == first.weight
+
+
+def test_a_layout_that_takes_too_long_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A real slow "dot": a script that sleeps past the limit.
+    from studio.views.depmap import LayoutFailedError
+
+    slow = tmp_path / "dot"
+    slow.write_text("#!/bin/sh\nsleep 5\n")
+    slow.chmod(0o755)
+    monkeypatch.setattr(depmap.shutil, "which", lambda _name: str(slow))
+    with pytest.raises(LayoutFailedError, match="within 0.2 s"):
+        depmap.run_dot("", timeout=0.2)
