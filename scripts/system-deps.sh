@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 QT_RUNTIME="libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 libglib2.0-0
   libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
   libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 fonts-dejavu-core"
-BASE="git"
+# graphviz: its `dot` lays out the app's dependency map (studio/views/depmap.py).
+BASE="git graphviz"
 # The tests run Qt offscreen; tests/test_packaging.py builds the app with PyInstaller, which
 # reads binaries with binutils' objdump.
 TEST_EXTRA="binutils"

@@ -46,6 +46,7 @@ from studio.store import layout
 if TYPE_CHECKING:
     from studio.editing.changes import Changes
     from studio.editing.session import ProjectSession
+    from studio.gui.depmap_view import DependencyMapTab
     from studio.gui.dialogs import CrashDialog
     from studio.gui.project_context import ProjectContext
     from studio.gui.rubric_editor import RubricEditor
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
         self.watcher: ProjectWatcher | None = None
         self.rubric_editor: RubricEditor | None = None
         self.timeline_view: TimelineView | None = None
+        self.dependency_map: DependencyMapTab | None = None
         self.versioning: VersioningPanel | None = None
         self._generation = 0  # bumped by every edit, reload and open: a review of an older one is dropped
         self._external: set[str] = set()
@@ -294,6 +296,9 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
         view_menu.addAction(self.action_timeline)
+        self.action_dependency_map = a("actionShowDependencyMap", "&Dependency Map", self.open_dependency_map, None,
+                                       "What feeds what: select a node to see everything a change to it reaches")
+        view_menu.addAction(self.action_dependency_map)
 
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("mainToolBar")
@@ -343,7 +348,7 @@ class MainWindow(QMainWindow):
         has_project = self.context is not None
         for action in (self.action_save, self.action_commit, self.action_reload, self.action_close,
                        self.action_review, self.action_rubric, self.action_timeline, self.action_export_rubrics,
-                       self.action_import_rubrics):
+                       self.action_import_rubrics, self.action_dependency_map):
             action.setEnabled(has_project)
         self.edits.update_enabled()
 
@@ -434,6 +439,7 @@ class MainWindow(QMainWindow):
         self._tabs.clear()
         self.rubric_editor = None
         self.timeline_view = None
+        self.dependency_map = None
         if self.versioning is not None:
             self.versioning_dock.setWidget(self.versioning_holder)
             self.versioning.deleteLater()
@@ -616,6 +622,21 @@ class MainWindow(QMainWindow):
             self.editor_tabs.addTab(self.timeline_view, "Release Timeline")
         self.editor_tabs.setCurrentWidget(self.timeline_view)
         return self.timeline_view
+    def open_dependency_map(self) -> DependencyMapTab | None:
+        from studio.gui.depmap_view import DependencyMapTab
+
+        if self.context is None:
+            return None
+        if self.dependency_map is None:
+            self.dependency_map = DependencyMapTab(self.context, self.runner, self.editor_tabs)
+            self.dependency_map.open_requested.connect(self._open_from_map)
+            self.editor_tabs.addTab(self.dependency_map, "Dependency Map")
+        self.editor_tabs.setCurrentWidget(self.dependency_map)
+        return self.dependency_map
+
+    def _open_from_map(self, kind: str, object_id: str) -> None:
+        # An output is edited in the form of the subtask that produces it.
+        self.open_object(*(("subtask", object_id.split(":", 1)[0]) if kind == "output" else (kind, object_id)))
 
     def _close_tab(self, position: int) -> None:
         widget = self.editor_tabs.widget(position)
@@ -627,6 +648,8 @@ class MainWindow(QMainWindow):
             self.rubric_editor = None
         if widget is self.timeline_view:
             self.timeline_view = None
+        if widget is self.dependency_map:
+            self.dependency_map = None
         if widget is not None:
             widget.deleteLater()
 

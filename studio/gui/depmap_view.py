@@ -1,0 +1,405 @@
+"""The dependency map tab: the core's laid-out map drawn in a QGraphicsView (`dependencyMap`),
+the impact of the selected node highlighted, its criteria in a side table (`impactPanel`), and a
+handoff added by dragging from an output to a later subtask."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QImage, QMouseEvent, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+from shiboken6 import isValid
+
+from studio.errors import StudioError
+from studio.gui.project_context import ProjectContext
+from studio.gui.tasks import Task, TaskRunner
+from studio.review.graph import DELIVERABLE, MATERIAL, OUTPUT, SUBTASK, Node
+from studio.views.depmap import (
+    AffectedCriterion,
+    DependencyMap,
+    MapLayout,
+    affected_criteria,
+    impact_nodes,
+    impact_of_node,
+    layout_map,
+)
+
+FILL = {MATERIAL: "#fdf1d6", SUBTASK: "#dce8f7", OUTPUT: "#e3f3e1", DELIVERABLE: "#eadcf5"}
+HIGHLIGHT = QColor("#d9480f")
+NODE_ROLE = 0  # QGraphicsItem.data key holding the (kind, id) of a node item
+
+
+class ImpactCriteriaModel(QAbstractTableModel):
+    """The criteria a change reaches: scope, id, weight and text (read-only)."""
+
+    HEADERS = ("Scope", "Criterion", "Weight", "Text")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[AffectedCriterion] = []
+
+    def show(self, rows: list[AffectedCriterion]) -> None:
+        # A new selection is a wholly new list: a reset says so in one step.
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def rows(self) -> list[AffectedCriterion]:
+        return list(self._rows)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            weight = "" if row.weight is None else f"{row.weight:g}"
+            return (row.scope, row.id, weight, row.text)[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+
+class NodeItem(QGraphicsRectItem):
+    """One node of the map: a box in its kind's colour with its label elided to the box."""
+
+    def __init__(self, node: Node, label: str, rect: QRectF) -> None:
+        super().__init__(rect)
+        self.node = node
+        self.setData(NODE_ROLE, node)
+        self.setBrush(QBrush(QColor(FILL.get(node[0], "#ffffff"))))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setToolTip(f"{node[0]} {node[1]}")
+        text = QGraphicsSimpleTextItem(label, self)
+        font = text.font()
+        font.setPointSizeF(8.0)
+        text.setFont(font)
+        bounds = text.boundingRect()
+        scale = min(1.0, (rect.width() - 6) / max(bounds.width(), 1.0))
+        text.setScale(scale)
+        text.setPos(rect.x() + (rect.width() - bounds.width() * scale) / 2,
+                    rect.y() + (rect.height() - bounds.height() * scale) / 2)
+        self.set_highlighted(False)
+
+    def set_highlighted(self, on: bool) -> None:
+        self.highlighted = on
+        self.setPen(QPen(HIGHLIGHT, 2.5) if on else QPen(QColor("#555555"), 1.0))
+
+
+class DependencyMapView(QGraphicsView):
+    """The map itself. Signals: `open_requested(kind, id)` on a double-click, `node_selected`."""
+
+    open_requested = Signal(str, str)
+    handoff_dropped = Signal(str, str)  # (output ref, later subtask) at the end of a drag
+    node_selected = Signal(object)  # the selected (kind, id), or None
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("dependencyMap")
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setDragMode(QGraphicsView.DragMode.NoDrag)
+        self.items_by_node: dict[Node, NodeItem] = {}
+        self.columns: dict[Node, int] = {}
+        self._drag_source: Node | None = None
+        self._drag_line: QGraphicsLineItem | None = None
+        self.scene().selectionChanged.connect(self._selection_changed)
+
+    def show_layout(self, dmap: DependencyMap, layout: MapLayout) -> None:
+        selected = self.selected_node()
+        scene = self.scene()
+        scene.blockSignals(True)
+        scene.clear()
+        self.items_by_node = {}
+        self.columns = {node: n.column for node, n in dmap.nodes.items()}
+        for edge in layout.edges:
+            scene.addItem(_edge_item(edge.points))
+        for node, box in layout.boxes.items():
+            item = NodeItem(node, dmap.nodes[node].label, QRectF(box.x, box.y, box.width, box.height))
+            scene.addItem(item)
+            self.items_by_node[node] = item
+        scene.setSceneRect(QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10))
+        scene.blockSignals(False)
+        if selected in self.items_by_node:
+            self.items_by_node[selected].setSelected(True)
+        else:
+            self._selection_changed()
+
+    def selected_node(self) -> Node | None:
+        for item in self.scene().selectedItems():
+            if isinstance(item, NodeItem):
+                return item.node
+        return None
+
+    def select_node(self, node: Node) -> None:
+        self.scene().clearSelection()
+        self.items_by_node[node].setSelected(True)
+
+    def highlight(self, nodes: set[Node]) -> None:
+        for node, item in self.items_by_node.items():
+            item.set_highlighted(node in nodes)
+
+    def highlighted_nodes(self) -> set[Node]:
+        return {node for node, item in self.items_by_node.items() if item.highlighted}
+
+    def _selection_changed(self) -> None:
+        self.node_selected.emit(self.selected_node())
+
+    def node_at(self, position: QPoint) -> Node | None:
+        for item in self.items(position):
+            while item is not None and not isinstance(item, NodeItem):
+                item = item.parentItem()
+            if isinstance(item, NodeItem):
+                return item.node
+        return None
+
+    # -- mouse: double-click opens, a drag from an output proposes a handoff ---------------
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        node = self.node_at(event.position().toPoint())
+        if node is not None:
+            self.open_requested.emit(node[0], node[1])
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        super().mousePressEvent(event)
+        node = self.node_at(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and node is not None and node[0] == OUTPUT:
+            self._drag_source = node
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._drag_source is None:
+            super().mouseMoveEvent(event)
+            return
+        start = self.items_by_node[self._drag_source].rect().center()
+        end = self.mapToScene(event.position().toPoint())
+        if self._drag_line is None:
+            self._drag_line = self.scene().addLine(start.x(), start.y(), end.x(), end.y(),
+                                                   QPen(HIGHLIGHT, 1.5, Qt.PenStyle.DashLine))
+        else:
+            self._drag_line.setLine(start.x(), start.y(), end.x(), end.y())
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        source, self._drag_source = self._drag_source, None
+        if self._drag_line is not None:
+            self.scene().removeItem(self._drag_line)
+            self._drag_line = None
+        super().mouseReleaseEvent(event)
+        target = self.node_at(event.position().toPoint())
+        if source is not None and target is not None and self.accepts_handoff(source, target):
+            self.handoff_dropped.emit(source[1], target[1])
+
+    def accepts_handoff(self, source: Node, target: Node) -> bool:
+        """Only an output onto a subtask later on the timeline makes a handoff."""
+        return (source[0] == OUTPUT and target[0] == SUBTASK
+                and self.columns.get(target, -1) > self.columns.get(source, 10**9))
+
+    def export_image(self, path: Path | str) -> None:
+        """Write the whole map as SVG (by the file's suffix) or as a PNG image."""
+        path = Path(path)
+        scene = self.scene()
+        rect = scene.sceneRect()
+        if path.suffix.lower() == ".svg":
+            from PySide6.QtSvg import QSvgGenerator
+
+            generator = QSvgGenerator()
+            generator.setFileName(str(path))
+            generator.setSize(QSize(int(rect.width()), int(rect.height())))
+            generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+            generator.setTitle("Dependency map")
+            painter = QPainter(generator)
+        else:
+            image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format.Format_ARGB32)
+            image.fill(QColor("white"))
+            painter = QPainter(image)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        scene.render(painter, QRectF(), rect)
+        painter.end()
+        if path.suffix.lower() != ".svg" and not image.save(str(path)):
+            raise StudioError(f"Could not write the image {path}: choose a folder you can write to")
+
+
+def _edge_item(points: tuple[tuple[float, float], ...]) -> QGraphicsPathItem:
+    """dot's spline (1 + 3n control points) as cubic segments, with a small arrow head."""
+    path = QPainterPath(QPointF(*points[0]))
+    for i in range(1, len(points) - 2, 3):
+        path.cubicTo(QPointF(*points[i]), QPointF(*points[i + 1]), QPointF(*points[i + 2]))
+    end, before = QPointF(*points[-1]), QPointF(*points[-2]) if len(points) > 1 else QPointF(*points[-1])
+    direction = end - before
+    length = max((direction.x() ** 2 + direction.y() ** 2) ** 0.5, 1e-6)
+    unit = direction / length
+    normal = QPointF(-unit.y(), unit.x())
+    path.moveTo(end + unit * 6)
+    path.lineTo(end - normal * 3)
+    path.lineTo(end + normal * 3)
+    path.lineTo(end + unit * 6)
+    item = QGraphicsPathItem(path)
+    item.setPen(QPen(QColor("#888888"), 1.0))
+    item.setZValue(-1)
+    return item
+
+
+class DependencyMapTab(QWidget):
+    """The map with its impact panel, kept up to date with the project's edits."""
+
+    open_requested = Signal(str, str)
+
+    def __init__(self, context: ProjectContext, runner: TaskRunner | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("dependencyMapTab")
+        self.context = context
+        self.runner = runner
+        self.view = DependencyMapView(self)
+        self.impact_model = ImpactCriteriaModel(self)
+        self.impact_table = QTableView(self)
+        self.impact_table.setObjectName("impactPanel")
+        self.impact_table.setModel(self.impact_model)
+        self.impact_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.impact_table.setWordWrap(True)
+        export = QPushButton("Export PNG/SVG…", self)
+        export.setObjectName("exportDependencyMap")
+        export.clicked.connect(self.choose_export)
+        splitter = QSplitter(self)
+        splitter.addWidget(self.view)
+        side = QWidget(splitter)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.impact_table)
+        side_layout.addWidget(export)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        self.message = QLabel(self)
+        self.message.setObjectName("dependencyMapMessage")
+        self.message.setWordWrap(True)
+        self.message.hide()
+        outer = QVBoxLayout(self)
+        outer.addWidget(self.message)
+        outer.addWidget(splitter)
+        self.dmap: DependencyMap | None = None
+        self.carries_dialog: QInputDialog | None = None
+        self.view.node_selected.connect(self._show_impact)
+        self.view.open_requested.connect(self.open_requested)
+        self.view.handoff_dropped.connect(self.ask_handoff)
+        self._task: Task | None = None
+        # Bound slots: Qt drops the connections when this tab is deleted.
+        context.changed.connect(self._on_changed)
+        context.reloaded.connect(self.refresh)
+        self.refresh()
+
+    def _on_changed(self, _changes: object) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Lay the map out again (on the background helper when the window gives one: dot is
+        a separate process)."""
+        dmap = DependencyMap.build(self.context.session.loaded.project)
+        if self.runner is None:
+            try:
+                self._laid_out((dmap, layout_map(dmap)))
+            except StudioError as error:
+                self._layout_failed(error)
+        else:
+            if self._task is not None:
+                self._task.cancel()  # an older project state: its layout is not wanted any more
+            self._task = self.runner.run("Laying out the dependency map", lambda: (dmap, layout_map(dmap)),
+                                         self._laid_out, self._layout_failed)
+
+    def _laid_out(self, result: tuple[DependencyMap, MapLayout]) -> None:
+        if not isValid(self):  # the tab was closed while dot ran
+            return
+        self._task = None
+        self.dmap, layout = result
+        self.message.hide()
+        self.view.show_layout(self.dmap, layout)
+
+    def _layout_failed(self, error: StudioError) -> None:
+        if isValid(self):
+            self._task = None
+            self.message.setText(str(error))
+            self.message.show()
+
+    def _show_impact(self, node: Node | None) -> None:
+        if node is None:
+            self.view.highlight(set())
+            self.impact_model.show([])
+            return
+        loaded = self.context.session.loaded
+        report = impact_of_node(loaded, node)
+        self.view.highlight(impact_nodes(report))
+        self.impact_model.show(affected_criteria(loaded, report))
+
+    def ask_handoff(self, source_ref: str, to_subtask: str) -> QInputDialog:
+        """Ask what the handoff carries (without blocking), then add it as one undoable edit."""
+        dialog = QInputDialog(self)
+        dialog.setObjectName("handoffCarriesDialog")
+        dialog.setWindowTitle("Add handoff")
+        dialog.setLabelText(f"{source_ref} → {to_subtask}\nWhat must survive the handoff (optional):")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.textValueSelected.connect(lambda text: self.add_handoff(source_ref, to_subtask, text.strip()))
+        dialog.finished.connect(dialog.deleteLater)
+        self.carries_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def add_handoff(self, source_ref: str, to_subtask: str, carries: str) -> bool:
+        from studio.editing.dependencies import add_handoff
+
+        try:
+            command = add_handoff(self.context.session.documents, source_ref, to_subtask, carries or None)
+            return self.context.push(command)
+        except StudioError as error:
+            from PySide6.QtWidgets import QMessageBox
+
+            QMessageBox.warning(self, "Add handoff", str(error))
+            return False
+
+    def choose_export(self) -> None:
+        dialog = QFileDialog(self, "Export dependency map", "", "PNG image (*.png);;SVG drawing (*.svg)")
+        dialog.setObjectName("exportDependencyMapDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.fileSelected.connect(self.view.export_image)
+        dialog.open()

@@ -1,0 +1,295 @@
+"""The dependency map laid out for drawing: the review package's dependency graph, placed in
+columns along the timeline by Graphviz's `dot`, as plain boxes and polylines (no Qt)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+from studio.errors import StudioError
+from studio.model import Project
+from studio.model.base import split_artifact_ref
+from studio.review.graph import DELIVERABLE, MATERIAL, OUTPUT, SUBTASK, DependencyGraph, Node
+from studio.review.impact import ImpactReport, impact_of
+from studio.store.loader import LoadedProject
+
+# Edge kinds, in the domain's words.
+RELEASE, PRODUCES, HANDOFF, PRODUCED_BY, GENERATES = "release", "produces", "handoff", "produced_by", "generates"
+POINTS_PER_INCH = 72.0
+DOT_PACKAGE = "graphviz"
+
+
+class LayoutToolMissingError(StudioError):
+    """Graphviz's `dot`, which lays out the dependency map, is not installed."""
+
+
+class LayoutFailedError(StudioError):
+    """`dot` refused the graph or gave an answer that cannot be read."""
+
+
+@dataclass(frozen=True)
+class MapNode:
+    kind: str  # material, subtask, output or deliverable
+    key: str  # its id (SUBTASK:PATH for an output)
+    label: str
+    column: int  # place along the timeline: materials before their subtask, outputs after it
+
+    @property
+    def node(self) -> Node:
+        return (self.kind, self.key)
+
+
+@dataclass(frozen=True)
+class MapEdge:
+    source: Node
+    target: Node
+    kind: str
+
+
+@dataclass
+class DependencyMap:
+    """What the map shows: every node of the dependency graph with its column on the timeline."""
+
+    nodes: dict[Node, MapNode] = field(default_factory=dict)
+    edges: list[MapEdge] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, project: Project) -> DependencyMap:
+        graph = DependencyGraph.build(project)
+        columns = _columns(project)
+        last = max(columns.values(), default=0) + 1
+        result = cls()
+        for sid in project.timeline():
+            result._add(project, (SUBTASK, sid), columns, last)
+        for source, targets in graph.edges.items():
+            for target in targets:
+                result._add(project, source, columns, last)
+                result._add(project, target, columns, last)
+                result.edges.append(MapEdge(source, target, _edge_kind(source, target)))
+        for material in project.materials.materials if project.materials else []:
+            result._add(project, (MATERIAL, material.id), columns, last)
+        return result
+
+    def _add(self, project: Project, node: Node, columns: dict[Node, int], last: int) -> None:
+        if node not in self.nodes:
+            self.nodes[node] = MapNode(node[0], node[1], _label(project, node), _column_of(node, columns, last))
+
+    def of_kind(self, kind: str) -> list[MapNode]:
+        return [n for n in self.nodes.values() if n.kind == kind]
+
+
+def _columns(project: Project) -> dict[Node, int]:
+    """Three columns per timeline place: materials released before subtask i, subtask i, its outputs."""
+    columns: dict[Node, int] = {}
+    for place, sid in enumerate(project.timeline()):
+        columns[(SUBTASK, sid)] = 3 * place + 1
+        subtask = project.subtasks.get(sid)
+        for output in subtask.outputs if subtask else []:
+            columns[(OUTPUT, f"{sid}:{output.path}")] = 3 * place + 2
+    for material in project.materials.materials if project.materials else []:
+        position = project.release_position(material)
+        # release_position is 1-based (0 = at start): "before T(i)" shares T(i)'s band.
+        columns[(MATERIAL, material.id)] = 0 if not position else 3 * (position - 1)
+    return columns
+
+
+def _column_of(node: Node, columns: dict[Node, int], last: int) -> int:
+    if node in columns:
+        return columns[node]
+    if node[0] == OUTPUT:  # an output a subtask does not declare: beside its producer
+        producer, _ = split_artifact_ref(node[1])
+        return columns.get((SUBTASK, producer), 0) + 1
+    return 3 * last if node[0] == DELIVERABLE else 0
+
+
+def _label(project: Project, node: Node) -> str:
+    kind, key = node
+    if kind == OUTPUT:
+        producer, path = split_artifact_ref(key)
+        return f"{producer}: {path.rsplit('/', 1)[-1]}"
+    return key
+
+
+def _edge_kind(source: Node, target: Node) -> str:
+    kinds = {
+        (MATERIAL, SUBTASK): RELEASE,
+        (SUBTASK, OUTPUT): PRODUCES,
+        (OUTPUT, SUBTASK): HANDOFF,
+        (OUTPUT, DELIVERABLE): PRODUCED_BY,
+        (OUTPUT, MATERIAL): GENERATES,
+    }
+    return kinds.get((source[0], target[0]), HANDOFF)
+
+
+# -- layout -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NodeBox:
+    """A node's box in scene points, y growing downwards; (x, y) is the top-left corner."""
+
+    node: Node
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.x + self.width / 2, self.y + self.height / 2)
+
+    def overlaps(self, other: NodeBox) -> bool:
+        return (self.x < other.x + other.width and other.x < self.x + self.width
+                and self.y < other.y + other.height and other.y < self.y + self.height)
+
+
+@dataclass(frozen=True)
+class EdgePath:
+    """An edge as dot routed it: the control points of a cubic B-spline (1 + 3n points)."""
+
+    source: Node
+    target: Node
+    kind: str
+    points: tuple[tuple[float, float], ...]
+
+
+@dataclass
+class MapLayout:
+    width: float
+    height: float
+    boxes: dict[Node, NodeBox]
+    edges: list[EdgePath]
+
+
+def dot_source(dmap: DependencyMap) -> tuple[str, dict[str, Node]]:
+    """The map as a dot graph (nodes named n0, n1, ... so ids never need quoting rules),
+    each timeline column held in one rank by an invisible chain of column anchors."""
+    names: dict[Node, str] = {node: f"n{i}" for i, node in enumerate(dmap.nodes)}
+    lines = [
+        "digraph map {",
+        "  rankdir=LR; nodesep=0.25; ranksep=0.6; splines=true;",
+        '  node [shape=box, fontsize=10, fontname="DejaVu Sans", margin="0.12,0.06", height=0.3];',
+    ]
+    columns = sorted({n.column for n in dmap.nodes.values()})
+    for column in columns:
+        members = " ".join(names[n.node] for n in dmap.nodes.values() if n.column == column)
+        lines.append(f"  {{ rank=same; c{column} [style=invis, shape=point, width=0]; {members} }}")
+    for before, after in zip(columns, columns[1:], strict=False):
+        lines.append(f"  c{before} -> c{after} [style=invis, weight=10];")
+    for node, name in names.items():
+        lines.append(f"  {name} [label={_quote(dmap.nodes[node].label)}];")
+    for edge in dmap.edges:
+        lines.append(f"  {names[edge.source]} -> {names[edge.target]};")
+    lines.append("}")
+    return "\n".join(lines) + "\n", {name: node for node, name in names.items()}
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+DOT_TIMEOUT_S = 60.0
+
+
+def run_dot(source: str, timeout: float = DOT_TIMEOUT_S) -> str:
+    """`dot -Tplain` on `source`; a StudioError naming the Debian package when dot is missing."""
+    executable = shutil.which("dot")
+    if executable is None:
+        raise LayoutToolMissingError(
+            f"The dependency map is laid out by Graphviz's 'dot', which is not installed: install the "
+            f"'{DOT_PACKAGE}' package (sudo apt-get install {DOT_PACKAGE}, or scripts/system-deps.sh)")
+    try:
+        done = subprocess.run([executable, "-Tplain"], input=source, capture_output=True, text=True, check=False,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        # dot's crossing reduction grows fast with edges spanning many columns; never wait forever.
+        raise LayoutFailedError(f"dot did not finish laying out the dependency map within {timeout:g} s: the map "
+                                "is too large to draw (the impact report, dbstudio impact, still works)") from error
+    if done.returncode != 0:
+        raise LayoutFailedError(f"dot could not lay out the dependency map: {done.stderr.strip()}")
+    return done.stdout
+
+
+def layout_map(dmap: DependencyMap) -> MapLayout:
+    """Lay the map out with dot and read back its boxes and edge splines in points."""
+    source, nodes = dot_source(dmap)
+    return parse_plain(run_dot(source), nodes, dmap)
+
+
+def parse_plain(text: str, nodes: dict[str, Node], dmap: DependencyMap) -> MapLayout:
+    """Read dot's `-Tplain` output (inches, y up) into scene points with y down."""
+    width = height = 0.0
+    centres: dict[Node, tuple[float, float, float, float]] = {}
+    splines: list[tuple[str, str, list[tuple[float, float]]]] = []
+    for line in text.splitlines():
+        fields = shlex.split(line)
+        if not fields:
+            continue
+        try:
+            if fields[0] == "graph":
+                width, height = float(fields[2]) * POINTS_PER_INCH, float(fields[3]) * POINTS_PER_INCH
+            elif fields[0] == "node" and fields[1] in nodes:
+                x, y, w, h = (float(v) * POINTS_PER_INCH for v in fields[2:6])
+                centres[nodes[fields[1]]] = (x, y, w, h)
+            elif fields[0] == "edge" and fields[1] in nodes and fields[2] in nodes:
+                count = int(fields[3])
+                values = [float(v) * POINTS_PER_INCH for v in fields[4:4 + 2 * count]]
+                splines.append((fields[1], fields[2], list(zip(values[::2], values[1::2], strict=True))))
+        except (IndexError, ValueError) as error:
+            raise LayoutFailedError(f"dot gave a line that cannot be read: {line!r} ({error})") from error
+    boxes = {node: NodeBox(node, x - w / 2, height - y - h / 2, w, h) for node, (x, y, w, h) in centres.items()}
+    kinds = {(e.source, e.target): e.kind for e in dmap.edges}
+    edges = []
+    for tail, head, points in splines:
+        source, target = nodes[tail], nodes[head]
+        edges.append(EdgePath(source, target, kinds.get((source, target), HANDOFF),
+                              tuple((x, height - y) for x, y in points)))
+    return MapLayout(width, height, boxes, edges)
+
+
+# -- impact -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AffectedCriterion:
+    scope: str
+    id: str
+    text: str
+    weight: float | None
+
+
+def node_of_item(dmap: DependencyMap, item: str) -> Node | None:
+    for node in dmap.nodes:
+        if node[1] == item:
+            return node
+    return None
+
+
+def impact_nodes(report: ImpactReport) -> set[Node]:
+    """The nodes `dbstudio impact` names as reached by a change (the same report, as map nodes)."""
+    nodes: set[Node] = {(SUBTASK, s) for s in report.subtasks}
+    nodes |= {(OUTPUT, o) for o in report.outputs}
+    nodes |= {(MATERIAL, m) for m in report.materials}
+    nodes |= {(DELIVERABLE, d) for d in report.deliverables}
+    return nodes
+
+
+def affected_criteria(loaded: LoadedProject, report: ImpactReport) -> list[AffectedCriterion]:
+    """The criteria the report names, with their text and weight (a reused criterion shows the
+    text and weight of the checkpoint criterion it judges again, unless it sets its own)."""
+    project = loaded.project
+    found = []
+    for covering in report.criteria:
+        rubric = project.rubric(covering.scope)
+        criterion = next((c for c in rubric.criteria if c.key == covering.id), None) if rubric else None
+        text, weight = (criterion.text, criterion.weight) if criterion else (None, None)
+        if criterion is not None and criterion.reuse_of and (text is None or weight is None):
+            original = project.checkpoint_criterion(criterion.reuse_of)
+            if original is not None:
+                text = text if text is not None else original[1].text
+                weight = weight if weight is not None else original[1].weight
+        found.append(AffectedCriterion(covering.scope, covering.id, text or "",
+                                       float(weight) if weight is not None else None))
+    return found
+
+
+def impact_of_node(loaded: LoadedProject, node: Node) -> ImpactReport:
+    return impact_of(loaded, node[1])
