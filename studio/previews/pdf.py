@@ -46,10 +46,11 @@ class PdfPreview:
             self._doc = pymupdf.open(self.path, filetype="pdf")
         except (pymupdf.FileDataError, RuntimeError, ValueError) as error:
             raise PreviewError(self.path, f"the PDF is damaged: {error}") from error
-        if self._doc.needs_pass:
-            raise PreviewError(self.path, "the PDF is password-protected; open it with its password outside the app")
-        if self._doc.page_count == 0:
-            raise PreviewError(self.path, "the PDF is damaged: it has no readable page")
+        problem = ("the PDF is password-protected; open it with its password outside the app" if self._doc.needs_pass
+                   else "the PDF is damaged: it has no readable page" if self._doc.page_count == 0 else None)
+        if problem:
+            self._doc.close()
+            raise PreviewError(self.path, problem)
 
     @property
     def page_count(self) -> int:

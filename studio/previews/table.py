@@ -28,6 +28,13 @@ class CsvPreview:
             self.file_size = self.path.stat().st_size
         except OSError as error:
             raise PreviewError(self.path, f"cannot be read ({error.strerror})") from error
+        try:
+            self._start()
+        except PreviewError:
+            self._file.close()
+            raise
+
+    def _start(self) -> None:
         head = self._file.read(FIRST_CHUNK)
         if b"\x00" in head:
             raise PreviewError(self.path, f"is not a CSV text file (it starts with {head[:8]!r})")

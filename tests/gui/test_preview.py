@@ -32,6 +32,7 @@ def preview(qtbot):
     widget.resize(700, 500)
     widget.show()
     yield widget
+    widget.show_file(None)  # closes the file it showed
     runner.wait()
 
 

@@ -41,7 +41,9 @@ def test_pdf_pages_render_and_search(pdf_file: Path) -> None:
 
 
 def test_pdf_page_is_not_blank(pdf_file: Path) -> None:
-    page = PdfPreview(pdf_file).render(0)
+    pdf = PdfPreview(pdf_file)
+    page = pdf.render(0)
+    pdf.close()
     assert min(page.samples) < 100  # dark text pixels on the white page
 
 
@@ -89,6 +91,7 @@ def test_workbook_values_are_read_only_when_asked(workbook_file: Path) -> None:
     assert book._formulas is None  # the formulas view opens when it is first asked for
     book.read("Q1 Summary", 1, 1, 1, 2, formulas=True)
     assert book._formulas is not None
+    book.close()
 
 
 def test_not_a_workbook(tmp_path: Path) -> None:
@@ -112,6 +115,7 @@ def test_csv_quoted_newlines(quoted_csv: Path) -> None:
     assert table.header == ["id", "note", "amount"]
     assert table.rows(1, 2) == [["1", "first line\nsecond line", "10"], ["2", 'say "hi"', "20"]]
     assert table.rows(3, 5) == [["3", "plain", "30"]]
+    table.close()
 
 
 def test_csv_without_final_newline_and_semicolons(tmp_path: Path) -> None:
@@ -121,6 +125,7 @@ def test_csv_without_final_newline_and_semicolons(tmp_path: Path) -> None:
     assert table.delimiter == ";"
     assert table.row_count == 3
     assert table.rows(2, 1) == [["3", "4"]]
+    table.close()
 
 
 def test_large_csv_is_indexed_in_chunks(tmp_path: Path) -> None:
@@ -141,6 +146,7 @@ def test_large_csv_is_indexed_in_chunks(tmp_path: Path) -> None:
     assert table.row_count == 400_001
     assert table.rows(400_000, 1) == [["399999", "row, 399999", str(399_999 * 3)]]
     assert table.rows(123_457, 1) == [["123456", "row, 123456", str(123_456 * 3)]]
+    table.close()
 
 
 def test_quoted_newline_across_chunks(tmp_path: Path) -> None:
@@ -152,6 +158,7 @@ def test_quoted_newline_across_chunks(tmp_path: Path) -> None:
         pass
     assert table.row_count == 2001
     assert table.rows(2000, 1) == [["1999", note]]
+    table.close()
 
 
 def test_unclosed_quote_is_named(tmp_path: Path) -> None:
