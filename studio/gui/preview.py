@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QRectF, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -383,7 +383,10 @@ class MaterialPreview(QWidget):
             if generation == self._generation:
                 self._fail(error)
 
-        self.runner.run(label, work, on_done, on_error)
+        if self._runner is None:  # a form opens its file before it is put in the window: look for its runner then
+            QTimer.singleShot(0, self, lambda: self.runner.run(label, work, on_done, on_error))
+        else:
+            self.runner.run(label, work, on_done, on_error)
 
     def _say(self, text: str) -> None:
         self.message.setText(text)

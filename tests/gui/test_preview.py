@@ -175,3 +175,53 @@ def test_showing_another_file_replaces_the_first(qtbot, preview, tmp_path) -> No
     qtbot.waitUntil(lambda: preview.findChild(QSpinBox, "previewPage") is None)
     preview.show_file(None)
     assert preview.message.text() == "No file to preview" and preview.content is None
+
+
+# -- where the preview is shown -------------------------------------------------------------------
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    from studio.store.workspace import sample_project
+
+    root = tmp_path / "kestrel"
+    shutil.copytree(sample_project(), root)
+    return root
+
+
+def test_material_editor_previews_its_file(qtbot, sample_copy) -> None:
+    from studio.editing.session import ProjectSession
+    from studio.gui.editors import open_editor
+    from studio.gui.project_context import ProjectContext
+
+    context = ProjectContext(ProjectSession(sample_copy))
+    editor = open_editor(context, "material", "M02")  # management-accounts-fy2023-fy2025.xlsx
+    qtbot.addWidget(editor)
+    preview = editor.findChild(MaterialPreview, "materialPreview")
+    with qtbot.waitSignal(preview.shown, timeout=20000) as shown:
+        editor.show()
+    assert shown.args == ["xlsx"]
+    tabs = preview.findChild(QTabWidget, "previewSheets")
+    assert tabs.count() >= 1 and tabs.currentWidget().model().rowCount() > 0
+    preview.show_file(None)
+    preview.runner.wait()
+
+
+def test_preview_dock_follows_the_selected_material(qtbot, sample_copy) -> None:
+    from PySide6.QtWidgets import QDockWidget
+
+    from tests.gui.shell_support import open_window
+
+    window = open_window(qtbot, sample_copy)
+    dock = window.findChild(QDockWidget, "previewDock")
+    assert dock is not None and window.preview is None  # built on first use
+    window.select_in_explorer("material", "M06")  # fleet-valuation-extract.pdf
+    preview = window.findChild(MaterialPreview, "materialPreview")
+    qtbot.waitUntil(lambda: preview.kind == "pdf" and preview.content is not None, timeout=20000)
+    assert preview.findChild(QSpinBox, "previewPage").maximum() >= 1
+    with qtbot.waitSignal(preview.shown, timeout=20000) as shown:
+        window.select_in_explorer("material", "M04")  # shipment-volumes-2023-2025.csv
+    assert shown.args == ["csv"] and preview.path.name == "shipment-volumes-2023-2025.csv"
+    assert preview.findChild(QTableView, "previewTable").model().rowCount() > 0
+    window.close_project()
+    window.runner.wait()
