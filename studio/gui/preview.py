@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -164,10 +164,12 @@ class CsvModel(QAbstractTableModel):
 
 
 def page_image(page: RenderedPage, hits: list[SearchHit], zoom: float) -> QImage:
-    """A rendered page as a QImage, with the search hits on it marked in yellow."""
-    image = QImage(page.samples, page.width, page.height, page.stride, QImage.Format.Format_RGB888).copy()
+    """A rendered page as a QImage, with the search hits on it marked in yellow. Without hits the
+    image uses the page's own buffer (no copy): whoever keeps the image keeps `page` too."""
+    image = QImage(page.samples, page.width, page.height, page.stride, QImage.Format.Format_RGB888)
     mine = [hit for hit in hits if hit.page == page.number]
     if mine:
+        image = image.copy()
         painter = QPainter(image)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(255, 220, 0, 110))
@@ -176,6 +178,26 @@ def page_image(page: RenderedPage, hits: list[SearchHit], zoom: float) -> QImage
             painter.drawRect(QRectF(x0 * zoom, y0 * zoom, (x1 - x0) * zoom, (y1 - y0) * zoom))
         painter.end()
     return image
+
+
+class PageCanvas(QWidget):
+    """One page, painted straight from its image: only the part in view is drawn (and converted to
+    the screen's format), so a page shows as soon as pymupdf has rendered it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.image = QImage()
+        self._page: RenderedPage | None = None
+
+    def show_page(self, page: RenderedPage, image: QImage) -> None:
+        self._page, self.image = page, image  # the page keeps the image's buffer alive
+        self.setFixedSize(image.size())
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt naming)
+        painter = QPainter(self)
+        painter.drawImage(event.rect(), self.image, event.rect())
+        painter.end()
 
 
 class PdfView(QWidget):
@@ -209,7 +231,7 @@ class PdfView(QWidget):
         bar.addWidget(self.spin)
         bar.addWidget(self.search, 1)
         bar.addWidget(self.result)
-        self.image = QLabel(self)
+        self.image = PageCanvas(self)
         self.image.setObjectName("previewPageImage")
         scroll = QScrollArea(self)
         scroll.setWidget(self.image)
@@ -222,8 +244,7 @@ class PdfView(QWidget):
 
     def _draw(self, page: RenderedPage) -> None:
         self.page = page
-        self.image.setPixmap(QPixmap.fromImage(page_image(page, self.hits, PDF_ZOOM)))
-        self.image.adjustSize()
+        self.image.show_page(page, page_image(page, self.hits, PDF_ZOOM))
         self.page_shown.emit(page.number)
 
     def show_page(self, number: int) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QTextBrowser,
 )
 
-from studio.gui.preview import CsvModel, MaterialPreview, SheetModel
+from studio.gui.preview import CsvModel, MaterialPreview, PageCanvas, SheetModel
 from studio.gui.tasks import TaskRunner
 from tests.previews.conftest import PDF_WORDS, cache_values, make_pdf, make_workbook
 
@@ -45,9 +45,10 @@ def show(qtbot, preview: MaterialPreview, path: Path, kind: str) -> None:
 def test_pdf_pages_and_search(qtbot, preview, tmp_path) -> None:
     show(qtbot, preview, make_pdf(tmp_path / "report.pdf", PDF_WORDS), "pdf")
     page = preview.findChild(QSpinBox, "previewPage")
-    image = preview.findChild(QLabel, "previewPageImage")
+    image = preview.findChild(PageCanvas, "previewPageImage")
     assert page.maximum() == 3 and page.value() == 1
-    assert image.pixmap().width() == int(300 * 1.5)
+    assert image.image.width() == int(300 * 1.5) and image.width() == image.image.width()
+    assert image.grab().toImage().pixelColor(5, 5) == QColor("white")
     assert not preview.message.isVisible()
 
     view = preview.content
@@ -64,7 +65,7 @@ def test_pdf_pages_and_search(qtbot, preview, tmp_path) -> None:
     assert preview.findChild(QLabel, "previewSearchResult").text() == "1 found on page 3"
     hit = view.hits[0]
     x, y = int((hit.rect[0] + 2) * 1.5), int((hit.rect[1] + 1) * 1.5)
-    marked = image.pixmap().toImage().pixelColor(x, y)
+    marked = image.grab().toImage().pixelColor(x, y)  # as painted on screen
     assert marked.blue() < 200 < marked.red()  # yellow over the white page
 
 

@@ -1,0 +1,246 @@
+"""The project views' responsiveness (issue 10), offscreen, each figure beside a floor measured in the same run.
+
+Sections (one function each; other views add their own):
+
+1. pdf-first-page: a 300-page PDF shown in `MaterialPreview` - from `show_file` until its first
+   page is painted on screen (opened and drawn on the background helper, turned into a QImage,
+   painted); floor: pymupdf alone opening the file and rendering that page at the same zoom.
+   Goal: <= 1.5x the floor.
+2. csv-first-screen: a 10 MB and a 100 MB CSV shown in `MaterialPreview` - from `show_file` until
+   the table with its first rows is painted (the rest is indexed afterwards in the background);
+   floor: reading the file's first 64 KB, parsing its first 40 rows with the csv module into a
+   QStandardItemModel and painting it in a plain QTableView of the same size.
+   Goal: <= 0.3 s, independent of the file's size (the 100 MB / 10 MB ratio is printed).
+
+Sides alternate which goes first each round and ratios are paired per round; min / median / max are
+printed. Every answer is checked (page count and page size, the first rows' values) and the script
+exits 1 if any is wrong. Usage: QT_QPA_PLATFORM=offscreen python bench/views_bench.py [--rounds N]
+[--only SECTION] (SECTION: pdf-first-page or csv-first-screen)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+GOAL_PDF_RATIO = 1.5
+GOAL_CSV_S = 0.3
+PDF_PAGES = 300
+wrong: list[str] = []
+
+
+def check(ok: bool, problem: str) -> None:
+    if not ok and problem not in wrong:
+        wrong.append(problem)
+
+
+def spread(label: str, values: list[float], unit: str = "") -> str:
+    return (f"{label}: min {min(values):.3f}{unit}  median {statistics.median(values):.3f}{unit}  "
+            f"max {max(values):.3f}{unit}")
+
+
+def paired(rounds: int, side: Callable[[], float], floor: Callable[[], float]) -> tuple[list[float], list[float]]:
+    """Run both sides each round, alternating which goes first."""
+    sides, floors = [], []
+    for number in range(rounds):
+        if number % 2:
+            floors.append(floor())
+            sides.append(side())
+        else:
+            sides.append(side())
+            floors.append(floor())
+    return sides, floors
+
+
+def _shown_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
+    """Seconds from show_file(path) until the preview's content is painted."""
+    from PySide6.QtWidgets import QApplication
+
+    done: list[str] = []
+    preview.shown.connect(done.append)
+    start = time.perf_counter()
+    preview.show_file(path)
+    while not done:
+        QApplication.processEvents()
+        time.sleep(0.0005)
+    preview.repaint()  # paints the page / the table's visible rows now
+    elapsed = time.perf_counter() - start
+    preview.shown.disconnect(done.append)
+    check(done == [preview.kind], f"{path.name}: the preview showed {done}: {preview.message.text()}")
+    return elapsed
+
+
+def _forget(preview) -> None:  # type: ignore[no-untyped-def]
+    preview.show_file(None)
+    preview.runner.wait()
+
+
+# -- 1. first PDF page ----------------------------------------------------------------------------
+def make_pdf(path: Path, pages: int) -> Path:
+    import pymupdf
+
+    document = pymupdf.open()
+    for number in range(pages):
+        page = document.new_page(width=612, height=792)
+        page.insert_text((72, 72), f"Page {number + 1}: fleet valuation extract", fontsize=16)
+        for line in range(40):
+            page.insert_text((72, 110 + line * 16), f"Vehicle {number * 40 + line}: value {line * 1234.5:,.2f} EUR",
+                             fontsize=10)
+    document.save(path)
+    document.close()
+    return path
+
+
+def bench_pdf_first_page(rounds: int, work: Path) -> None:
+    import pymupdf
+    from PySide6.QtWidgets import QSpinBox
+
+    from studio.gui.preview import PDF_ZOOM, MaterialPreview, PageCanvas
+    from studio.gui.tasks import TaskRunner
+
+    path = make_pdf(work / "fleet.pdf", PDF_PAGES)
+    runner = TaskRunner()
+    preview = MaterialPreview(runner)
+    preview.resize(900, 700)
+    preview.show()
+
+    def side() -> float:
+        elapsed = _shown_in(preview, path)
+        spin = preview.findChild(QSpinBox, "previewPage")
+        image = preview.findChild(PageCanvas, "previewPageImage")
+        check(spin is not None and spin.maximum() == PDF_PAGES, "the PDF's page count is wrong")
+        check(image is not None and image.image.width() == round(612 * PDF_ZOOM), "the first page's size is wrong")
+        _forget(preview)
+        return elapsed
+
+    def floor() -> float:
+        start = time.perf_counter()
+        document = pymupdf.open(path)
+        pixmap = document.load_page(0).get_pixmap(matrix=pymupdf.Matrix(PDF_ZOOM, PDF_ZOOM), alpha=False)
+        elapsed = time.perf_counter() - start
+        check(pixmap.width == round(612 * PDF_ZOOM), "pymupdf's page size is wrong")
+        document.close()
+        return elapsed
+
+    side(), floor()  # warm-up: imports and font caches
+    sides, floors = paired(rounds, side, floor)
+    ratios = [s / f for s, f in zip(sides, floors)]
+    print(f"pdf-first-page ({PDF_PAGES} pages, {path.stat().st_size / 1e6:.1f} MB, zoom {PDF_ZOOM})")
+    print("  " + spread("preview shown", sides, " s"))
+    print("  " + spread("floor: pymupdf renders the page", floors, " s"))
+    print("  " + spread("ratio", ratios, "x") + f"  (goal <= {GOAL_PDF_RATIO}x)")
+    preview.close()
+
+
+# -- 2. first screen of a big CSV -------------------------------------------------------------------
+def make_csv(path: Path, megabytes: int) -> Path:
+    line = 0
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write("date,route,shipments,tonnes,note\n")
+        while handle.tell() < megabytes * 1_000_000:
+            block = [f"2024-{1 + n % 12:02d}-{1 + n % 28:02d},R{n % 311},{n % 977},{n * 0.37:.2f},"
+                     f"\"ok, checked {n}\"\n" for n in range(line, line + 20_000)]
+            handle.write("".join(block))
+            line += 20_000
+    return path
+
+
+def bench_csv_first_screen(rounds: int, work: Path) -> None:
+    from PySide6.QtGui import QStandardItem, QStandardItemModel
+    from PySide6.QtWidgets import QTableView
+
+    from studio.gui.preview import MaterialPreview
+    from studio.gui.tasks import TaskRunner
+
+    plain = QTableView()  # the floor's table: 40 rows parsed and painted, nothing lazy
+    plain.resize(900, 700)
+    plain.show()
+    files = {size: make_csv(work / f"volumes-{size}mb.csv", size) for size in (10, 100)}
+    runner = TaskRunner()
+    preview = MaterialPreview(runner)
+    preview.resize(900, 700)
+    preview.show()
+    results: dict[int, tuple[list[float], list[float]]] = {}
+
+    for size, path in files.items():
+        def side(path: Path = path) -> float:
+            elapsed = _shown_in(preview, path)
+            view = preview.findChild(QTableView, "previewTable")
+            model = view.model() if view is not None else None
+            check(model is not None and model.index(0, 4).data() == "ok, checked 0", f"{path.name}: first row wrong")
+            check(model is not None and model.index(30, 0).data() == "2024-07-03", f"{path.name}: row 31 wrong")
+            _forget(preview)
+            return elapsed
+
+        def floor(path: Path = path) -> float:
+            start = time.perf_counter()
+            with path.open("rb") as handle:
+                head = handle.read(64 * 1024).decode("utf-8", errors="replace")
+            rows = [row for _number, row in zip(range(41), csv.reader(io.StringIO(head)))]
+            model = QStandardItemModel(len(rows) - 1, len(rows[0]))
+            model.setHorizontalHeaderLabels(rows[0])
+            for number, row in enumerate(rows[1:]):
+                for column, value in enumerate(row):
+                    model.setItem(number, column, QStandardItem(value))
+            plain.setModel(model)
+            plain.repaint()
+            elapsed = time.perf_counter() - start
+            check(model.index(0, 4).data() == "ok, checked 0", "the floor read the wrong rows")
+            return elapsed
+
+        side(), floor()
+        results[size] = paired(rounds, side, floor)
+
+    print("csv-first-screen (first rows painted; the rest is indexed in the background)")
+    for size, (sides, floors) in results.items():
+        print(f"  {size} MB: " + spread("preview shown", sides, " s") + f"  (goal <= {GOAL_CSV_S} s)")
+        print(f"  {size} MB: " + spread("floor: 64 KB read, 40 rows parsed into a plain table, painted", floors, " s"))
+        print(f"  {size} MB: " + spread("ratio", [s / f for s, f in zip(sides, floors)], "x"))
+    big, small = results[100][0], results[10][0]
+    print("  " + spread("100 MB / 10 MB (independent of size: about 1)", [b / s for b, s in zip(big, small)], "x"))
+    preview.close()
+
+
+SECTIONS: dict[str, Callable[[int, Path], None]] = {
+    "pdf-first-page": bench_pdf_first_page,
+    "csv-first-screen": bench_csv_first_screen,
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", choices=sorted(SECTIONS))
+    args = parser.parse_args()
+    from PySide6.QtCore import qInstallMessageHandler
+    from PySide6.QtWidgets import QApplication
+
+    # the offscreen platform warns on every top-level window shown; nothing to learn from it here
+    qInstallMessageHandler(lambda _kind, _context, text: None if "propagateSizeHints" in text
+                           else print(text, file=sys.stderr))
+    app = QApplication.instance() or QApplication(sys.argv)
+    with tempfile.TemporaryDirectory(prefix="views-bench-") as folder:
+        for name, section in SECTIONS.items():
+            if args.only in (None, name):
+                section(args.rounds, Path(folder))
+    del app
+    if wrong:
+        print("WRONG ANSWERS:\n  " + "\n  ".join(wrong))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
