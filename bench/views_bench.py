@@ -66,25 +66,35 @@ def paired(rounds: int, side: Callable[[], float], floor: Callable[[], float]) -
 
 def _shown_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
     """Seconds from show_file(path) until the preview's content is painted."""
+    from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
     done: list[str] = []
-    preview.shown.connect(done.append)
+    loop = QEventLoop()
+
+    def shown(kind: str) -> None:
+        done.append(kind)
+        loop.quit()
+
+    preview.shown.connect(shown)
     start = time.perf_counter()
     preview.show_file(path)
-    while not done:
-        QApplication.processEvents()
-        time.sleep(0.0005)
+    if not done:
+        loop.exec()  # as the app waits: woken by the result, no polling
+    QApplication.processEvents()  # the new content's layout
     preview.repaint()  # paints the page / the table's visible rows now
     elapsed = time.perf_counter() - start
-    preview.shown.disconnect(done.append)
+    preview.shown.disconnect(shown)
     check(done == [preview.kind], f"{path.name}: the preview showed {done}: {preview.message.text()}")
     return elapsed
 
 
 def _forget(preview) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QApplication
+
     preview.show_file(None)
     preview.runner.wait()
+    QApplication.processEvents()  # the finished jobs' results: none may be left for a deleted runner
 
 
 # -- 1. first PDF page ----------------------------------------------------------------------------
@@ -105,13 +115,13 @@ def make_pdf(path: Path, pages: int) -> Path:
 
 def bench_pdf_first_page(rounds: int, work: Path) -> None:
     import pymupdf
-    from PySide6.QtWidgets import QSpinBox
+    from PySide6.QtWidgets import QApplication, QSpinBox
 
     from studio.gui.preview import PDF_ZOOM, MaterialPreview, PageCanvas
     from studio.gui.tasks import TaskRunner
 
     path = make_pdf(work / "fleet.pdf", PDF_PAGES)
-    runner = TaskRunner()
+    runner = TaskRunner(QApplication.instance())  # lives as long as the app, like the window's
     preview = MaterialPreview(runner)
     preview.resize(900, 700)
     preview.show()
@@ -159,7 +169,7 @@ def make_csv(path: Path, megabytes: int) -> Path:
 
 def bench_csv_first_screen(rounds: int, work: Path) -> None:
     from PySide6.QtGui import QStandardItem, QStandardItemModel
-    from PySide6.QtWidgets import QTableView
+    from PySide6.QtWidgets import QApplication, QTableView
 
     from studio.gui.preview import MaterialPreview
     from studio.gui.tasks import TaskRunner
@@ -168,7 +178,7 @@ def bench_csv_first_screen(rounds: int, work: Path) -> None:
     plain.resize(900, 700)
     plain.show()
     files = {size: make_csv(work / f"volumes-{size}mb.csv", size) for size in (10, 100)}
-    runner = TaskRunner()
+    runner = TaskRunner(QApplication.instance())  # lives as long as the app, like the window's
     preview = MaterialPreview(runner)
     preview.resize(900, 700)
     preview.show()

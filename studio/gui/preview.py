@@ -38,6 +38,7 @@ from studio.previews.workbook import WorkbookPreview, cell_ref
 
 PDF_ZOOM = 1.5
 """Pages are drawn at 108 dpi: readable in a dock without zooming."""
+SCAN_DELAY_MS = 50
 BLOCK = 200
 """Rows a table model reads at once when a view asks for one of them."""
 
@@ -164,12 +165,10 @@ class CsvModel(QAbstractTableModel):
 
 
 def page_image(page: RenderedPage, hits: list[SearchHit], zoom: float) -> QImage:
-    """A rendered page as a QImage, with the search hits on it marked in yellow. Without hits the
-    image uses the page's own buffer (no copy): whoever keeps the image keeps `page` too."""
-    image = QImage(page.samples, page.width, page.height, page.stride, QImage.Format.Format_RGB888)
+    """A rendered page as a QImage (its own copy of the pixels), the search hits marked in yellow."""
+    image = QImage(page.samples, page.width, page.height, page.stride, QImage.Format.Format_RGB888).copy()
     mine = [hit for hit in hits if hit.page == page.number]
     if mine:
-        image = image.copy()
         painter = QPainter(image)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(255, 220, 0, 110))
@@ -187,10 +186,9 @@ class PageCanvas(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.image = QImage()
-        self._page: RenderedPage | None = None
 
-    def show_page(self, page: RenderedPage, image: QImage) -> None:
-        self._page, self.image = page, image  # the page keeps the image's buffer alive
+    def show_image(self, image: QImage) -> None:
+        self.image = image
         self.setFixedSize(image.size())
         self.update()
 
@@ -244,7 +242,7 @@ class PdfView(QWidget):
 
     def _draw(self, page: RenderedPage) -> None:
         self.page = page
-        self.image.show_page(page, page_image(page, self.hits, PDF_ZOOM))
+        self.image.show_image(page_image(page, self.hits, PDF_ZOOM))
         self.page_shown.emit(page.number)
 
     def show_page(self, number: int) -> None:
@@ -420,7 +418,10 @@ class MaterialPreview(QWidget):
 
     def _drop_content(self) -> None:
         if self.content is not None:
+            # detached first: if this preview is deleted before the deferred delete runs, Qt must
+            # not delete the content twice (seen as a crash with a parentless preview)
             self.content.hide()
+            self.content.setParent(None)
             self.content.deleteLater()
             self.content = None
         reader = self._reader
@@ -464,7 +465,10 @@ class MaterialPreview(QWidget):
             view.setObjectName("previewTable")
             view.setModel(CsvModel(table, view))
             self._show(view, table)
-            self._scan(table, view)
+            generation = self._generation
+            # the scan starts once the first screen is painted: it would slow that paint down
+            QTimer.singleShot(SCAN_DELAY_MS, self,
+                              lambda: self._scan(table, view) if generation == self._generation else None)
 
         self._run(f"Opening {path.name}", lambda: CsvPreview(path), done)
 

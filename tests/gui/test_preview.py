@@ -34,6 +34,7 @@ def preview(qtbot):
     yield widget
     widget.show_file(None)  # closes the file it showed
     runner.wait()
+    qtbot.wait(10)  # the results of the last jobs are delivered before the runner goes
 
 
 def show(qtbot, preview: MaterialPreview, path: Path, kind: str) -> None:
@@ -206,6 +207,7 @@ def test_material_editor_previews_its_file(qtbot, sample_copy) -> None:
     assert tabs.count() >= 1 and tabs.currentWidget().model().rowCount() > 0
     preview.show_file(None)
     preview.runner.wait()
+    qtbot.wait(10)
 
 
 def test_preview_dock_follows_the_selected_material(qtbot, sample_copy) -> None:
@@ -226,3 +228,4 @@ def test_preview_dock_follows_the_selected_material(qtbot, sample_copy) -> None:
     assert preview.findChild(QTableView, "previewTable").model().rowCount() > 0
     window.close_project()
     window.runner.wait()
+    qtbot.wait(10)
