@@ -151,6 +151,12 @@ class MainWindow(QMainWindow):
         self.versioning_holder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.versioning_dock = self._dock("versioningDock", "Versions", self.versioning_holder,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
+        # the preview (pymupdf, openpyxl) is built when a material is first selected
+        self.preview: Any = None
+        self.preview_dock = self._dock("previewDock", "Preview", QLabel("Select a material to see its file.", self),
+                                       Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.versioning_dock, self.preview_dock)
+        self.versioning_dock.raise_()
 
         self.editor_tabs = QTabWidget(self)
         self.editor_tabs.setObjectName("editorTabs")
@@ -292,7 +298,7 @@ class MainWindow(QMainWindow):
 
         view_menu = self.menuBar().addMenu("&View")
         view_menu.setObjectName("menuView")
-        for dock in (self.explorer_dock, self.findings_dock, self.versioning_dock):
+        for dock in (self.explorer_dock, self.findings_dock, self.versioning_dock, self.preview_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
         view_menu.addAction(self.action_timeline)
@@ -336,6 +342,8 @@ class MainWindow(QMainWindow):
     def _current_changed(self, *_args: Any) -> None:
         self._update_actions()
         current = self.current_object()
+        if current is not None and current[0] == "material":
+            self.preview_material(current[1])
         if self.versioning is None or self.context is None or current is None:
             return
         kind, object_id = current
@@ -343,6 +351,18 @@ class MainWindow(QMainWindow):
             self.versioning.show_object(kind, object_id)
         else:
             self.versioning.show_file(history_file(self.context.session.loaded.project, kind, object_id))
+
+    def preview_material(self, material_id: str) -> None:
+        """Show a material's file in the preview dock."""
+        from studio.gui.preview import MaterialPreview
+
+        if self.preview is None:
+            self.preview = MaterialPreview(self.runner, self.preview_dock)
+            self.preview_dock.setWidget(self.preview)
+        material = self.context.session.loaded.project.material(material_id) if self.context else None
+        root = self.context.session.root if self.context else None
+        self.preview.show_file(root / layout.MATERIALS_DIR / material.file if root and material and material.file
+                               else None)
 
     def _update_actions(self) -> None:
         has_project = self.context is not None
@@ -449,6 +469,8 @@ class MainWindow(QMainWindow):
             self.context.deleteLater()
             self.context = None
         self._external.clear()
+        if self.preview is not None:
+            self.preview.show_file(None)
         self.reload_bar.hide()
         self.explorer_model.set_project(None)
         self.findings_model.clear()
@@ -795,6 +817,8 @@ class MainWindow(QMainWindow):
     def keep_mine(self) -> None:
         """Keep the window's version; saving the changed files stays refused."""
         self._external.clear()
+        if self.preview is not None:
+            self.preview.show_file(None)
         self.reload_bar.hide()
 
     def reload_from_disk(self) -> None:
@@ -821,6 +845,8 @@ class MainWindow(QMainWindow):
         if context is not self.context:
             return
         self._external.clear()
+        if self.preview is not None:
+            self.preview.show_file(None)
         self.reload_bar.hide()
         context.replace_session(session)
         if self.watcher is not None:

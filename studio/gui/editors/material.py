@@ -16,6 +16,7 @@ from studio.gui.editors.availability import outputs_before
 from studio.gui.editors.base import ObjectForm, form_layout
 from studio.gui.editors.edits import toggle_id
 from studio.gui.editors.widgets import CheckList
+from studio.gui.preview import MaterialPreview
 from studio.model.schedule import Material, MaterialKind, Provenance
 from studio.store import layout
 
@@ -81,6 +82,11 @@ class MaterialEditor(ObjectForm):
         self.generated_box.setLayout(generated_form)
         self.body_layout.addWidget(self.generated_box)
 
+        # the material's file as the agent will see it (on the window's background helper)
+        self.preview = MaterialPreview(None, self.body)
+        self.preview.setMinimumHeight(320)
+        self.body_layout.addWidget(self.preview, 1)
+
     def current(self) -> Material | None:
         return self.project.material(self.object_id)
 
@@ -105,9 +111,11 @@ class MaterialEditor(ObjectForm):
             size = human_size(len(data)) if data is not None else "missing: the file is not in materials/"
             self.file_label.setText(f"{material.file}  ({size})")
             self.open_button.setEnabled(data is not None)
+            self.preview.show_file(self.documents.root / rel)
         else:
             self.file_label.setText("generated at release time" if material and material.generated else "(none)")
             self.open_button.setEnabled(False)
+            self.preview.show_file(None)
 
         mine = project.release_position(material) if material else None
         earlier = []

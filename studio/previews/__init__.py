@@ -1,0 +1,25 @@
+"""Qt-free readers behind the material previews: PDF pages, workbook cells, CSV rows, text.
+
+Each reader opens a file lazily and reads only what a view asks for, so a 300-page PDF, a 50-sheet
+workbook or a 100 MB CSV opens at once; a damaged file raises `PreviewError` naming the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from studio.previews.errors import PreviewError
+
+__all__ = ["PreviewError", "preview_kind"]
+
+_KINDS = {
+    ".pdf": "pdf",
+    ".xlsx": "xlsx", ".xlsm": "xlsx",
+    ".csv": "csv", ".tsv": "csv",
+    ".md": "markdown", ".markdown": "markdown",
+    ".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image", ".bmp": "image", ".webp": "image",
+}
+
+
+def preview_kind(path: Path | str) -> str:
+    """How a file is previewed, by its suffix: pdf, xlsx, csv, markdown, image or text."""
+    return _KINDS.get(Path(path).suffix.lower(), "text")

@@ -1,0 +1,231 @@
+"""The material preview opens each kind of file made here (and a damaged one) and shows its content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QTableView,
+    QTabWidget,
+    QTextBrowser,
+)
+
+from studio.gui.preview import CsvModel, MaterialPreview, PageCanvas, SheetModel
+from studio.gui.tasks import TaskRunner
+from tests.previews.conftest import PDF_WORDS, cache_values, make_pdf, make_workbook
+
+
+@pytest.fixture
+def preview(qtbot):
+    runner = TaskRunner()
+    widget = MaterialPreview(runner)
+    qtbot.addWidget(widget)
+    widget.resize(700, 500)
+    widget.show()
+    yield widget
+    widget.show_file(None)  # closes the file it showed
+    runner.wait()
+    qtbot.wait(10)  # the results of the last jobs are delivered before the runner goes
+
+
+def show(qtbot, preview: MaterialPreview, path: Path, kind: str) -> None:
+    with qtbot.waitSignal(preview.shown, timeout=20000) as blocker:
+        preview.show_file(path)
+    assert blocker.args == [kind], preview.message.text()
+
+
+def test_pdf_pages_and_search(qtbot, preview, tmp_path) -> None:
+    show(qtbot, preview, make_pdf(tmp_path / "report.pdf", PDF_WORDS), "pdf")
+    page = preview.findChild(QSpinBox, "previewPage")
+    image = preview.findChild(PageCanvas, "previewPageImage")
+    assert page.maximum() == 3 and page.value() == 1
+    assert image.image.width() == int(300 * 1.5) and image.width() == image.image.width()
+    assert image.grab().toImage().pixelColor(5, 5) == QColor("white")
+    assert not preview.message.isVisible()
+
+    view = preview.content
+    with qtbot.waitSignal(view.page_shown, timeout=10000) as shown:
+        QTest.keyClick(page, Qt.Key.Key_Up)
+    assert shown.args == [1] and page.value() == 2
+
+    search = preview.findChild(QLineEdit, "previewSearch")
+    search.setFocus()
+    QTest.keyClicks(search, "EBITDA")
+    with qtbot.waitSignal(view.page_shown, timeout=10000) as shown:
+        QTest.keyClick(search, Qt.Key.Key_Return)
+    assert shown.args == [2] and page.value() == 3
+    assert preview.findChild(QLabel, "previewSearchResult").text() == "1 found on page 3"
+    hit = view.hits[0]
+    x, y = int((hit.rect[0] + 2) * 1.5), int((hit.rect[1] + 1) * 1.5)
+    marked = image.grab().toImage().pixelColor(x, y)  # as painted on screen
+    assert marked.blue() < 200 < marked.red()  # yellow over the white page
+
+
+def test_workbook_values_formulas_and_cell_ref(qtbot, preview, tmp_path, qtmodeltester) -> None:
+    path = make_workbook(tmp_path / "model.xlsx")
+    cache_values(path)
+    show(qtbot, preview, path, "xlsx")
+    tabs = preview.findChild(QTabWidget, "previewSheets")
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Inputs", "Q1 Summary"]
+    tabs.setCurrentIndex(1)
+    view = tabs.currentWidget()
+    assert isinstance(view, QTableView)
+    model = view.model()
+    assert isinstance(model, SheetModel)
+    qtmodeltester.check(model)
+    cell = model.index(0, 1)
+    assert cell.data() == "75"
+    view.selectionModel().setCurrentIndex(cell, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    label = preview.findChild(QLabel, "previewCellRef")
+    assert label.text() == "'Q1 Summary'!B1   75"
+    toggle = preview.findChild(QCheckBox, "previewFormulas")
+    with qtbot.waitSignal(model.dataChanged):
+        QTest.mouseClick(toggle, Qt.MouseButton.LeftButton)
+    assert toggle.isChecked()
+    assert cell.data() == "=Inputs!B2-Inputs!B3"
+    assert label.text() == "'Q1 Summary'!B1   =Inputs!B2-Inputs!B3"
+    inputs = tabs.widget(0).model()
+    qtmodeltester.check(inputs)
+    assert (inputs.rowCount(), inputs.columnCount()) == (3, 2)
+    assert inputs.index(1, 0).data() == "Revenue"
+
+
+def test_csv_rows_appear_while_the_scan_runs(qtbot, preview, tmp_path, qtmodeltester) -> None:
+    path = tmp_path / "ledger.csv"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write('id,account,"note, quoted"\n')
+        for number in range(300_000):
+            handle.write(f'{number},A{number % 97},"line one\nline two"\n' if number == 5 else f"{number},A{number % 97},ok\n")
+    preview.scan_chunk = 512 * 1024  # several chunks for this 3.5 MB file
+    show(qtbot, preview, path, "csv")
+    view = preview.findChild(QTableView, "previewTable")
+    model = view.model()
+    assert isinstance(model, CsvModel)
+    first = model.rowCount()
+    assert 0 < first < 300_000  # the first screen is there before the whole file is indexed
+    assert model.headerData(2, Qt.Orientation.Horizontal) == "note, quoted"
+    assert model.index(5, 2).data() == "line one\nline two"
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _parent, start, end: inserted.append((start, end)))
+    model.modelReset.connect(lambda: inserted.append((-1, -1)))
+    with qtbot.waitSignal(preview.csv_indexed, timeout=60000) as done:
+        pass
+    assert done.args == [300_000] and model.rowCount() == 300_000
+    assert len(inserted) >= 2 and inserted[0][0] == first and (-1, -1) not in inserted
+    assert all(a[1] + 1 == b[0] for a, b in zip(inserted, inserted[1:]))
+    assert model.index(299_999, 0).data() == "299999"
+    qtmodeltester.check(model)
+
+
+def test_markdown_text_and_image(qtbot, preview, tmp_path) -> None:
+    notes = tmp_path / "brief.md"
+    notes.write_text("# Client brief\n\nThe **deadline** moved.\n", encoding="utf-8")
+    show(qtbot, preview, notes, "markdown")
+    browser = preview.findChild(QTextBrowser, "previewMarkdown")
+    assert browser.toPlainText().startswith("Client brief")
+    assert "<h1" in browser.toHtml() or "font-size:xx-large" in browser.toHtml()
+
+    text = tmp_path / "log.txt"
+    text.write_text("line 1\nline 2\n", encoding="utf-8")
+    show(qtbot, preview, text, "text")
+    editor = preview.findChild(QPlainTextEdit, "previewText")
+    assert editor.toPlainText() == "line 1\nline 2\n" and editor.isReadOnly()
+    assert preview.findChild(QTextBrowser, "previewMarkdown") is None or not browser.isVisible()
+
+    picture = tmp_path / "chart.png"
+    image = QImage(40, 20, QImage.Format.Format_RGB32)
+    image.fill(QColor("red"))
+    assert image.save(str(picture))
+    show(qtbot, preview, picture, "image")
+    label = preview.findChild(QLabel, "previewImage")
+    assert label.pixmap().size().width() == 40
+    assert label.pixmap().toImage().pixelColor(3, 3) == QColor("red")
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("report.pdf", b"<html>not a pdf</html>", "report.pdf: not a PDF (it starts with b'<html>no')"),
+    ("broken.pdf", b"%PDF-1.7\n\x00\x00 cut", "broken.pdf: the PDF is damaged"),
+    ("model.xlsx", b"id,value\n", "model.xlsx: not an Excel workbook"),
+    ("cut.xlsx", b"PK\x03\x04 truncated", "cut.xlsx: the workbook is damaged"),
+    ("rows.csv", b'a,b\n1,"never closed\n', "rows.csv: row 2 opens a quoted field that is never closed"),
+    ("chart.png", b"\x89PNG\r\n garbage", "chart.png: is not an image that can be shown"),
+    ("notes.txt", b"\x00\x01binary", "notes.txt: is not a text file"),
+])
+def test_damaged_file_shows_its_message(qtbot, preview, tmp_path, name, data, message) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    show(qtbot, preview, path, "error")
+    label = preview.findChild(QLabel, "previewMessage")
+    assert label.isVisible() and message in label.text()
+    assert preview.content is None
+
+
+def test_showing_another_file_replaces_the_first(qtbot, preview, tmp_path) -> None:
+    show(qtbot, preview, make_pdf(tmp_path / "a.pdf", ["one"]), "pdf")
+    notes = tmp_path / "b.txt"
+    notes.write_text("second", encoding="utf-8")
+    show(qtbot, preview, notes, "text")
+    qtbot.waitUntil(lambda: preview.findChild(QSpinBox, "previewPage") is None)
+    preview.show_file(None)
+    assert preview.message.text() == "No file to preview" and preview.content is None
+
+
+# -- where the preview is shown -------------------------------------------------------------------
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    from studio.store.workspace import sample_project
+
+    root = tmp_path / "kestrel"
+    shutil.copytree(sample_project(), root)
+    return root
+
+
+def test_material_editor_previews_its_file(qtbot, sample_copy) -> None:
+    from studio.editing.session import ProjectSession
+    from studio.gui.editors import open_editor
+    from studio.gui.project_context import ProjectContext
+
+    context = ProjectContext(ProjectSession(sample_copy))
+    editor = open_editor(context, "material", "M02")  # management-accounts-fy2023-fy2025.xlsx
+    qtbot.addWidget(editor)
+    preview = editor.findChild(MaterialPreview, "materialPreview")
+    with qtbot.waitSignal(preview.shown, timeout=20000) as shown:
+        editor.show()
+    assert shown.args == ["xlsx"]
+    tabs = preview.findChild(QTabWidget, "previewSheets")
+    assert tabs.count() >= 1 and tabs.currentWidget().model().rowCount() > 0
+    preview.show_file(None)
+    preview.runner.wait()
+    qtbot.wait(10)
+
+
+def test_preview_dock_follows_the_selected_material(qtbot, sample_copy) -> None:
+    from PySide6.QtWidgets import QDockWidget
+
+    from tests.gui.shell_support import open_window
+
+    window = open_window(qtbot, sample_copy)
+    dock = window.findChild(QDockWidget, "previewDock")
+    assert dock is not None and window.preview is None  # built on first use
+    window.select_in_explorer("material", "M06")  # fleet-valuation-extract.pdf
+    preview = window.findChild(MaterialPreview, "materialPreview")
+    qtbot.waitUntil(lambda: preview.kind == "pdf" and preview.content is not None, timeout=20000)
+    assert preview.findChild(QSpinBox, "previewPage").maximum() >= 1
+    with qtbot.waitSignal(preview.shown, timeout=20000) as shown:
+        window.select_in_explorer("material", "M04")  # shipment-volumes-2023-2025.csv
+    assert shown.args == ["csv"] and preview.path.name == "shipment-volumes-2023-2025.csv"
+    assert preview.findChild(QTableView, "previewTable").model().rowCount() > 0
+    window.close_project()
+    window.runner.wait()
+    qtbot.wait(10)
