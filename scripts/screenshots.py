@@ -190,6 +190,20 @@ def main() -> int:
     settle(app, window)
     save(window, out / "rubric-editor.png")
 
+    # Release timeline: the whole project fitted in the tab, the correcting CFO email selected.
+    # The docks on the right are closed to give the pictures the width, as an expert would.
+    for name in ("previewDock", "versioningDock"):
+        dock = window.findChild(QDockWidget, name)
+        if dock is not None:
+            dock.close()
+    timeline = window.open_timeline()
+    assert timeline is not None
+    settle(app, window, 0.3)
+    timeline.fit_to_window()
+    timeline.select("material", "M12")
+    settle(app, window)
+    save(window, out / "release-timeline.png")
+
     # Import diff: the workbook edited outside the app, read in the background and reviewed.
     dialog = RubricImportDialog(context, workbook, window, window.runner)
     read: list[bool] = []

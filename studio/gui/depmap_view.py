@@ -312,6 +312,7 @@ class DependencyMapTab(QWidget):
         splitter.addWidget(side)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([3000, 1000])  # the map first: the criteria panel takes a quarter
         self.message = QLabel(self)
         self.message.setObjectName("dependencyMapMessage")
         self.message.setWordWrap(True)

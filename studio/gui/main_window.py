@@ -644,6 +644,7 @@ class MainWindow(QMainWindow):
             self.editor_tabs.addTab(self.timeline_view, "Release Timeline")
         self.editor_tabs.setCurrentWidget(self.timeline_view)
         return self.timeline_view
+
     def open_dependency_map(self) -> DependencyMapTab | None:
         from studio.gui.depmap_view import DependencyMapTab
 
