@@ -49,8 +49,11 @@ class ProjectWatcher(QObject):
         self.rescan()
         self._timer.start()
 
-    def _files(self) -> list[str]:
-        files = {path.relative_to(self.root).as_posix() for path in layout.yaml_files(self.root)}
+    def _yaml_files(self) -> set[str]:
+        return {path.relative_to(self.root).as_posix() for path in layout.yaml_files(self.root)}
+
+    def _files(self, yaml_files: set[str] | None = None) -> list[str]:
+        files = set(self._yaml_files() if yaml_files is None else yaml_files)
         files |= set(self._known)
         if self._extra_files is not None:
             files |= set(self._extra_files())
@@ -79,20 +82,20 @@ class ProjectWatcher(QObject):
     def _on_signal(self, _path: str) -> None:
         self._pending.start()
 
-    def changed(self) -> list[str]:
+    def changed(self, yaml_files: set[str] | None = None) -> list[str]:
         """Files whose bytes differ from the known ones (a deleted file counts)."""
-        return [rel for rel in self._files() if _digest(self.root / rel) != self._known.get(rel)]
+        return [rel for rel in self._files(yaml_files) if _digest(self.root / rel) != self._known.get(rel)]
 
     def check(self) -> list[str]:
         """Report changed files once per new content; returns them."""
         # A file the app read since the last look (a form opened an instruction): its content now
         # is the baseline. A new project YAML file, by contrast, is someone else's change.
         read = set(self._extra_files()) if self._extra_files is not None else set()
-        yaml_files = {path.relative_to(self.root).as_posix() for path in layout.yaml_files(self.root)}
+        yaml_files = self._yaml_files()  # one scan of the folder per look
         new = sorted(read - yaml_files - set(self._known))
         if new:
             self.acknowledge(new)
-        changed = self.changed()
+        changed = self.changed(yaml_files)
         if changed:
             for rel in changed:
                 self._known[rel] = _digest(self.root / rel)
