@@ -2,6 +2,12 @@
 
 Sections (one function each; other views add their own):
 
+0. dependency-map: the map of a 150-subtask synthetic project (review_bench's generator, ~660
+   materials) from the loaded project to a painted view - `DependencyMap.build`, `layout_map`
+   (Graphviz `dot` in a subprocess, the longest edges drawn from connectors past 1,500 crossed
+   columns), `DependencyMapView.show_layout` and the first paint (`grab()`); floor: `dot -Tplain`
+   alone on the same dot source (the layout library's own share). Goal: <= 1 s. Checked: every
+   node laid out once, no two boxes overlapping, one scene item per node.
 1. pdf-first-page: a 300-page PDF shown in `MaterialPreview` - from `show_file` until its first
    page is painted on screen (opened and drawn on the background helper, turned into a QImage,
    painted); floor: pymupdf alone opening the file and rendering that page at the same zoom.
@@ -15,7 +21,7 @@ Sections (one function each; other views add their own):
 Sides alternate which goes first each round and ratios are paired per round; min / median / max are
 printed. Every answer is checked (page count and page size, the first rows' values) and the script
 exits 1 if any is wrong. Usage: QT_QPA_PLATFORM=offscreen python bench/views_bench.py [--rounds N]
-[--only SECTION] (SECTION: pdf-first-page or csv-first-screen)
+[--only SECTION] (SECTION: dependency-map, pdf-first-page or csv-first-screen)
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+GOAL_MAP_S = 1.0
 GOAL_PDF_RATIO = 1.5
 GOAL_CSV_S = 0.3
 PDF_PAGES = 300
@@ -95,6 +102,64 @@ def _forget(preview) -> None:  # type: ignore[no-untyped-def]
     preview.show_file(None)
     preview.runner.wait()
     QApplication.processEvents()  # the finished jobs' results: none may be left for a deleted runner
+
+
+# -- 0. dependency map -----------------------------------------------------------------------------
+MAP_SUBTASKS = 150
+
+
+def bench_dependency_map(rounds: int, work: Path, subtasks: int = MAP_SUBTASKS) -> None:
+    import random
+    import subprocess
+
+    from bench.review_bench import CHECKPOINT_CRITERIA, CROSS_FILE, MATERIALS, PACKAGE, REUSED, SUBTASKS, make_project
+    from studio.gui.depmap_view import DependencyMapView, NodeItem
+    from studio.store.loader import load_project
+    from studio.views.depmap import DependencyMap, dot_source, layout_map
+
+    scale = subtasks / SUBTASKS
+    folder = work / f"map-{subtasks}"
+    make_project(folder, 0, subtasks, MATERIALS, max(subtasks, int(CHECKPOINT_CRITERIA * scale)),
+                 int(CROSS_FILE * scale), int(PACKAGE * scale), int(REUSED * scale), random.Random(11))
+    project = load_project(folder).project
+    view = DependencyMapView()
+    view.resize(1400, 900)
+    view.show()
+    dmap = DependencyMap.build(project)
+    graph = dot_source(dmap)
+
+    def side() -> float:
+        start = time.perf_counter()
+        built = DependencyMap.build(project)
+        layout = layout_map(built)
+        view.show_layout(built, layout)
+        view.grab()  # the first paint of what the view shows
+        elapsed = time.perf_counter() - start
+        check(set(layout.boxes) == set(built.nodes), "a node of the map has no box")
+        items = [i for i in view.scene().items() if isinstance(i, NodeItem)]
+        check(len(items) == len(built.nodes), f"{len(items)} scene items for {len(built.nodes)} nodes")
+        boxes = sorted([b for b in layout.boxes.values()] + [c.box for c in layout.connectors], key=lambda b: b.x)
+        for i, box in enumerate(boxes):
+            for other in boxes[i + 1:]:
+                if other.x >= box.x + box.width:
+                    break
+                check(not box.overlaps(other), "two boxes of the map overlap")
+        return elapsed
+
+    def floor() -> float:
+        start = time.perf_counter()
+        subprocess.run(["dot", "-Tplain"], input=graph.source, capture_output=True, text=True, check=True)
+        return time.perf_counter() - start
+
+    side(), floor()  # warm-up: imports, fonts
+    sides, floors = paired(rounds, side, floor)
+    print(f"dependency-map ({len(project.timeline())} subtasks: {len(dmap.nodes)} nodes, {len(dmap.edges)} edges, "
+          f"{len(graph.connectors)} drawn from connectors)")
+    print("  " + spread("laid out and painted", sides, " s") + f"  (goal <= {GOAL_MAP_S} s)")
+    print("  " + spread("floor: dot alone on the same source", floors, " s"))
+    print("  " + spread("ratio", [s / f for s, f in zip(sides, floors)], "x"))
+    print(f"  goal: {'met' if statistics.median(sides) <= GOAL_MAP_S else 'NOT met'}")
+    view.close()
 
 
 # -- 1. first PDF page ----------------------------------------------------------------------------
@@ -224,6 +289,7 @@ def bench_csv_first_screen(rounds: int, work: Path) -> None:
 
 
 SECTIONS: dict[str, Callable[[int, Path], None]] = {
+    "dependency-map": bench_dependency_map,
     "pdf-first-page": bench_pdf_first_page,
     "csv-first-screen": bench_csv_first_screen,
 }

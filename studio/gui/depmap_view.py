@@ -48,6 +48,7 @@ from studio.views.depmap import (
     DependencyMap,
     MapLayout,
     affected_criteria,
+    connector_label,
     impact_nodes,
     impact_of_node,
     layout_map,
@@ -127,6 +128,34 @@ class NodeItem(QGraphicsRectItem):
         self.setPen(QPen(HIGHLIGHT, 2.5) if on else QPen(QColor("#555555"), 1.0))
 
 
+class ConnectorItem(QGraphicsRectItem):
+    """A connector: a dashed stand-in for a node far back on the timeline whose edge would cross
+    too many columns. A click selects the node it stands for; a double-click goes to it."""
+
+    def __init__(self, node: Node, target: Node, label: str, rect: QRectF) -> None:
+        super().__init__(rect)
+        self.node, self.target = node, target
+        self.setBrush(QBrush(QColor(FILL.get(node[0], "#ffffff")).lighter(104)))
+        self.setToolTip(f"{node[0]} {node[1]}, further back on the timeline (feeds {target[1]}).\n"
+                        "Double-click to go to it.")
+        text = QGraphicsSimpleTextItem(label, self)
+        font = text.font()
+        font.setPointSizeF(8.0)
+        font.setItalic(True)
+        text.setFont(font)
+        bounds = text.boundingRect()
+        scale = min(1.0, (rect.width() - 6) / max(bounds.width(), 1.0))
+        text.setScale(scale)
+        text.setPos(rect.x() + (rect.width() - bounds.width() * scale) / 2,
+                    rect.y() + (rect.height() - bounds.height() * scale) / 2)
+        self.set_highlighted(False)
+
+    def set_highlighted(self, on: bool) -> None:
+        self.highlighted = on
+        self.setPen(QPen(HIGHLIGHT, 2.0, Qt.PenStyle.DashLine) if on
+                    else QPen(QColor("#777777"), 1.0, Qt.PenStyle.DashLine))
+
+
 class DependencyMapView(QGraphicsView):
     """The map itself. Signals: `open_requested(kind, id)` on a double-click, `node_selected`."""
 
@@ -141,6 +170,7 @@ class DependencyMapView(QGraphicsView):
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setDragMode(QGraphicsView.DragMode.NoDrag)
         self.items_by_node: dict[Node, NodeItem] = {}
+        self.connectors: list[ConnectorItem] = []
         self.columns: dict[Node, int] = {}
         self._drag_source: Node | None = None
         self._drag_line: QGraphicsLineItem | None = None
@@ -151,20 +181,54 @@ class DependencyMapView(QGraphicsView):
         scene = self.scene()
         scene.blockSignals(True)
         scene.clear()
+        first = not self.items_by_node
         self.items_by_node = {}
+        self.connectors = []
         self.columns = {node: n.column for node, n in dmap.nodes.items()}
         for edge in layout.edges:
-            scene.addItem(_edge_item(edge.points))
+            scene.addItem(_edge_item(edge.points, dashed=edge.via_connector))
         for node, box in layout.boxes.items():
             item = NodeItem(node, dmap.nodes[node].label, QRectF(box.x, box.y, box.width, box.height))
             scene.addItem(item)
             self.items_by_node[node] = item
+        for connector in layout.connectors:
+            box = connector.box
+            stand_in = ConnectorItem(connector.node, connector.target, connector_label(dmap.nodes[connector.node]),
+                                     QRectF(box.x, box.y, box.width, box.height))
+            scene.addItem(stand_in)
+            self.connectors.append(stand_in)
         scene.setSceneRect(QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10))
         scene.blockSignals(False)
+        if first:
+            self.show_start()
         if selected in self.items_by_node:
             self.items_by_node[selected].setSelected(True)
         else:
             self._selection_changed()
+
+    def show_start(self) -> None:
+        """Open on the start of the timeline at a readable scale: the whole map when it fits at
+        60 % or more, otherwise the first subtask at full size."""
+        rect = self.scene().sceneRect()
+        view = self.viewport().rect()
+        fit = min(view.width() / max(rect.width(), 1.0), view.height() / max(rect.height(), 1.0))
+        self.resetTransform()
+        if fit >= 0.6:
+            self.scale(min(fit, 1.0), min(fit, 1.0))
+            self.centerOn(rect.center())
+            return
+        first = min((item for node, item in self.items_by_node.items() if node[0] == SUBTASK),
+                    key=lambda item: item.rect().x(), default=None)
+        if first is not None:
+            centre = first.rect().center()
+            self.centerOn(QPointF(centre.x() + view.width() / 2 - 120, centre.y()))
+
+    def go_to(self, node: Node) -> None:
+        """Select a node and bring it into view."""
+        item = self.items_by_node.get(node)
+        if item is not None:
+            self.select_node(node)
+            self.centerOn(item)
 
     def selected_node(self) -> Node | None:
         for item in self.scene().selectedItems():
@@ -179,6 +243,9 @@ class DependencyMapView(QGraphicsView):
     def highlight(self, nodes: set[Node]) -> None:
         for node, item in self.items_by_node.items():
             item.set_highlighted(node in nodes)
+        selected = self.selected_node()
+        for connector in self.connectors:  # a stand-in also marks the selected node itself
+            connector.set_highlighted(connector.node in nodes or connector.node == selected)
 
     def highlighted_nodes(self) -> set[Node]:
         return {node for node, item in self.items_by_node.items() if item.highlighted}
@@ -187,15 +254,24 @@ class DependencyMapView(QGraphicsView):
         self.node_selected.emit(self.selected_node())
 
     def node_at(self, position: QPoint) -> Node | None:
+        item = self._item_at(position)
+        return item.node if isinstance(item, NodeItem) else None
+
+    def _item_at(self, position: QPoint) -> NodeItem | ConnectorItem | None:
         for item in self.items(position):
-            while item is not None and not isinstance(item, NodeItem):
+            while item is not None and not isinstance(item, NodeItem | ConnectorItem):
                 item = item.parentItem()
-            if isinstance(item, NodeItem):
-                return item.node
+            if isinstance(item, NodeItem | ConnectorItem):
+                return item
         return None
 
     # -- mouse: double-click opens, a drag from an output proposes a handoff ---------------
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        item = self._item_at(event.position().toPoint())
+        if isinstance(item, ConnectorItem):
+            self.go_to(item.node)
+            event.accept()
+            return
         node = self.node_at(event.position().toPoint())
         if node is not None:
             self.open_requested.emit(node[0], node[1])
@@ -205,6 +281,10 @@ class DependencyMapView(QGraphicsView):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         super().mousePressEvent(event)
+        item = self._item_at(event.position().toPoint())
+        if isinstance(item, ConnectorItem) and event.button() == Qt.MouseButton.LeftButton:
+            self.select_node(item.node)  # its impact shows without leaving this part of the map
+            return
         node = self.node_at(event.position().toPoint())
         if event.button() == Qt.MouseButton.LeftButton and node is not None and node[0] == OUTPUT:
             self._drag_source = node
@@ -261,7 +341,7 @@ class DependencyMapView(QGraphicsView):
             raise StudioError(f"Could not write the image {path}: choose a folder you can write to")
 
 
-def _edge_item(points: tuple[tuple[float, float], ...]) -> QGraphicsPathItem:
+def _edge_item(points: tuple[tuple[float, float], ...], dashed: bool = False) -> QGraphicsPathItem:
     """dot's spline (1 + 3n control points) as cubic segments, with a small arrow head."""
     path = QPainterPath(QPointF(*points[0]))
     for i in range(1, len(points) - 2, 3):
@@ -276,7 +356,7 @@ def _edge_item(points: tuple[tuple[float, float], ...]) -> QGraphicsPathItem:
     path.lineTo(end + normal * 3)
     path.lineTo(end + unit * 6)
     item = QGraphicsPathItem(path)
-    item.setPen(QPen(QColor("#888888"), 1.0))
+    item.setPen(QPen(QColor("#888888"), 1.0, Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
     item.setZValue(-1)
     return item
 

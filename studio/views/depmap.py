@@ -3,7 +3,6 @@ columns along the timeline by Graphviz's `dot`, as plain boxes and polylines (no
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -101,7 +100,7 @@ def _column_of(node: Node, columns: dict[Node, int], last: int) -> int:
     if node[0] == OUTPUT:  # an output a subtask does not declare: beside its producer
         producer, _ = split_artifact_ref(node[1])
         return columns.get((SUBTASK, producer), 0) + 1
-    return 3 * last if node[0] == DELIVERABLE else 0
+    return last if node[0] == DELIVERABLE else 0
 
 
 def _label(project: Project, node: Node) -> str:
@@ -145,12 +144,24 @@ class NodeBox:
 
 @dataclass(frozen=True)
 class EdgePath:
-    """An edge as dot routed it: the control points of a cubic B-spline (1 + 3n points)."""
+    """An edge as dot routed it: the control points of a cubic B-spline (1 + 3n points). An edge
+    drawn from a connector starts at the connector's box, not at its source's."""
 
     source: Node
     target: Node
     kind: str
     points: tuple[tuple[float, float], ...]
+    via_connector: bool = False
+
+
+@dataclass(frozen=True)
+class ConnectorBox:
+    """A stand-in for a node far back on the timeline, drawn in the column just before the node
+    it feeds (an off-page connector): the long edge it replaces would cross too many columns."""
+
+    node: Node  # the node it stands for
+    target: Node  # the node its edge feeds
+    box: NodeBox
 
 
 @dataclass
@@ -159,29 +170,64 @@ class MapLayout:
     height: float
     boxes: dict[Node, NodeBox]
     edges: list[EdgePath]
+    connectors: list[ConnectorBox] = field(default_factory=list)
 
 
-def dot_source(dmap: DependencyMap) -> tuple[str, dict[str, Node]]:
-    """The map as a dot graph (nodes named n0, n1, ... so ids never need quoting rules),
-    each timeline column held in one rank by an invisible chain of column anchors."""
+# dot's cost grows with the columns its edges cross (one hidden node per column crossed): past
+# this many, the longest edges are drawn from connectors instead. The paper's largest project
+# (14 subtasks, ~60 materials) crosses under 900 and is drawn with every edge routed.
+ROUTED_CROSSINGS = 1500
+
+
+@dataclass
+class DotGraph:
+    source: str
+    nodes: dict[str, Node]  # dot name -> map node
+    connectors: dict[str, tuple[Node, Node]]  # dot name -> (the node it stands for, the node it feeds)
+
+
+def dot_source(dmap: DependencyMap, routed_crossings: int = ROUTED_CROSSINGS) -> DotGraph:
+    """The map as a dot graph (nodes named n0, n1, ... so ids never need quoting rules), each
+    timeline column held in one rank by an invisible chain of column anchors. When the edges
+    would cross more than `routed_crossings` columns in all, the longest ones start from a
+    connector (named k0, k1, ...) in the column before their target."""
     names: dict[Node, str] = {node: f"n{i}" for i, node in enumerate(dmap.nodes)}
+    column = {node: n.column for node, n in dmap.nodes.items()}
+    members: dict[int, list[str]] = {}
+    for node, name in names.items():
+        members.setdefault(column[node], []).append(name)
+    labels = {name: dmap.nodes[node].label for node, name in names.items()}
+    connectors: dict[str, tuple[Node, Node]] = {}
+    edge_lines = []
+    crossed = sum(max(column[e.target] - column[e.source] - 1, 0) for e in dmap.edges)
+    for edge in sorted(dmap.edges, key=lambda e: column[e.source] - column[e.target]):  # longest first
+        span = column[edge.target] - column[edge.source]
+        tail = names[edge.source]
+        if crossed > routed_crossings and span > 2:
+            tail = f"k{len(connectors)}"
+            connectors[tail] = (edge.source, edge.target)
+            members.setdefault(column[edge.target] - 1, []).append(tail)
+            labels[tail] = connector_label(dmap.nodes[edge.source])
+            crossed -= span - 2
+        edge_lines.append(f"  {tail} -> {names[edge.target]};")
     lines = [
         "digraph map {",
         "  rankdir=LR; nodesep=0.25; ranksep=0.6; splines=true;",
         '  node [shape=box, fontsize=10, fontname="DejaVu Sans", margin="0.12,0.06", height=0.3];',
     ]
-    columns = sorted({n.column for n in dmap.nodes.values()})
-    for column in columns:
-        members = " ".join(names[n.node] for n in dmap.nodes.values() if n.column == column)
-        lines.append(f"  {{ rank=same; c{column} [style=invis, shape=point, width=0]; {members} }}")
+    columns = sorted(members)
+    for place in columns:
+        lines.append(f"  {{ rank=same; c{place} [style=invis, shape=point, width=0]; {' '.join(members[place])} }}")
     for before, after in zip(columns, columns[1:], strict=False):
         lines.append(f"  c{before} -> c{after} [style=invis, weight=10];")
-    for node, name in names.items():
-        lines.append(f"  {name} [label={_quote(dmap.nodes[node].label)}];")
-    for edge in dmap.edges:
-        lines.append(f"  {names[edge.source]} -> {names[edge.target]};")
+    lines += [f"  {name} [label={_quote(label)}];" for name, label in labels.items()]
+    lines += edge_lines
     lines.append("}")
-    return "\n".join(lines) + "\n", {name: node for node, name in names.items()}
+    return DotGraph("\n".join(lines) + "\n", {name: node for node, name in names.items()}, connectors)
+
+
+def connector_label(node: MapNode) -> str:
+    return f"\u21aa {node.label}"  # a hooked arrow: "comes from further back"
 
 
 def _quote(text: str) -> str:
@@ -202,7 +248,6 @@ def run_dot(source: str, timeout: float = DOT_TIMEOUT_S) -> str:
         done = subprocess.run([executable, "-Tplain"], input=source, capture_output=True, text=True, check=False,
                               timeout=timeout)
     except subprocess.TimeoutExpired as error:
-        # dot's crossing reduction grows fast with edges spanning many columns; never wait forever.
         raise LayoutFailedError(f"dot did not finish laying out the dependency map within {timeout:g} s: the map "
                                 "is too large to draw (the impact report, dbstudio impact, still works)") from error
     if done.returncode != 0:
@@ -210,41 +255,51 @@ def run_dot(source: str, timeout: float = DOT_TIMEOUT_S) -> str:
     return done.stdout
 
 
-def layout_map(dmap: DependencyMap) -> MapLayout:
+def layout_map(dmap: DependencyMap, routed_crossings: int = ROUTED_CROSSINGS) -> MapLayout:
     """Lay the map out with dot and read back its boxes and edge splines in points."""
-    source, nodes = dot_source(dmap)
-    return parse_plain(run_dot(source), nodes, dmap)
+    graph = dot_source(dmap, routed_crossings)
+    return parse_plain(run_dot(graph.source), graph, dmap)
 
 
-def parse_plain(text: str, nodes: dict[str, Node], dmap: DependencyMap) -> MapLayout:
+def parse_plain(text: str, graph: DotGraph, dmap: DependencyMap) -> MapLayout:
     """Read dot's `-Tplain` output (inches, y up) into scene points with y down."""
     width = height = 0.0
-    centres: dict[Node, tuple[float, float, float, float]] = {}
+    known = graph.nodes.keys() | graph.connectors.keys()
+    placed: dict[str, tuple[float, float, float, float]] = {}
     splines: list[tuple[str, str, list[tuple[float, float]]]] = []
     for line in text.splitlines():
-        fields = shlex.split(line)
+        # Names are n0, k0, ...: never quoted. Only a node's label (after its size) may hold spaces.
+        fields = line.split(None, 6) if line.startswith("node ") else line.split()
         if not fields:
             continue
         try:
             if fields[0] == "graph":
                 width, height = float(fields[2]) * POINTS_PER_INCH, float(fields[3]) * POINTS_PER_INCH
-            elif fields[0] == "node" and fields[1] in nodes:
+            elif fields[0] == "node" and fields[1] in known:
                 x, y, w, h = (float(v) * POINTS_PER_INCH for v in fields[2:6])
-                centres[nodes[fields[1]]] = (x, y, w, h)
-            elif fields[0] == "edge" and fields[1] in nodes and fields[2] in nodes:
+                placed[fields[1]] = (x, y, w, h)
+            elif fields[0] == "edge" and fields[1] in known and fields[2] in graph.nodes:
                 count = int(fields[3])
                 values = [float(v) * POINTS_PER_INCH for v in fields[4:4 + 2 * count]]
                 splines.append((fields[1], fields[2], list(zip(values[::2], values[1::2], strict=True))))
         except (IndexError, ValueError) as error:
             raise LayoutFailedError(f"dot gave a line that cannot be read: {line!r} ({error})") from error
-    boxes = {node: NodeBox(node, x - w / 2, height - y - h / 2, w, h) for node, (x, y, w, h) in centres.items()}
+
+    def box(name: str, node: Node) -> NodeBox:
+        x, y, w, h = placed[name]
+        return NodeBox(node, x - w / 2, height - y - h / 2, w, h)
+
+    boxes = {node: box(name, node) for name, node in graph.nodes.items() if name in placed}
+    connectors = [ConnectorBox(node, target, box(name, node))
+                  for name, (node, target) in graph.connectors.items() if name in placed]
     kinds = {(e.source, e.target): e.kind for e in dmap.edges}
     edges = []
     for tail, head, points in splines:
-        source, target = nodes[tail], nodes[head]
+        via = tail in graph.connectors
+        source, target = graph.connectors[tail][0] if via else graph.nodes[tail], graph.nodes[head]
         edges.append(EdgePath(source, target, kinds.get((source, target), HANDOFF),
-                              tuple((x, height - y) for x, y in points)))
-    return MapLayout(width, height, boxes, edges)
+                              tuple((x, height - y) for x, y in points), via))
+    return MapLayout(width, height, boxes, edges, connectors)
 
 
 # -- impact -----------------------------------------------------------------------------------

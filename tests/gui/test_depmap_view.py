@@ -161,3 +161,34 @@ def test_view_menu_opens_the_map_as_a_tab_laid_out_in_the_background(qtbot, samp
     QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                       view.mapFromScene(item.sceneBoundingRect().center()))
     assert window.editor_tabs.tabText(window.editor_tabs.currentIndex()) == "Subtask T02"
+
+
+def test_a_connector_selects_the_node_it_stands_for_and_a_double_click_goes_there(tab: DependencyMapTab) -> None:
+    from studio.gui.depmap_view import ConnectorItem
+    from studio.views.depmap import DependencyMap, layout_map
+
+    assert tab.view.connectors == []  # the sample is drawn with every edge routed
+    dmap = DependencyMap.build(tab.context.session.loaded.project)
+    tab.view.show_layout(dmap, layout_map(dmap, routed_crossings=0))  # as a huge project would be drawn
+    stand_ins = [i for i in tab.view.scene().items() if isinstance(i, ConnectorItem)]
+    assert stand_ins and len(stand_ins) == len(tab.view.connectors)
+    # Still exactly one node item per node: connectors are not nodes.
+    assert len([i for i in tab.view.scene().items() if isinstance(i, NodeItem)]) == len(dmap.nodes)
+    far = max(tab.view.connectors, key=lambda c: abs(c.rect().x() - tab.view.items_by_node[c.node].rect().x()))
+    tab.view.centerOn(far)
+    QTest.mouseClick(tab.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     tab.view.mapFromScene(far.sceneBoundingRect().center()))
+    assert tab.view.selected_node() == far.node
+    assert far.highlighted  # the stand-in marks the selection, far from the node itself
+    real = tab.view.items_by_node[far.node]
+    assert not tab.view.viewport().rect().contains(tab.view.mapFromScene(real.sceneBoundingRect().center()))
+    QTest.mouseDClick(tab.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                      tab.view.mapFromScene(far.sceneBoundingRect().center()))
+    assert tab.view.viewport().rect().contains(tab.view.mapFromScene(real.sceneBoundingRect().center()))
+    assert tab.view.selected_node() == far.node
+
+
+def test_the_map_opens_on_the_start_of_the_timeline(tab: DependencyMapTab) -> None:
+    first = tab.view.items_by_node[(SUBTASK, tab.context.session.loaded.project.timeline()[0])]
+    assert tab.view.viewport().rect().contains(tab.view.mapFromScene(first.sceneBoundingRect().center()))
+    assert tab.view.transform().m11() >= 0.6  # readable, not shrunk to a thumbnail

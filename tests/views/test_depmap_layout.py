@@ -87,7 +87,7 @@ def test_a_label_with_quotes_survives_the_round_trip(sample: LoadedProject) -> N
     dmap = DependencyMap.build(sample.project)
     node = (SUBTASK, "T01")
     dmap.nodes[node] = depmap.MapNode(SUBTASK, "T01", 'T01 "draft" \\ plan', dmap.nodes[node].column)
-    source, _ = depmap.dot_source(dmap)
+    source = depmap.dot_source(dmap).source
     assert 'label="T01 \\"draft\\" \\\\ plan"' in source
     assert node in layout_map(dmap).boxes
 
@@ -113,3 +113,29 @@ def test_a_layout_that_takes_too_long_is_a_clear_error(monkeypatch: pytest.Monke
     monkeypatch.setattr(depmap.shutil, "which", lambda _name: str(slow))
     with pytest.raises(LayoutFailedError, match="within 0.2 s"):
         depmap.run_dot("", timeout=0.2)
+
+
+def test_past_the_crossing_budget_the_longest_edges_start_from_connectors(sample: LoadedProject) -> None:
+    dmap = DependencyMap.build(sample.project)
+    assert layout_map(dmap).connectors == []  # the sample is drawn with every edge routed
+    columns = {node: n.column for node, n in dmap.nodes.items()}
+    crossed = sum(columns[e.target] - columns[e.source] - 1 for e in dmap.edges)
+    layout = layout_map(dmap, routed_crossings=crossed // 2)
+    assert layout.connectors, "half the budget must turn some edges into connectors"
+    # Every edge is still drawn once, to its real target; the ones from connectors say so.
+    assert sorted((e.source, e.target) for e in layout.edges) == sorted((e.source, e.target) for e in dmap.edges)
+    via = {(e.source, e.target) for e in layout.edges if e.via_connector}
+    assert via == {(c.node, c.target) for c in layout.connectors}
+    longest_kept = max(columns[t] - columns[s] for s, t in {(e.source, e.target) for e in dmap.edges} - via)
+    for connector in layout.connectors:
+        assert columns[connector.target] - columns[connector.node] >= longest_kept  # the longest went first
+        # The connector sits in the column just before the node it feeds, left of it.
+        target = layout.boxes[connector.target]
+        assert connector.box.x + connector.box.width <= target.x
+        column_before = [b for n, b in layout.boxes.items() if columns[n] == columns[connector.target] - 1]
+        if column_before:
+            assert abs(connector.box.centre[0] - column_before[0].centre[0]) < 1.0
+    crossed_now = sum(columns[t] - columns[s] - 1 for s, t in {(e.source, e.target) for e in dmap.edges} - via)
+    assert crossed_now <= crossed // 2  # edges from connectors cross no column
+    boxes = list(layout.boxes.values()) + [c.box for c in layout.connectors]
+    assert not [(a.node, b.node) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b)]
