@@ -8,6 +8,10 @@ edit, YAML or not, is saved together and undone the same way."""
 
 from __future__ import annotations
 
+import hashlib
+import shutil
+import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +45,32 @@ class ProjectDocuments:
         # edit goes through `touched` (or `put` / `forget`), which drops the file's entry.
         self._dumped: dict[str, str] = {}
         self.dirty: set[str] = set()
+        self._snapshots: Path | None = None
 
     @property
     def root(self) -> Path:
         return self.editor.root
+
+    def viewable_path(self, rel: str) -> Path | None:
+        """A path at which `rel` can be read as the project holds it now: the project's own file
+        when it is saved as it is, else a read-only copy of the unsaved content (an imported or
+        replaced material) in a temporary folder removed with these documents; None when an
+        unsaved edit deletes the file. A copy is named by its content, so a viewer that
+        remembers paths sees a new file when the content changes."""
+        if rel not in self.dirty:
+            return self.root / rel
+        data = self.read_bytes(rel)
+        if data is None:
+            return None
+        if self._snapshots is None:
+            self._snapshots = Path(tempfile.mkdtemp(prefix="dbstudio-unsaved-"))
+            weakref.finalize(self, shutil.rmtree, self._snapshots, True)
+        copy = self._snapshots / hashlib.sha256(data).hexdigest()[:16] / Path(rel).name
+        if not copy.is_file():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(data)
+            copy.chmod(0o444)
+        return copy
 
     def _absent(self, rel: str) -> EditPathError:
         if rel in self.dirty:

@@ -360,9 +360,9 @@ class MainWindow(QMainWindow):
             self.preview = MaterialPreview(self.runner, self.preview_dock)
             self.preview_dock.setWidget(self.preview)
         material = self.context.session.loaded.project.material(material_id) if self.context else None
-        root = self.context.session.root if self.context else None
-        self.preview.show_file(root / layout.MATERIALS_DIR / material.file if root and material and material.file
-                               else None)
+        documents = self.context.session.documents if self.context else None
+        self.preview.show_file(documents.viewable_path(f"{layout.MATERIALS_DIR}/{material.file}")
+                               if documents and material and material.file else None)
 
     def _update_actions(self) -> None:
         has_project = self.context is not None

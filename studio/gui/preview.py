@@ -73,30 +73,58 @@ class _BlockCache:
 
 
 class SheetModel(QAbstractTableModel):
-    """One sheet of a workbook: its size is known at once, its cells are read when shown."""
+    """One sheet of a workbook: its size is known at once; its cells are read a block of rows at a
+    time on the background helper when a view first asks for them (openpyxl reads a read-only
+    sheet from its start, so a block far down a big sheet takes a while), and shown when they
+    arrive (dataChanged). Until then the cells are empty."""
 
-    def __init__(self, book: WorkbookPreview, sheet: str, parent: QObject | None = None) -> None:
+    def __init__(self, book: WorkbookPreview, sheet: str, run: Callable[..., None],
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.book = book
         self.sheet = sheet
+        self.run = run
         self.rows, self.columns = book.size(sheet)
         self.formulas = False
         self.error: str | None = None
-        self._cache = _BlockCache(self._read)
+        self._blocks: dict[int, list[list[Any]]] = {}
+        self._pending: set[int] = set()
 
-    def _read(self, first: int, count: int) -> list[list[Any]]:
+    def _read(self, first: int, count: int, formulas: bool) -> list[list[Any]]:
         last = min(first + count, self.rows)
         try:
-            return self.book.read(self.sheet, first + 1, last, 1, self.columns, formulas=self.formulas)
+            return self.book.read(self.sheet, first + 1, last, 1, self.columns, formulas=formulas)
         except PreviewError as error:  # shown in the cells' place: the rest of the sheet stays readable
             self.error = str(error)
             return []
+
+    def _request(self, block: int) -> None:
+        if block in self._pending:
+            return
+        self._pending.add(block)
+        first, formulas = block * BLOCK, self.formulas
+        self.run(f"Reading {self.sheet} rows {first + 1}-{min(first + BLOCK, self.rows)}",
+                 lambda: self._read(first, BLOCK, formulas), lambda rows: self._arrived(block, formulas, rows))
+
+    def _arrived(self, block: int, formulas: bool, rows: list[list[Any]]) -> None:
+        if formulas != self.formulas:  # read before the switch: the view asks again
+            return
+        self._pending.discard(block)
+        self._blocks[block] = rows
+        first = block * BLOCK
+        last = min(first + BLOCK, self.rows) - 1
+        if last >= first and self.columns:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, self.columns - 1))
+
+    def is_loaded(self, row: int) -> bool:
+        return row // BLOCK in self._blocks
 
     def set_formulas(self, formulas: bool) -> None:
         if formulas == self.formulas:
             return
         self.formulas = formulas
-        self._cache.clear()
+        self._blocks.clear()
+        self._pending.clear()
         if self.rows and self.columns:
             self.dataChanged.emit(self.index(0, 0), self.index(self.rows - 1, self.columns - 1))
 
@@ -109,10 +137,15 @@ class SheetModel(QAbstractTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
-        row = self._cache.row(index.row())
-        value = row[index.column()] if index.column() < len(row) else None
         if role == Qt.ItemDataRole.ToolTipRole:
             return cell_ref(self.sheet, index.row() + 1, index.column() + 1)
+        block, offset = divmod(index.row(), BLOCK)
+        rows = self._blocks.get(block)
+        if rows is None:
+            self._request(block)
+            return None
+        row = rows[offset] if offset < len(rows) else []
+        value = row[index.column()] if index.column() < len(row) else None
         return None if value is None else str(value)
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
@@ -209,16 +242,11 @@ class PdfView(QWidget):
     def __init__(self, pdf: PdfPreview, first: RenderedPage, run: Callable[..., None],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.pdf = pdf
         self.run = run
-        self.hits: list[SearchHit] = []
-        self.page = first
         bar = QHBoxLayout()
         self.spin = QSpinBox(self)
         self.spin.setObjectName("previewPage")
-        self.spin.setRange(1, pdf.page_count)
-        self.spin.setSuffix(f" of {pdf.page_count}")
-        self.spin.valueChanged.connect(lambda value: self.show_page(value - 1))
+        self.spin.valueChanged.connect(self._page_chosen)
         self.search = QLineEdit(self)
         self.search.setObjectName("previewSearch")
         self.search.setPlaceholderText("Find in the PDF")
@@ -238,7 +266,25 @@ class PdfView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(scroll, 1)
+        self.set_document(pdf, first)
+
+    def set_document(self, pdf: PdfPreview, first: RenderedPage) -> None:
+        """Show another PDF in this view (the preview keeps one PDF view: building its widgets
+        again for every file took longer than pymupdf drawing the page)."""
+        self.pdf = pdf
+        self.hits: list[SearchHit] = []
+        self.page = first
+        self.spin.blockSignals(True)
+        self.spin.setRange(1, pdf.page_count)
+        self.spin.setValue(first.number + 1)
+        self.spin.blockSignals(False)
+        self.spin.setSuffix(f" of {pdf.page_count}")
+        self.search.clear()
+        self.result.clear()
         self._draw(first)
+
+    def _page_chosen(self, value: int) -> None:
+        self.show_page(value - 1)
 
     def _draw(self, page: RenderedPage) -> None:
         self.page = page
@@ -276,7 +322,7 @@ class WorkbookView(QWidget):
     """A tab per sheet (`previewSheets`), values or formulas (`previewFormulas`), the current cell's
     `Sheet!A1` and content (`previewCellRef`)."""
 
-    def __init__(self, book: WorkbookPreview, parent: QWidget | None = None) -> None:
+    def __init__(self, book: WorkbookPreview, run: Callable[..., None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.book = book
         self.models: list[SheetModel] = []
@@ -293,9 +339,10 @@ class WorkbookView(QWidget):
         for sheet in book.sheet_names:
             view = QTableView(self.tabs)
             view.setObjectName(f"previewSheet_{sheet}")
-            model = SheetModel(book, sheet, view)
+            model = SheetModel(book, sheet, run, view)
             view.setModel(model)
             view.selectionModel().currentChanged.connect(self._current)
+            model.dataChanged.connect(self._cells_arrived)
             self.models.append(model)
             self.tabs.addTab(view, sheet)
         bar = QHBoxLayout()
@@ -315,6 +362,11 @@ class WorkbookView(QWidget):
         view = self.tabs.currentWidget()
         if isinstance(view, QTableView):
             self._current(view.currentIndex())
+
+    def _cells_arrived(self) -> None:
+        view = self.tabs.currentWidget()
+        if isinstance(view, QTableView) and view.currentIndex().isValid():
+            self._current(view.currentIndex())  # the current cell's content may have just arrived
 
     def _current(self, index: QModelIndex) -> None:
         if not index.isValid():
@@ -345,6 +397,7 @@ class MaterialPreview(QWidget):
         self.path: Path | None = None
         self.kind = ""
         self.content: QWidget | None = None
+        self._pdf_view: PdfView | None = None  # kept between PDFs, hidden when another kind shows
         self._reader: Any = None
         self.message = QLabel(self)
         self.message.setObjectName("previewMessage")
@@ -417,7 +470,10 @@ class MaterialPreview(QWidget):
         self.shown.emit("error")
 
     def _drop_content(self) -> None:
-        if self.content is not None:
+        if self._pdf_view is not None and self.content is self._pdf_view:
+            self._pdf_view.hide()
+            self.content = None
+        elif self.content is not None:
             # detached first: if this preview is deleted before the deferred delete runs, Qt must
             # not delete the content twice (seen as a crash with a parentless preview)
             self.content.hide()
@@ -435,7 +491,9 @@ class MaterialPreview(QWidget):
         self._reader = reader
         self.content = widget
         self.message.hide()
-        self.layout_.addWidget(widget, 1)
+        if self.layout_.indexOf(widget) < 0:
+            self.layout_.addWidget(widget, 1)
+        widget.show()
         self.shown.emit(self.kind)
 
     # -- one opener per kind ----------------------------------------------------------------
@@ -446,7 +504,12 @@ class MaterialPreview(QWidget):
 
         def done(result: tuple[PdfPreview, RenderedPage]) -> None:
             pdf, first = result
-            self._show(PdfView(pdf, first, self._run, self), pdf)
+            if self._pdf_view is None:
+                self._pdf_view = PdfView(pdf, first, self._run, self)
+            else:
+                self._drop_content()  # the previous PDF's reader is closed before this one shows
+                self._pdf_view.set_document(pdf, first)
+            self._show(self._pdf_view, pdf)
 
         self._run(f"Opening {path.name}", work, done)
 
@@ -457,7 +520,7 @@ class MaterialPreview(QWidget):
                 book.size(sheet)
             return book
 
-        self._run(f"Opening {path.name}", work, lambda book: self._show(WorkbookView(book, self), book))
+        self._run(f"Opening {path.name}", work, lambda book: self._show(WorkbookView(book, self._run, self), book))
 
     def _open_csv(self, path: Path) -> None:
         def done(table: CsvPreview) -> None:

@@ -70,6 +70,15 @@ def test_pdf_pages_and_search(qtbot, preview, tmp_path) -> None:
     assert marked.blue() < 200 < marked.red()  # yellow over the white page
 
 
+def loaded(qtbot, model: SheetModel, row: int, column: int) -> str | None:
+    """A cell's text once its block has been read on the background helper (empty until then)."""
+    index = model.index(row, column)
+    if not model.is_loaded(row):
+        assert index.data() is None  # asks for the block, shows nothing meanwhile
+        qtbot.waitUntil(lambda: model.is_loaded(row), timeout=10000)
+    return index.data()
+
+
 def test_workbook_values_formulas_and_cell_ref(qtbot, preview, tmp_path, qtmodeltester) -> None:
     path = make_workbook(tmp_path / "model.xlsx")
     cache_values(path)
@@ -83,7 +92,7 @@ def test_workbook_values_formulas_and_cell_ref(qtbot, preview, tmp_path, qtmodel
     assert isinstance(model, SheetModel)
     qtmodeltester.check(model)
     cell = model.index(0, 1)
-    assert cell.data() == "75"
+    assert loaded(qtbot, model, 0, 1) == "75"
     view.selectionModel().setCurrentIndex(cell, QItemSelectionModel.SelectionFlag.ClearAndSelect)
     label = preview.findChild(QLabel, "previewCellRef")
     assert label.text() == "'Q1 Summary'!B1   75"
@@ -91,12 +100,31 @@ def test_workbook_values_formulas_and_cell_ref(qtbot, preview, tmp_path, qtmodel
     with qtbot.waitSignal(model.dataChanged):
         QTest.mouseClick(toggle, Qt.MouseButton.LeftButton)
     assert toggle.isChecked()
-    assert cell.data() == "=Inputs!B2-Inputs!B3"
-    assert label.text() == "'Q1 Summary'!B1   =Inputs!B2-Inputs!B3"
+    assert loaded(qtbot, model, 0, 1) == "=Inputs!B2-Inputs!B3"
+    qtbot.waitUntil(lambda: label.text() == "'Q1 Summary'!B1   =Inputs!B2-Inputs!B3")  # follows the arrival
     inputs = tabs.widget(0).model()
     qtmodeltester.check(inputs)
     assert (inputs.rowCount(), inputs.columnCount()) == (3, 2)
-    assert inputs.index(1, 0).data() == "Revenue"
+    assert loaded(qtbot, inputs, 1, 0) == "Revenue"
+
+
+def test_a_block_far_down_a_big_sheet_is_read_in_the_background(qtbot, preview, tmp_path) -> None:
+    import openpyxl
+
+    path = tmp_path / "ledger.xlsx"
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("Ledger")
+    for number in range(1, 2001):
+        sheet.append([number, f"entry {number}"])
+    book.save(path)
+    show(qtbot, preview, path, "xlsx")
+    model = preview.findChild(QTableView, "previewSheet_Ledger").model()
+    assert model.rowCount() == 2000
+    arrived: list[tuple[int, int]] = []
+    model.dataChanged.connect(lambda top, bottom: arrived.append((top.row(), bottom.row())))
+    assert loaded(qtbot, model, 1850, 1) == "entry 1851"
+    assert (1800, 1999) in arrived  # the block holding row 1851, announced as it came
+    assert not model.is_loaded(1000)  # blocks never asked for are never read
 
 
 def test_csv_rows_appear_while_the_scan_runs(qtbot, preview, tmp_path, qtmodeltester) -> None:
@@ -169,12 +197,29 @@ def test_damaged_file_shows_its_message(qtbot, preview, tmp_path, name, data, me
     assert preview.content is None
 
 
+def test_a_second_pdf_reuses_the_view_with_its_own_pages(qtbot, preview, tmp_path) -> None:
+    show(qtbot, preview, make_pdf(tmp_path / "report.pdf", PDF_WORDS), "pdf")
+    first_view = preview.content
+    search = preview.findChild(QLineEdit, "previewSearch")
+    search.setText("EBITDA")
+    with qtbot.waitSignal(first_view.searched, timeout=10000):
+        QTest.keyClick(search, Qt.Key.Key_Return)
+    show(qtbot, preview, make_pdf(tmp_path / "letter.pdf", ["only page"]), "pdf")
+    assert preview.content is first_view  # the same widgets, a new document
+    page = preview.findChild(QSpinBox, "previewPage")
+    assert page.maximum() == 1 and page.value() == 1 and page.suffix() == " of 1"
+    assert first_view.hits == [] and search.text() == "" and first_view.page.number == 0
+    assert first_view.pdf.path.name == "letter.pdf"
+
+
 def test_showing_another_file_replaces_the_first(qtbot, preview, tmp_path) -> None:
     show(qtbot, preview, make_pdf(tmp_path / "a.pdf", ["one"]), "pdf")
     notes = tmp_path / "b.txt"
     notes.write_text("second", encoding="utf-8")
     show(qtbot, preview, notes, "text")
-    qtbot.waitUntil(lambda: preview.findChild(QSpinBox, "previewPage") is None)
+    pages = preview.findChild(QSpinBox, "previewPage")  # the PDF view is kept for the next PDF, hidden
+    assert pages is None or not pages.isVisible()
+    assert preview.findChild(QPlainTextEdit, "previewText").isVisible()
     preview.show_file(None)
     assert preview.message.text() == "No file to preview" and preview.content is None
 
@@ -228,4 +273,29 @@ def test_preview_dock_follows_the_selected_material(qtbot, sample_copy) -> None:
     assert preview.findChild(QTableView, "previewTable").model().rowCount() > 0
     window.close_project()
     window.runner.wait()
+    qtbot.wait(10)
+
+
+def test_an_imported_material_not_yet_saved_is_previewed_from_its_unsaved_content(qtbot, sample_copy,
+                                                                                  tmp_path) -> None:
+    from studio.editing.materials import import_material
+    from studio.editing.session import ProjectSession
+    from studio.gui.editors import open_editor
+    from studio.gui.project_context import ProjectContext
+
+    source = make_pdf(tmp_path / "survey.pdf", ["site survey", "page two"])
+    context = ProjectContext(ProjectSession(sample_copy))
+    context.push(import_material(context.session.documents, source, "M90", "Site survey", "new_evidence",
+                                 "original_record"))
+    assert not (sample_copy / "materials" / "survey.pdf").exists()  # not saved yet
+    editor = open_editor(context, "material", "M90")
+    qtbot.addWidget(editor)
+    preview = editor.findChild(MaterialPreview, "materialPreview")
+    with qtbot.waitSignal(preview.shown, timeout=20000) as shown:
+        editor.show()
+    assert shown.args == ["pdf"], preview.message.text()
+    assert preview.findChild(QSpinBox, "previewPage").maximum() == 2
+    assert preview.path.read_bytes() == source.read_bytes() and sample_copy not in preview.path.parents
+    preview.show_file(None)
+    preview.runner.wait()
     qtbot.wait(10)

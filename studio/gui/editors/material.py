@@ -111,7 +111,7 @@ class MaterialEditor(ObjectForm):
             size = human_size(len(data)) if data is not None else "missing: the file is not in materials/"
             self.file_label.setText(f"{material.file}  ({size})")
             self.open_button.setEnabled(data is not None)
-            self.preview.show_file(self.documents.root / rel)
+            self.preview.show_file(self.documents.viewable_path(rel))  # unsaved content included
         else:
             self.file_label.setText("generated at release time" if material and material.generated else "(none)")
             self.open_button.setEnabled(False)
