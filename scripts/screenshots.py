@@ -18,7 +18,7 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
-from PySide6.QtWidgets import QApplication, QDockWidget, QTableView, QTreeView, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit, QTableView, QTreeView, QWidget
 
 from studio.editing.commands import SetValue
 from studio.editing.rubric import CRITERIA, criterion_position, rubric_file, set_criterion_field
@@ -105,6 +105,54 @@ def edited_workbook(root: Path, out: Path) -> Path:
     sheet.cell(rows["T03-C05"], columns["reviewer"]).value = "Daniel Okafor"
     sheet.delete_rows(rows["T03-C06"])
     book.save(out)
+    return out
+
+
+def search_pdf(app: QApplication, preview: QWidget) -> None:
+    """Find a figure in the PDF, as an expert checking a number would: the hits are marked."""
+    search = preview.findChild(QLineEdit, "previewSearch")
+    assert search is not None
+    search.setText("EUR")
+    search.returnPressed.emit()
+
+
+def pick_cell(app: QApplication, preview: QWidget) -> None:
+    """Select a cell with a value so `Sheet!A1` and its content show above the sheet."""
+    view = preview.findChild(QTableView, "previewSheet_" + preview.content.book.sheet_names[0])  # type: ignore[attr-defined]
+    assert view is not None
+    model = view.model()
+    model.index(0, 0).data()  # asks for the first block
+    wait_until(app, lambda: model.is_loaded(0), "the first rows of the sheet")  # type: ignore[attr-defined]
+    view.setCurrentIndex(model.index(3, 1))
+
+
+def chart_image(root: Path, out: Path) -> Path:
+    """A bar chart of the sample's monthly shipments, drawn as a client's slide picture would be."""
+    import csv
+
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter
+
+    totals: dict[str, float] = {}
+    with (root / "materials" / "shipment-volumes-2023-2025.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    header, body = rows[0], rows[1:]
+    number = next(i for i, name in enumerate(header) if body and body[0][i].replace(".", "", 1).isdigit())
+    for row in body:
+        totals[row[0][:7]] = totals.get(row[0][:7], 0.0) + float(row[number])
+    image = QImage(900, 420, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setFont(QFont("DejaVu Sans", 11))
+    painter.drawText(20, 28, f"Kestrel Freight Group - {header[number]} by month")
+    peak = max(totals.values()) or 1.0
+    width = 840 / max(len(totals), 1)
+    for place, (_month, total) in enumerate(sorted(totals.items())):
+        height = 330 * total / peak
+        painter.fillRect(int(30 + place * width), int(390 - height), max(int(width) - 3, 1), int(height),
+                         QColor("#3b6ea8"))
+    painter.end()
+    image.save(str(out))
     return out
 
 
@@ -203,6 +251,38 @@ def main() -> int:
     timeline.select("material", "M12")
     settle(app, window)
     save(window, out / "release-timeline.png")
+
+    # Dependency map: the correcting CFO email selected, what it reaches outlined, its criteria beside.
+    depmap = window.open_dependency_map()
+    assert depmap is not None
+    wait_until(app, lambda: bool(depmap.view.items_by_node), "the dependency map's layout")
+    settle(app, window, 0.3)
+    depmap.view.select_node(("material", "M12"))
+    depmap.view.centerOn(depmap.view.items_by_node[("material", "M12")])
+    settle(app, window)
+    save(window, out / "dependency-map.png")
+
+    # Previews: each kind in the preview dock, given most of the width as an expert would.
+    preview_dock = window.findChild(QDockWidget, "previewDock")
+    assert preview_dock is not None
+    preview_dock.show()
+    for material, name, act in (("M06", "preview-pdf.png", search_pdf), ("M02", "preview-xlsx.png", pick_cell),
+                                ("M04", "preview-csv.png", None), ("M01", "preview-markdown.png", None)):
+        window.select_in_explorer("material", material)
+        shown_preview = window.preview
+        wait_until(app, lambda p=shown_preview: p is not None and p.content is not None, f"the preview of {material}")
+        window.resizeDocks([explorer_dock, preview_dock], [300, 1000], Qt.Orientation.Horizontal)
+        if act is not None:
+            act(app, window.preview)
+        settle(app, window)
+        save(window, out / name)
+    for path, name in ((chart_image(root, args.work / "shipments-by-month.png"), "preview-image.png"),
+                       (root / "scripts" / "lender_questions.py", "preview-text.png")):
+        window.preview.show_file(path)
+        wait_until(app, lambda: window.preview.content is not None, f"the preview of {path.name}")
+        settle(app, window)
+        save(window, out / name)
+    preview_dock.close()
 
     # Import diff: the workbook edited outside the app, read in the background and reviewed.
     dialog = RubricImportDialog(context, workbook, window, window.runner)

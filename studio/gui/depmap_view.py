@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSplitter,
+    QStyle,
+    QStyleOptionGraphicsItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -56,6 +58,7 @@ from studio.views.depmap import (
 
 FILL = {MATERIAL: "#fdf1d6", SUBTASK: "#dce8f7", OUTPUT: "#e3f3e1", DELIVERABLE: "#eadcf5"}
 HIGHLIGHT = QColor("#d9480f")
+SELECTED = QColor("#1c5fb8")
 NODE_ROLE = 0  # QGraphicsItem.data key holding the (kind, id) of a node item
 
 
@@ -125,7 +128,23 @@ class NodeItem(QGraphicsRectItem):
 
     def set_highlighted(self, on: bool) -> None:
         self.highlighted = on
-        self.setPen(QPen(HIGHLIGHT, 2.5) if on else QPen(QColor("#555555"), 1.0))
+        self._style()
+
+    def _style(self) -> None:
+        if self.isSelected():  # the node whose impact is shown: blue, thicker than the impact's orange
+            self.setPen(QPen(SELECTED, 3.0))
+        else:
+            self.setPen(QPen(HIGHLIGHT, 2.5) if self.highlighted else QPen(QColor("#555555"), 1.0))
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 (Qt naming)
+        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            self._style()
+        return super().itemChange(change, value)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        plain = QStyleOptionGraphicsItem(option)
+        plain.state &= ~QStyle.StateFlag.State_Selected  # the pen shows the selection, not Qt's dashed frame
+        super().paint(painter, plain, widget)
 
 
 class ConnectorItem(QGraphicsRectItem):
@@ -169,6 +188,8 @@ class DependencyMapView(QGraphicsView):
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setDragMode(QGraphicsView.DragMode.NoDrag)
+        # a resized view (a dock or the splitter moved) keeps what was in its middle in view
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.items_by_node: dict[Node, NodeItem] = {}
         self.connectors: list[ConnectorItem] = []
         self.columns: dict[Node, int] = {}
@@ -197,8 +218,9 @@ class DependencyMapView(QGraphicsView):
                                      QRectF(box.x, box.y, box.width, box.height))
             scene.addItem(stand_in)
             self.connectors.append(stand_in)
-        scene.setSceneRect(QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10))
         scene.blockSignals(False)
+        # after unblocking: the view sizes its scroll bars on the scene's sceneRectChanged
+        scene.setSceneRect(QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10))
         if first:
             self.show_start()
         if selected in self.items_by_node:
@@ -377,8 +399,14 @@ class DependencyMapTab(QWidget):
         self.impact_table = QTableView(self)
         self.impact_table.setObjectName("impactPanel")
         self.impact_table.setModel(self.impact_model)
-        self.impact_table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header = self.impact_table.horizontalHeader()
+        for column in range(3):  # scope, id and weight are short: as wide as their content
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.impact_table.verticalHeader().hide()
+        self.impact_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.impact_table.setWordWrap(True)
+        self.impact_table.setAlternatingRowColors(True)
         export = QPushButton("Export PNG/SVG…", self)
         export.setObjectName("exportDependencyMap")
         export.clicked.connect(self.choose_export)
@@ -390,9 +418,9 @@ class DependencyMapTab(QWidget):
         side_layout.addWidget(self.impact_table)
         side_layout.addWidget(export)
         splitter.addWidget(side)
-        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([3000, 1000])  # the map first: the criteria panel takes a quarter
+        splitter.setSizes([2000, 1000])  # the map first: the criteria panel takes a third, room for their text
         self.message = QLabel(self)
         self.message.setObjectName("dependencyMapMessage")
         self.message.setWordWrap(True)

@@ -8,11 +8,12 @@ A damaged file shows its `PreviewError` message (`previewMessage`) instead of th
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QFontDatabase, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -51,6 +52,23 @@ def _column_name(number: int) -> str:
         number, rest = divmod(number - 1, 26)
         name = chr(65 + rest) + name
     return name
+
+
+FIT_ROWS = 50
+FIT_MAX_WIDTH = 320
+
+
+def fit_columns(view: QTableView, rows: int = FIT_ROWS) -> None:
+    """Widen each column to its header and first rows' text (at most FIT_MAX_WIDTH px), without
+    asking the lazy model for more than those rows (Qt's resizeColumnsToContents may)."""
+    model = view.model()
+    metrics = view.fontMetrics()
+    header = view.horizontalHeader()
+    for column in range(model.columnCount()):
+        texts = [str(model.headerData(column, Qt.Orientation.Horizontal) or "")]
+        texts += [str(model.index(row, column).data() or "") for row in range(min(rows, model.rowCount()))]
+        widest = max(metrics.horizontalAdvance(text) for text in texts) + 16
+        header.resizeSection(column, min(max(widest, header.minimumSectionSize()), FIT_MAX_WIDTH))
 
 
 class _BlockCache:
@@ -135,7 +153,8 @@ class SheetModel(QAbstractTableModel):
         return 0 if parent.isValid() else self.columns
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        wanted = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole)
+        if not index.isValid() or role not in wanted:
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return cell_ref(self.sheet, index.row() + 1, index.column() + 1)
@@ -146,6 +165,10 @@ class SheetModel(QAbstractTableModel):
             return None
         row = rows[offset] if offset < len(rows) else []
         value = row[index.column()] if index.column() < len(row) else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:  # numbers to the right, as a spreadsheet shows them
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            return int((Qt.AlignmentFlag.AlignRight if number else Qt.AlignmentFlag.AlignLeft)
+                       | Qt.AlignmentFlag.AlignVCenter)
         return None if value is None else str(value)
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
@@ -344,7 +367,9 @@ class WorkbookView(QWidget):
             view.selectionModel().currentChanged.connect(self._current)
             model.dataChanged.connect(self._cells_arrived)
             self.models.append(model)
-            self.tabs.addTab(view, sheet)
+            view.setWordWrap(False)
+            model.dataChanged.connect(partial(self._first_rows_arrived, view))
+            self.tabs.addTab(view, sheet.replace("&", "&&"))  # a sheet's "&" is text, not a shortcut
         bar = QHBoxLayout()
         bar.addWidget(self.cell, 1)
         bar.addWidget(self.formulas)
@@ -362,6 +387,11 @@ class WorkbookView(QWidget):
         view = self.tabs.currentWidget()
         if isinstance(view, QTableView):
             self._current(view.currentIndex())
+
+    @staticmethod
+    def _first_rows_arrived(view: QTableView, top: QModelIndex, *_rest: Any) -> None:
+        if top.row() == 0:
+            fit_columns(view)
 
     def _cells_arrived(self) -> None:
         view = self.tabs.currentWidget()
@@ -527,6 +557,8 @@ class MaterialPreview(QWidget):
             view = QTableView(self)
             view.setObjectName("previewTable")
             view.setModel(CsvModel(table, view))
+            view.setWordWrap(False)
+            fit_columns(view)
             self._show(view, table)
             generation = self._generation
             # the scan starts once the first screen is painted: it would slow that paint down
@@ -565,6 +597,7 @@ class MaterialPreview(QWidget):
             editor = QPlainTextEdit(self)
             editor.setObjectName("previewText")
             editor.setReadOnly(True)
+            editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # logs, code, fixed-width tables
             editor.setPlainText(result.text)
             self._show(editor)
 

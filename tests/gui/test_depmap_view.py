@@ -192,3 +192,9 @@ def test_the_map_opens_on_the_start_of_the_timeline(tab: DependencyMapTab) -> No
     first = tab.view.items_by_node[(SUBTASK, tab.context.session.loaded.project.timeline()[0])]
     assert tab.view.viewport().rect().contains(tab.view.mapFromScene(first.sceneBoundingRect().center()))
     assert tab.view.transform().m11() >= 0.6  # readable, not shrunk to a thumbnail
+    # The view knows the map's size: it scrolls to a node at the far end.
+    assert tab.view.horizontalScrollBar().maximum() > 0
+    last = tab.view.items_by_node[(SUBTASK, tab.context.session.loaded.project.timeline()[-1])]
+    tab.view.go_to(last.node)
+    assert tab.view.viewport().rect().contains(tab.view.mapFromScene(last.sceneBoundingRect().center()))
+    assert last.pen().width() > first.pen().width()  # the selected node is drawn with a heavier pen
