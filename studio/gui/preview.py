@@ -40,6 +40,7 @@ from studio.previews.workbook import WorkbookPreview, cell_ref
 PDF_ZOOM = 1.5
 """Pages are drawn at 108 dpi: readable in a dock without zooming."""
 SCAN_DELAY_MS = 50
+OPENING_NOTICE_MS = 150
 BLOCK = 200
 """Rows a table model reads at once when a view asks for one of them."""
 
@@ -469,7 +470,12 @@ class MaterialPreview(QWidget):
             self._say("No file to preview")
             return
         self.kind = preview_kind(path)
-        self._say(f"Opening {path.name}…")
+        # "Opening…" only for a file that takes a while: a quick one shows without a flash of text
+        self.message.hide()
+        generation, name = self._generation, path.name
+        QTimer.singleShot(OPENING_NOTICE_MS, self, lambda: self._say(f"Opening {name}…")
+                          if generation == self._generation and self.content is None and self.message.isHidden()
+                          else None)
         opener = getattr(self, f"_open_{self.kind}")
         opener(path)
 

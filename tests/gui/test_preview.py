@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QTextBrowser,
 )
 
-from studio.gui.preview import CsvModel, MaterialPreview, PageCanvas, SheetModel
+from studio.gui.preview import OPENING_NOTICE_MS, CsvModel, MaterialPreview, PageCanvas, SheetModel
 from studio.gui.tasks import TaskRunner
 from tests.previews.conftest import PDF_WORDS, cache_values, make_pdf, make_workbook
 
@@ -195,6 +195,8 @@ def test_damaged_file_shows_its_message(qtbot, preview, tmp_path, name, data, me
     label = preview.findChild(QLabel, "previewMessage")
     assert label.isVisible() and message in label.text()
     assert preview.content is None
+    qtbot.wait(OPENING_NOTICE_MS + 50)
+    assert message in label.text()  # the late "Opening…" notice never covers the error
 
 
 def test_a_second_pdf_reuses_the_view_with_its_own_pages(qtbot, preview, tmp_path) -> None:
@@ -299,3 +301,17 @@ def test_an_imported_material_not_yet_saved_is_previewed_from_its_unsaved_conten
     preview.show_file(None)
     preview.runner.wait()
     qtbot.wait(10)
+
+
+def test_a_file_that_takes_a_while_says_it_is_opening(qtbot, preview, tmp_path) -> None:
+    import time
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("slow to come", encoding="utf-8")
+    preview.runner.run("Busy", lambda: time.sleep(0.6), lambda _result: None)  # the helper is busy first
+    preview.show_file(notes)
+    assert preview.message.isHidden()  # no flash of text for a file that opens at once
+    qtbot.waitUntil(lambda: not preview.message.isHidden(), timeout=2000)
+    assert preview.message.text() == "Opening notes.txt…"
+    qtbot.waitUntil(lambda: preview.kind == "text" and preview.content is not None, timeout=5000)
+    assert preview.message.isHidden()
