@@ -344,12 +344,21 @@ class PdfView(QWidget):
 
 class WorkbookView(QWidget):
     """A tab per sheet (`previewSheets`), values or formulas (`previewFormulas`), the current cell's
-    `Sheet!A1` and content (`previewCellRef`)."""
+    `Sheet!A1` and content (`previewCellRef`). A sheet's table is built when its tab is first
+    shown, after its size is read on the background helper (a sheet without a recorded size is
+    counted row by row: 50 of them up front would keep the workbook off screen for seconds)."""
+
+    sheet_ready = Signal(str)
+    """(sheet name) once its table is in its tab."""
 
     def __init__(self, book: WorkbookPreview, run: Callable[..., None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.book = book
+        self.run = run
         self.models: list[SheetModel] = []
+        self._tables: dict[str, QTableView] = {}
+        self._asked: set[str] = set()
+        self._waiting: dict[str, tuple[QWidget, QVBoxLayout, QLabel]] = {}  # a sheet's page until it is built
         self.formulas = QCheckBox("Show formulas", self)
         self.formulas.setObjectName("previewFormulas")
         self.formulas.toggled.connect(self._toggle)
@@ -361,16 +370,15 @@ class WorkbookView(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.setTabPosition(QTabWidget.TabPosition.South)
         for sheet in book.sheet_names:
-            view = QTableView(self.tabs)
-            view.setObjectName(f"previewSheet_{sheet}")
-            model = SheetModel(book, sheet, run, view)
-            view.setModel(model)
-            view.selectionModel().currentChanged.connect(self._current)
-            model.dataChanged.connect(self._cells_arrived)
-            self.models.append(model)
-            view.setWordWrap(False)
-            model.dataChanged.connect(partial(self._first_rows_arrived, view))
-            self.tabs.addTab(view, sheet.replace("&", "&&"))  # a sheet's "&" is text, not a shortcut
+            page = QWidget(self.tabs)
+            page_layout = QVBoxLayout(page)
+            page_layout.setContentsMargins(0, 0, 0, 0)
+            waiting = QLabel(f"Reading sheet {sheet}…", page)
+            waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            page_layout.addWidget(waiting)
+            self._waiting[sheet] = (page, page_layout, waiting)
+            self.tabs.addTab(page, sheet.replace("&", "&&"))  # a sheet's "&" is text, not a shortcut
+        self.tabs.currentChanged.connect(self._tab_shown)
         bar = QHBoxLayout()
         bar.addWidget(self.cell, 1)
         bar.addWidget(self.formulas)
@@ -378,15 +386,53 @@ class WorkbookView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.tabs, 1)
+        self._tab_shown(self.tabs.currentIndex())
 
-    def view(self, sheet: str) -> QTableView:
-        return self.tabs.widget(self.book.sheet_names.index(sheet))  # type: ignore[return-value]
+    def view(self, sheet: str) -> QTableView | None:
+        """The sheet's table, None until its tab has been shown and its size read."""
+        return self._tables.get(sheet)
+
+    def current_view(self) -> QTableView | None:
+        index = self.tabs.currentIndex()
+        return self._tables.get(self.book.sheet_names[index]) if index >= 0 else None
+
+    def _tab_shown(self, index: int) -> None:
+        if index < 0:
+            return
+        sheet = self.book.sheet_names[index]
+        if sheet in self._asked:
+            return
+        self._asked.add(sheet)
+        book = self.book
+        if book.known_size(sheet) is not None:
+            self._build(sheet)
+            return
+        self.run(f"Reading the size of sheet {sheet}", lambda: book.size(sheet),
+                 lambda _size: self._build(sheet))
+
+    def _build(self, sheet: str) -> None:
+        page, page_layout, waiting = self._waiting.pop(sheet)
+        view = QTableView(page)
+        view.setObjectName(f"previewSheet_{sheet}")
+        view.setWordWrap(False)
+        model = SheetModel(self.book, sheet, self.run, view)  # its size is known now: no reading here
+        model.set_formulas(self.formulas.isChecked())
+        view.setModel(model)
+        view.selectionModel().currentChanged.connect(self._current)
+        model.dataChanged.connect(self._cells_arrived)
+        model.dataChanged.connect(partial(self._first_rows_arrived, view))
+        self.models.append(model)
+        self._tables[sheet] = view
+        page_layout.replaceWidget(waiting, view)
+        waiting.deleteLater()
+        view.show()  # made after its page was shown: hidden until told
+        self.sheet_ready.emit(sheet)
 
     def _toggle(self, on: bool) -> None:
         for model in self.models:
             model.set_formulas(on)
-        view = self.tabs.currentWidget()
-        if isinstance(view, QTableView):
+        view = self.current_view()
+        if view is not None:
             self._current(view.currentIndex())
 
     @staticmethod
@@ -395,8 +441,8 @@ class WorkbookView(QWidget):
             fit_columns(view)
 
     def _cells_arrived(self) -> None:
-        view = self.tabs.currentWidget()
-        if isinstance(view, QTableView) and view.currentIndex().isValid():
+        view = self.current_view()
+        if view is not None and view.currentIndex().isValid():
             self._current(view.currentIndex())  # the current cell's content may have just arrived
 
     def _current(self, index: QModelIndex) -> None:
@@ -552,8 +598,8 @@ class MaterialPreview(QWidget):
     def _open_xlsx(self, path: Path) -> None:
         def work() -> WorkbookPreview:
             book = WorkbookPreview(path)
-            for sheet in book.sheet_names:  # a sheet without a recorded size is counted here, not on screen
-                book.size(sheet)
+            if book.sheet_names:  # the first sheet shows at once; the others' sizes are read as their tabs are shown
+                book.size(book.sheet_names[0])
             return book
 
         self._run(f"Opening {path.name}", work, lambda book: self._show(WorkbookView(book, self._run, self), book))

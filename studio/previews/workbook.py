@@ -78,6 +78,10 @@ class WorkbookPreview:
             self._sizes[sheet] = (0, 0) if empty else (rows, columns)
         return self._sizes[sheet]
 
+    def known_size(self, sheet: str) -> tuple[int, int] | None:
+        """The sheet's size if it has been read already (no reading here)."""
+        return self._sizes.get(sheet)
+
     def read(self, sheet: str, first_row: int, last_row: int, first_column: int, last_column: int,
              formulas: bool = False) -> list[list[Any]]:
         """The values (or formulas) of a block of cells, 1-based and inclusive, padded with None."""

@@ -85,9 +85,13 @@ def test_workbook_values_formulas_and_cell_ref(qtbot, preview, tmp_path, qtmodel
     show(qtbot, preview, path, "xlsx")
     tabs = preview.findChild(QTabWidget, "previewSheets")
     assert [tabs.tabText(i) for i in range(tabs.count())] == ["Inputs", "Q1 Summary"]
-    tabs.setCurrentIndex(1)
-    view = tabs.currentWidget()
-    assert isinstance(view, QTableView)
+    book_view = preview.content
+    assert book_view.view("Q1 Summary") is None  # built when its tab is first shown
+    with qtbot.waitSignal(book_view.sheet_ready, timeout=10000) as ready:
+        tabs.setCurrentIndex(1)
+    assert ready.args == ["Q1 Summary"]
+    view = book_view.view("Q1 Summary")
+    assert isinstance(view, QTableView) and view.isVisible()
     model = view.model()
     assert isinstance(model, SheetModel)
     qtmodeltester.check(model)
@@ -102,7 +106,7 @@ def test_workbook_values_formulas_and_cell_ref(qtbot, preview, tmp_path, qtmodel
     assert toggle.isChecked()
     assert loaded(qtbot, model, 0, 1) == "=Inputs!B2-Inputs!B3"
     qtbot.waitUntil(lambda: label.text() == "'Q1 Summary'!B1   =Inputs!B2-Inputs!B3")  # follows the arrival
-    inputs = tabs.widget(0).model()
+    inputs = book_view.view("Inputs").model()
     qtmodeltester.check(inputs)
     assert (inputs.rowCount(), inputs.columnCount()) == (3, 2)
     assert loaded(qtbot, inputs, 1, 0) == "Revenue"
@@ -251,7 +255,7 @@ def test_material_editor_previews_its_file(qtbot, sample_copy) -> None:
         editor.show()
     assert shown.args == ["xlsx"]
     tabs = preview.findChild(QTabWidget, "previewSheets")
-    assert tabs.count() >= 1 and tabs.currentWidget().model().rowCount() > 0
+    assert tabs.count() >= 1 and preview.content.current_view().model().rowCount() > 0
     preview.show_file(None)
     preview.runner.wait()
     qtbot.wait(10)
