@@ -319,3 +319,26 @@ def test_a_file_that_takes_a_while_says_it_is_opening(qtbot, preview, tmp_path) 
     assert preview.message.text() == "Opening notes.txt…"
     qtbot.waitUntil(lambda: preview.kind == "text" and preview.content is not None, timeout=5000)
     assert preview.message.isHidden()
+
+
+def test_a_fifty_sheet_workbook_reads_only_the_sheets_shown(qtbot, preview, tmp_path) -> None:
+    import openpyxl
+
+    path = tmp_path / "group.xlsx"
+    book = openpyxl.Workbook(write_only=True)  # no recorded sheet sizes: each would be counted row by row
+    for number in range(50):
+        sheet = book.create_sheet(f"Entity {number:02d}")
+        for row in range(30):
+            sheet.append([f"entity {number}", row, row * 2.5])
+    book.save(path)
+    show(qtbot, preview, path, "xlsx")
+    view = preview.content
+    assert view.tabs.count() == 50
+    assert view.view("Entity 00") is not None and view.view("Entity 00").model().rowCount() == 30
+    assert all(view.book.known_size(f"Entity {n:02d}") is None for n in range(1, 50))  # nothing read yet
+    with qtbot.waitSignal(view.sheet_ready, timeout=10000):
+        view.tabs.setCurrentIndex(49)
+    table = view.view("Entity 49")
+    assert table is not None and table.model().rowCount() == 30
+    assert loaded(qtbot, table.model(), 29, 0) == "entity 49"
+    assert all(view.book.known_size(f"Entity {n:02d}") is None for n in range(1, 49))
