@@ -8,10 +8,11 @@ Sections (one function each; other views add their own):
    columns), `DependencyMapView.show_layout` and the first paint (`grab()`); floor: `dot -Tplain`
    alone on the same dot source (the layout library's own share). Goal: <= 1 s. Checked: every
    node laid out once, no two boxes overlapping, one scene item per node.
-1. pdf-first-page: a 300-page PDF shown in `MaterialPreview` - from `show_file` until its first
-   page is painted on screen (opened and drawn on the background helper, turned into a QImage,
-   painted); floor: pymupdf alone opening the file and rendering that page at the same zoom.
-   Goal: <= 1.5x the floor.
+1. pdf-first-page: a 300-page PDF shown in `MaterialPreview` - from `show_file` until the page
+   canvas has painted its first page (opened and drawn on the background helper - the first
+   screen of the page first, the rest right after -, turned into a QImage, painted by Qt's own
+   paint event); floor: pymupdf alone opening the file and rendering that whole page at the
+   same zoom. Goal: <= 1.5x the floor.
 2. csv-first-screen: a 10 MB and a 100 MB CSV shown in `MaterialPreview` - from `show_file` until
    the table with its first rows is painted (the rest is indexed afterwards in the background);
    floor: reading the file's first 64 KB, parsing its first 40 rows with the csv module into a
@@ -93,6 +94,39 @@ def _shown_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
     elapsed = time.perf_counter() - start
     preview.shown.disconnect(shown)
     check(done == [preview.kind], f"{path.name}: the preview showed {done}: {preview.message.text()}")
+    return elapsed
+
+
+def _painted_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
+    """Seconds from show_file(path) until the PDF page's canvas has painted it (the event loop
+    runs as in the app: the paint is the one Qt schedules, nothing forced)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from studio.gui.preview import PageCanvas
+
+    painted: list[bool] = []
+    loop = QEventLoop()
+
+    def on_paint() -> None:
+        painted.append(True)
+        loop.quit()
+
+    def shown(kind: str) -> None:
+        canvas = preview.findChild(PageCanvas, "previewPageImage")
+        check(kind == "pdf" and canvas is not None, f"{path.name}: the preview showed {kind}")
+        if canvas is not None:
+            canvas.painted.connect(on_paint, Qt.ConnectionType.SingleShotConnection)
+
+    from PySide6.QtCore import Qt
+
+    preview.shown.connect(shown)
+    QTimer.singleShot(20000, loop.quit)  # never hang the bench
+    start = time.perf_counter()
+    preview.show_file(path)
+    loop.exec()
+    elapsed = time.perf_counter() - start
+    preview.shown.disconnect(shown)
+    check(bool(painted), f"{path.name}: the page was never painted")
     return elapsed
 
 
@@ -192,11 +226,12 @@ def bench_pdf_first_page(rounds: int, work: Path) -> None:
     preview.show()
 
     def side() -> float:
-        elapsed = _shown_in(preview, path)
+        elapsed = _painted_in(preview, path)
         spin = preview.findChild(QSpinBox, "previewPage")
         image = preview.findChild(PageCanvas, "previewPageImage")
         check(spin is not None and spin.maximum() == PDF_PAGES, "the PDF's page count is wrong")
-        check(image is not None and image.image.width() == round(612 * PDF_ZOOM), "the first page's size is wrong")
+        check(image is not None and image.image.width() == round(612 * PDF_ZOOM), "the first page's width is wrong")
+        check(image is not None and image.height() == round(792 * PDF_ZOOM), "the page's height is wrong")
         _forget(preview)
         return elapsed
 

@@ -238,21 +238,29 @@ def page_image(page: RenderedPage, hits: list[SearchHit], zoom: float) -> QImage
 
 class PageCanvas(QWidget):
     """One page, painted straight from its image: only the part in view is drawn (and converted to
-    the screen's format), so a page shows as soon as pymupdf has rendered it."""
+    the screen's format), so a page shows as soon as pymupdf has rendered it. While only the top
+    of the page is drawn the canvas already has the whole page's size, the rest white."""
+
+    painted = Signal()
+    """After each paint (the first one after a page arrives is when it is on screen)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.image = QImage()
 
-    def show_image(self, image: QImage) -> None:
+    def show_image(self, image: QImage, page_height: int | None = None) -> None:
         self.image = image
-        self.setFixedSize(image.size())
+        self.setFixedSize(image.width(), max(image.height(), page_height or 0))
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt naming)
         painter = QPainter(self)
-        painter.drawImage(event.rect(), self.image, event.rect())
+        drawn = event.rect().intersected(self.image.rect())
+        if drawn != event.rect():
+            painter.fillRect(event.rect(), QColor("white"))
+        painter.drawImage(drawn, self.image, drawn)
         painter.end()
+        self.painted.emit()
 
 
 class PdfView(QWidget):
@@ -312,15 +320,17 @@ class PdfView(QWidget):
 
     def _draw(self, page: RenderedPage) -> None:
         self.page = page
-        self.image.show_image(page_image(page, self.hits, PDF_ZOOM))
+        self.image.show_image(page_image(page, self.hits, PDF_ZOOM), page.page_height)
         self.page_shown.emit(page.number)
+        if not page.complete:  # the first screen is shown: now the whole page, for scrolling
+            self.show_page(page.number)
 
     def show_page(self, number: int) -> None:
         pdf = self.pdf
         self.run(f"Drawing page {number + 1}", lambda: pdf.render(number, PDF_ZOOM), self._drawn)
 
     def _drawn(self, page: RenderedPage) -> None:
-        if page.number == self.spin.value() - 1:
+        if page.number == self.spin.value() - 1:  # still the page asked for
             self._draw(page)
 
     def find_text(self) -> None:
@@ -580,9 +590,11 @@ class MaterialPreview(QWidget):
 
     # -- one opener per kind ----------------------------------------------------------------
     def _open_pdf(self, path: Path) -> None:
+        screen = max(self.height(), 200)  # the first screen of page 1 is drawn first, then the rest
+
         def work() -> tuple[PdfPreview, RenderedPage]:
             pdf = PdfPreview(path)
-            return pdf, pdf.render(0, PDF_ZOOM)
+            return pdf, pdf.render(0, PDF_ZOOM, top=screen)
 
         def done(result: tuple[PdfPreview, RenderedPage]) -> None:
             pdf, first = result
