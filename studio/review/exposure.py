@@ -113,9 +113,11 @@ class ExposureReport:
 class _Rubric:
     scope: str
     w_plus: int
-    segments: list[tuple[int, int]]  # (signed weight, mask of the criteria with that weight)
-    gates: int  # mask of its fatal gates
-    bit: int  # this rubric's place in the per-node set of rubrics reached
+    first: int  # its block of bits starts at this byte ...
+    last: int  # ... and ends before this one (blocks are byte-aligned, so a slice of bytes reads it)
+    keys: list[str]  # criterion id by bit within the block
+    segments: list[tuple[int, int]]  # (signed weight, mask within the block of the criteria with it)
+    gates: int  # mask within the block of its fatal gates
 
 
 class ExposureIndex:
@@ -123,18 +125,19 @@ class ExposureIndex:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self.criteria: list[tuple[str, Criterion]] = []  # bit -> (scope, criterion as scored)
         self.rubrics: list[_Rubric] = []
+        self.width = 0  # bytes spanned by every rubric's block
         covering = self._number_criteria()
         self.graph = DependencyGraph.build(project)
         for deliverable in project.info.delivery.final_deliverables if project.info else []:
             self.graph.add((DELIVERABLE, deliverable.id), PACKAGE_NODE)
         self.reach = self._propagate(covering)
+        self._memo: dict[tuple[int, int], RubricExposure] = {}
 
     # -- criteria as bits -----------------------------------------------------------------------
     def _number_criteria(self) -> dict[Node, tuple[int, int]]:
-        """Give each scored criterion a bit, rubric by rubric and weight by weight (so a rubric's
-        weight classes are masks), and return each covered node's (criteria, rubrics) bits."""
+        """Give each scored criterion a bit in its rubric's block and return each covered node's
+        (criteria, rubrics) bits: bit i of the second is rubric i."""
         project = self.project
         scopes = [sid for sid in project.timeline() if sid in project.checkpoint_rubrics]
         scopes += [sid for sid in project.checkpoint_rubrics if sid not in scopes]
@@ -148,22 +151,22 @@ class ExposureIndex:
                 if found is not None:  # a reuse of nothing carries no weight
                     scored.append((written, found))
             covers = _covers_with_requires(scope, scored)
-            scored.sort(key=lambda pair: 0 if pair[1].gate else pair[1].weight or 0)
             segments: dict[int, int] = defaultdict(int)
             gates = 0
             rubric_bit = 1 << len(self.rubrics)
-            for written, criterion in scored:
-                bit = 1 << len(self.criteria)
-                self.criteria.append((scope, written))
+            base = 8 * self.width
+            for local, (written, criterion) in enumerate(scored):
                 if criterion.gate:
-                    gates |= bit
+                    gates |= 1 << local
                 elif criterion.weight:
-                    segments[criterion.weight] |= bit
+                    segments[criterion.weight] |= 1 << local
                 for node in covers[written.key]:
-                    own[node][0] |= bit
+                    own[node][0] |= 1 << (base + local)
                     own[node][1] |= rubric_bit
             w_plus = sum((c.weight or 0) for _, c in scored if not c.gate and (c.weight or 0) > 0)
-            self.rubrics.append(_Rubric(scope, w_plus, sorted(segments.items()), gates, rubric_bit))
+            first, self.width = self.width, self.width + (len(scored) + 7) // 8
+            self.rubrics.append(_Rubric(scope, w_plus, first, self.width, [w.key for w, _ in scored],
+                                        sorted(segments.items()), gates))
         return {node: (bits[0], bits[1]) for node, bits in own.items()}
 
     # -- the reverse topological pass --------------------------------------------------------
@@ -196,30 +199,45 @@ class ExposureIndex:
         return {node: reach[group[node]] for node in nodes}
 
     # -- answers ---------------------------------------------------------------------------------
-    def exposure(self, node: Node) -> list[RubricExposure]:
-        """Every rubric `node` reaches, with what of it depends on `node`."""
+    def _blocks(self, node: Node) -> list[tuple[_Rubric, int]]:
+        """Each rubric `node` reaches, with the bits (within its block) of its dependent criteria."""
         criteria, rubrics = self.reach.get(node, (0, 0))
-        found = []
-        for rubric in self.rubrics:
-            if not rubrics & rubric.bit:
-                continue
-            weight = deductions = 0
-            gates = tuple(self.criteria[b][1].key for b in _bits(criteria & rubric.gates))
-            count = len(gates)
-            for signed, mask in rubric.segments:
-                n = (criteria & mask).bit_count()
-                count += n
-                if signed > 0:
-                    weight += signed * n
-                else:
-                    deductions -= signed * n
-            found.append(RubricExposure(rubric.scope, weight, deductions, gates, count, rubric.w_plus))
+        raw = criteria.to_bytes(self.width, "little")
+        return [(rubric, int.from_bytes(raw[rubric.first:rubric.last], "little"))
+                for rubric in (self.rubrics[i] for i in _bits(rubrics))]
+
+    def exposure(self, node: Node) -> list[RubricExposure]:
+        """Every rubric `node` reaches, with what of it depends on `node`. Items reaching the
+        same criteria of a rubric (most of a long chain does) share one answer."""
+        criteria, rubrics = self.reach.get(node, (0, 0))
+        raw = criteria.to_bytes(self.width, "little")
+        memo, found = self._memo, []
+        for i in _bits(rubrics):
+            rubric = self.rubrics[i]
+            key = (i, int.from_bytes(raw[rubric.first:rubric.last], "little"))
+            known = memo.get(key)
+            if known is None:
+                known = memo[key] = self._sums(rubric, key[1])
+            found.append(known)
         return found
+
+    @staticmethod
+    def _sums(rubric: _Rubric, local: int) -> RubricExposure:
+        weight = deductions = 0
+        gates = tuple(rubric.keys[b] for b in _bits(local & rubric.gates))
+        count = len(gates)
+        for signed, mask in rubric.segments:
+            n = (local & mask).bit_count()
+            count += n
+            if signed > 0:
+                weight += signed * n
+            else:
+                deductions -= signed * n
+        return RubricExposure(rubric.scope, weight, deductions, gates, count, rubric.w_plus)
 
     def dependent_criteria(self, node: Node) -> list[tuple[str, str]]:
         """(scope, criterion id) of every criterion that depends on `node`."""
-        criteria, _ = self.reach.get(node, (0, 0))
-        return [(self.criteria[b][0], self.criteria[b][1].key) for b in _bits(criteria)]
+        return [(rubric.scope, rubric.keys[b]) for rubric, local in self._blocks(node) for b in _bits(local)]
 
 
 def _bits(mask: int) -> list[int]:
