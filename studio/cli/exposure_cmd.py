@@ -40,8 +40,17 @@ def run(args: argparse.Namespace) -> int:
     if not layout.is_project_folder(args.path):
         print(f"dbstudio exposure: {args.path}: not a project folder (it has no project.yaml)", file=sys.stderr)
         return ExitCode.UNUSABLE
-    report = exposure_of(load_project(args.path).project, args.flag_share)
-    print(json.dumps(report.to_json(), indent=2) if args.format == "json" else report.render())
-    if args.format != "json":
+    loaded = load_project(args.path)
+    report = exposure_of(loaded.project, args.flag_share)
+    # A file that does not load is missing from the graph or the rubrics: the figures would be
+    # too low without a word, so say which files were left out and exit as for problems found.
+    left_out = sorted({problem.file for problem in loaded.problems})
+    if args.format == "json":
+        print(json.dumps(report.to_json() | {"left_out": left_out}, indent=2))
+    else:
+        print(report.render())
         print(f"{len(report.flagged)} of {len(report.items)} items flagged", file=sys.stderr)
-    return ExitCode.OK
+    for file in left_out:
+        print(f"dbstudio exposure: {file} does not load and is left out of these figures "
+              f"(dbstudio validate {args.path} says why)", file=sys.stderr)
+    return ExitCode.PROBLEMS if left_out else ExitCode.OK

@@ -217,3 +217,23 @@ def test_on_the_sample_exposure_counts_exactly_the_criteria_impact_lists(tmp_pat
     assert report["T06:outputs/change_log.md"].final.weight == 0
     assert report["T06:outputs/change_log.md"].checkpoints[0].scope == "T06"
     assert all(i.final.scope == FINAL_SCOPE and i.final.w_plus == report["M01"].final.w_plus for i in report.values())
+
+
+def test_a_file_that_does_not_load_is_named_and_left_out(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rubric = small / "subtasks" / "T2" / "rubric.yaml"
+    rubric.write_text(rubric.read_text().replace("weight: 6", "weight: 60"))
+    assert main(["exposure", str(small), "--format", "json"]) == 1
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["left_out"] == ["subtasks/T2/rubric.yaml"] and data["checkpoint_rubrics"] == 1
+    assert "subtasks/T2/rubric.yaml does not load and is left out" in captured.err
+
+
+def test_a_handoff_cycle_makes_its_members_share_one_downstream(small: Path) -> None:
+    (small / "dependencies.yaml").write_text(
+        "handoffs:\n  - from: T1:out/a.md\n    to: T2\n  - from: T2:out/c.md\n    to: T1\n")
+    items = _by_item(small)
+    # M2 now reaches T1 through c.md, so all of both rubrics and of the final rubric.
+    assert [(r.scope, r.weight) for r in items["M2"].checkpoints] == [("T1", 8), ("T2", 8)]
+    assert items["M2"].final.weight == 14
+    assert items["T1:out/a.md"].checkpoints == items["T2:out/c.md"].checkpoints
