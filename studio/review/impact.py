@@ -8,6 +8,7 @@ stale figure, so they and everything built on them are part of its impact.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from studio.errors import StudioError
@@ -237,16 +238,20 @@ class _Reach:
             return f"{where}, which works on {parent[1]}", self.carries(parent[1], sid)
         return f"{where}, which {self.via.get(sid, 'is changed')}", None
 
+    @cached_property
+    def _into(self) -> dict[str, list[HandoffCarrying]]:
+        """Every handoff by the subtask it goes to, in file order."""
+        into: dict[str, list[HandoffCarrying]] = {}
+        for h in self.project.dependencies.handoffs if self.project.dependencies else []:
+            into.setdefault(h.to, []).append(HandoffCarrying(h.artifact, h.to, h.carries))
+        return into
+
     def carries(self, artifact: str, to: str) -> str | None:
-        for handoff in self.project.dependencies.handoffs if self.project.dependencies else []:
-            if handoff.artifact == artifact and handoff.to == to:
-                return handoff.carries
-        return None
+        return next((h.carries for h in self._into.get(to, []) if h.artifact == artifact), None)
 
     def handoffs_into(self, sid: str | None) -> list[HandoffCarrying]:
-        handoffs = self.project.dependencies.handoffs if self.project.dependencies else []
-        return [HandoffCarrying(h.artifact, h.to, h.carries) for h in handoffs
-                if h.to == sid and h.artifact in self.outputs]
+        """The handoffs of affected artifacts into `sid`."""
+        return [h for h in self._into.get(sid or "", []) if h.artifact in self.outputs]
 
 
 def impact_of(loaded: LoadedProject, item: str) -> ImpactReport:
