@@ -34,6 +34,8 @@ COMMANDS = [
     Command("review", "alignment, availability, leak, propagation, weight and dependency rules",
             "review_cmd", "configure_review"),
     Command("impact", "everything downstream of a material, output or subtask", "review_cmd", "configure_impact"),
+    Command("exposure", "points of each rubric and of the final score that hang on each material and output",
+            "exposure_cmd"),
     Command("new", "create a project folder from a template, under git", "history_cmd", "configure_new"),
     Command("status", "list uncommitted changes in a project folder", "history_cmd", "configure_status"),
     Command("save", "commit the project's changes with a message", "history_cmd", "configure_save"),

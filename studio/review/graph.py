@@ -54,9 +54,15 @@ class DependencyGraph:
     def reached_from(self, start: Node) -> dict[Node, Node]:
         """Every node reachable from `start` (breadth first, in order) mapped to the node it
         was first reached from: the shortest chain back to `start`."""
+        return self.reached_from_any([start])
+
+    def reached_from_any(self, starts: list[Node]) -> dict[Node, Node]:
+        """Every node reachable from any of `starts`, not counting the starts themselves, mapped
+        to the node it was first reached from; earlier starts win ties, so the chain shown is
+        the shortest one and, among those, the one from the first start."""
         parents: dict[Node, Node] = {}
-        seen = {start}
-        frontier = [start]
+        seen = set(starts)
+        frontier = list(starts)
         while frontier:
             following = []
             for node in frontier:

@@ -329,21 +329,9 @@ def impact_nodes(report: ImpactReport) -> set[Node]:
 
 def affected_criteria(loaded: LoadedProject, report: ImpactReport) -> list[AffectedCriterion]:
     """The criteria the report names, with their text and weight (a reused criterion shows the
-    text and weight of the checkpoint criterion it judges again, unless it sets its own)."""
-    project = loaded.project
-    found = []
-    for covering in report.criteria:
-        rubric = project.rubric(covering.scope)
-        criterion = next((c for c in rubric.criteria if c.key == covering.id), None) if rubric else None
-        text, weight = (criterion.text, criterion.weight) if criterion else (None, None)
-        if criterion is not None and criterion.reuse_of and (text is None or weight is None):
-            original = project.checkpoint_criterion(criterion.reuse_of)
-            if original is not None:
-                text = text if text is not None else original[1].text
-                weight = weight if weight is not None else original[1].weight
-        found.append(AffectedCriterion(covering.scope, covering.id, text or "",
-                                       float(weight) if weight is not None else None))
-    return found
+    text and weight of the checkpoint criterion it judges again: the report resolves it)."""
+    return [AffectedCriterion(c.scope, c.id, c.text, float(c.weight) if c.weight is not None else None)
+            for c in report.criteria]
 
 
 def impact_of_node(loaded: LoadedProject, node: Node) -> ImpactReport:

@@ -70,7 +70,9 @@ def test_selecting_the_corrected_material_highlights_what_dbstudio_impact_report
     model = tab.impact_model
     shown = [(model.index(r, 0).data(), model.index(r, 1).data()) for r in range(model.rowCount())]
     assert shown == [(c["scope"], c["id"]) for c in report["criteria"]]
-    rubric = tab.context.session.loaded.project.rubric("T06")
+    # M12 corrects M02, read by T01 before the correction: T01's criteria come first.
+    assert model.index(0, 0).data() == "T01"
+    rubric = tab.context.session.loaded.project.rubric("T01")
     first = next(c for c in rubric.criteria if c.key == model.index(0, 1).data())
     assert model.index(0, 3).data() == first.text and model.index(0, 2).data() == f"{first.weight:g}"
     tab.view.scene().clearSelection()

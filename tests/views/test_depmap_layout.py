@@ -95,12 +95,17 @@ def test_a_label_with_quotes_survives_the_round_trip(sample: LoadedProject) -> N
 def test_impact_nodes_and_criteria_match_the_report(sample: LoadedProject, tmp_path: Path) -> None:
     report = depmap.impact_of_node(sample, (MATERIAL, "M12"))
     nodes = depmap.impact_nodes(report)
-    assert (SUBTASK, "T06") in nodes and (SUBTASK, "T05") not in nodes
+    # T06 reads M12; T05 made its model from M09 before M12 corrected it (a stale artifact).
+    assert (SUBTASK, "T06") in nodes and (OUTPUT, "T05:outputs/financing_model.xlsx") in nodes
+    assert (MATERIAL, "M06") not in nodes and (MATERIAL, "M14") in nodes
     criteria = depmap.affected_criteria(sample, report)
     assert [(c.scope, c.id) for c in criteria] == [(c.scope, c.id) for c in report.criteria]
-    rubric = sample.project.rubric("T06")
+    rubric = sample.project.rubric("T01")
     first = rubric.criteria[0]
     assert criteria[0].text == first.text and criteria[0].weight == first.weight
+    reused = next(c for c in criteria if c.scope == "final" and c.id == "T06-C02")  # reuse_of: its original's
+    original = sample.project.checkpoint_criterion("T06-C02")[1]
+    assert reused.text == original.text and reused.weight == original.weight
 
 
 def test_a_layout_that_takes_too_long_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
