@@ -1,0 +1,213 @@
+"""The range of a rubric's score over every completion of its missing verdicts.
+
+With the verdicts fixed, h_i (credited after `requires`) is the AND of the verdicts of i and of
+everything i requires, directly or not. So over the missing verdicts x_m the credit is a sum of
+products,
+
+    credit = constant + Σ_t w_t · Π_{m ∈ S_t} x_m        (S_t: the missing verdicts term t needs)
+
+and a fatal gate g is triggered exactly when every x_m of its S_g is 1. The score is monotone in
+the credit, so its range comes from the lowest and highest credit:
+
+- **lowest**: 0 when some completion triggers a gate (a gate whose `requires` closure holds no
+  known fail); otherwise the lowest credit, where no gate can trigger;
+- **highest**: the highest credit over the completions that trigger no gate (every x = 0
+  triggers none, so there is one).
+
+Both are the maximum of such a sum (the lowest credit is minus the maximum of the negated
+sum), found exactly by `_maximum` without trying every completion:
+
+1. *Monotone fixing.* A missing verdict that appears only in positive terms can be set to 1
+   (it never lowers the credit and no gate needs it); one that appears only in negative terms
+   or gates can be set to 0. Fixing one can settle others; this repeats until nothing moves.
+   Without `requires` every missing verdict is settled this way, in linear time.
+2. *Independent parts.* Verdicts left (each in both a positive and a negative term or gate,
+   which only `requires` makes possible) are split into groups that share no term or gate,
+   and each group is maximised on its own.
+3. *Branching.* In a group, the verdict in most terms is set to 0, then to 1, and each branch
+   is solved again from step 1. This is exponential only in the verdicts that stay mixed
+   after fixing; past `BRANCH_LIMIT` branches the group's maximum is replaced by a safe
+   bound (every positive term credited, every gate ignored), the range is an outer bound
+   (it holds every completion's score but an end may not be reached), and `exact` is False.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+# Branches tried per rubric before the range falls back to a safe outer bound. A rubric needs
+# branching only where `requires` chains tie a missing positive criterion to a missing negative
+# one or a gate; the paper's rubrics never come near this.
+BRANCH_LIMIT = 20_000
+
+Term = tuple[int, frozenset[int]]  # (weight, the missing verdicts it needs)
+
+
+class ScoreRange(NamedTuple):
+    low: float
+    high: float
+    exact: bool  # False: an outer bound (see the module's docstring, step 3)
+
+
+class _TooHard(Exception):
+    """The branch budget ran out."""
+
+
+def _clip(value: float) -> float:
+    return 0.0 if value < 0.0 else 100.0 if value > 100.0 else value
+
+
+def score_range(ids: Sequence[str], weights: Sequence[int], verdicts: Sequence[bool | None],
+                gates: Sequence[bool], requires: Sequence[tuple[str, ...]], positive: int) -> ScoreRange:
+    """The lowest and highest score of the rubric over every completion of its missing
+    verdicts. `requires` must be known and acyclic (the engine checks it first); `positive`
+    is W+ (> 0)."""
+    position: dict[str, int] = {}
+    for i, cid in enumerate(ids):
+        position.setdefault(cid, i)
+    dead, needs = _closures(ids, verdicts, requires, position)
+    constant = 0
+    terms: list[Term] = []
+    gate_sets: list[frozenset[int]] = []
+    for i, weight in enumerate(weights):
+        if dead[i]:
+            continue  # a known fail in its closure: h = 0 in every completion
+        if gates[i]:
+            gate_sets.append(needs[i])  # never empty here: the engine scores a triggered gate 0 first
+        elif weight:
+            if needs[i]:
+                terms.append((weight, needs[i]))
+            else:
+                constant += weight
+    budget = [BRANCH_LIMIT]
+    exact = True
+    if gate_sets:
+        low_credit = None  # some completion triggers a gate: the score can be 0
+    else:
+        try:
+            low_credit = constant - _maximum([(-w, s) for w, s in terms], [], budget)
+        except _TooHard:
+            low_credit, exact = constant + sum(w for w, _ in terms if w < 0), False
+    try:
+        high_credit = constant + _maximum(terms, gate_sets, budget)
+    except _TooHard:
+        high_credit, exact = constant + sum(w for w, _ in terms if w > 0), False
+    low = 0.0 if low_credit is None else _clip(100.0 * low_credit / positive)
+    return ScoreRange(low, _clip(100.0 * high_credit / positive), exact)
+
+
+def _closures(ids: Sequence[str], verdicts: Sequence[bool | None], requires: Sequence[tuple[str, ...]],
+              position: dict[str, int]) -> tuple[list[bool], list[frozenset[int]]]:
+    """Per criterion: whether a known fail is in its `requires` closure (itself included), and
+    the missing verdicts in that closure. Depth-first with an explicit stack (chains of
+    thousands need no recursion)."""
+    n = len(ids)
+    dead: list[bool | None] = [None] * n
+    needs: list[frozenset[int]] = [frozenset()] * n
+    for root in range(n):
+        if dead[root] is not None:
+            continue
+        stack = [root]
+        while stack:
+            i = stack[-1]
+            waiting = [j for j in (position[r] for r in requires[i]) if dead[j] is None and j != i]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            if dead[i] is not None:
+                continue
+            own = verdicts[i]
+            found_dead = own is False
+            found: set[int] = {i} if own is None else set()
+            for j in (position[r] for r in requires[i]):
+                found_dead = found_dead or bool(dead[j])
+                found |= needs[j]
+            dead[i], needs[i] = found_dead, frozenset(found)
+    return [bool(d) for d in dead], needs
+
+
+def _maximum(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -> int:
+    """max Σ w_t · Π_{m ∈ S_t} x_m over x ∈ {0,1}, such that no gate set is all 1."""
+    total, terms, gates = _fix_monotone(terms, gates)
+    for part_terms, part_gates in _parts(terms, gates):
+        total += _branch(part_terms, part_gates, budget)
+    return total
+
+
+def _fix_monotone(terms: list[Term], gates: list[frozenset[int]]) -> tuple[int, list[Term], list[frozenset[int]]]:
+    """Set every verdict whose best value does not depend on the others; return the credit they
+    settle and the terms and gates left (terms with the same set merged)."""
+    constant = 0
+    while True:
+        rises: set[int] = set()
+        lowers: set[int] = set()
+        for weight, needed in terms:
+            (rises if weight > 0 else lowers).update(needed)
+        for gate in gates:
+            lowers.update(gate)
+        ones, zeros = rises - lowers, lowers - rises
+        merged: dict[frozenset[int], int] = {}
+        for weight, needed in terms:
+            if needed & zeros:
+                continue
+            rest = needed - ones
+            if rest:
+                merged[rest] = merged.get(rest, 0) + weight
+            else:
+                constant += weight
+        # A gate's verdicts are never in `ones`, so no gate becomes all 1 here.
+        kept_gates = list({gate for gate in gates if not gate & zeros})
+        new_terms = [(weight, needed) for needed, weight in merged.items() if weight]
+        if not ones and not zeros and len(new_terms) == len(terms):
+            return constant, new_terms, kept_gates
+        terms, gates = new_terms, kept_gates
+
+
+def _parts(terms: list[Term], gates: list[frozenset[int]]) -> list[tuple[list[Term], list[frozenset[int]]]]:
+    """Split into groups of verdicts that share no term or gate (union-find)."""
+    parent: dict[int, int] = {}
+
+    def find(m: int) -> int:
+        while parent.setdefault(m, m) != m:
+            parent[m] = parent[parent[m]]
+            m = parent[m]
+        return m
+
+    for members in [needed for _, needed in terms] + gates:
+        first, *rest = members
+        for m in rest:
+            parent[find(m)] = find(first)
+    groups: dict[int, tuple[list[Term], list[frozenset[int]]]] = {}
+    for term in terms:
+        groups.setdefault(find(next(iter(term[1]))), ([], []))[0].append(term)
+    for gate in gates:
+        groups.setdefault(find(next(iter(gate))), ([], []))[1].append(gate)
+    return list(groups.values())
+
+
+def _branch(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -> int:
+    """The maximum of one group: branch on its most frequent verdict, solving each side anew."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooHard
+    counts: dict[int, int] = {}
+    for members in [needed for _, needed in terms] + gates:
+        for m in members:
+            counts[m] = counts.get(m, 0) + 1
+    pick = max(counts, key=counts.__getitem__)
+    # x = 0: every term and gate holding it is off (gates satisfied).
+    best = _maximum([t for t in terms if pick not in t[1]], [g for g in gates if pick not in g], budget)
+    # x = 1: it leaves every set; a gate left empty is triggered, so that side is infeasible.
+    raised_gates = [g - {pick} for g in gates]
+    if all(raised_gates):
+        credit = 0
+        rest: list[Term] = []
+        for weight, needed in terms:
+            if needed == {pick}:
+                credit += weight
+            else:
+                rest.append((weight, needed - {pick}))
+        best = max(best, credit + _maximum(rest, raised_gates, budget))
+    return best
