@@ -100,5 +100,5 @@ def run(args: argparse.Namespace) -> int:
                      "or pick another file name")
     per_system = len(rows) // len(systems)
     print(f"wrote {len(rows)} rows to {out}: {per_system} criteria of {project_id} "
-          f"({len(rubrics)} rubrics) x {len(systems)} system{'s' if len(systems) != 1 else ''}")
+          f"({len(rubrics)} rubrics) x {len(systems)} system{'s' if len(systems) != 1 else ''}", file=sys.stderr)
     return ExitCode.OK

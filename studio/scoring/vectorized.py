@@ -110,7 +110,7 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
         rows = rows[np.argsort(rubric[rows], kind="stable")]
         found: dict[int, list[ScoredCriterion]] = {}
         for r in rows.tolist():
-            requires = ()
+            requires: tuple[str, ...] = ()
             if "requires" in col:
                 requires = tuple(p.strip() for p in cells.text(r, col["requires"]).split(";") if p.strip())
             found.setdefault(int(rubric[r]), []).append(ScoredCriterion(
