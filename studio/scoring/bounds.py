@@ -34,6 +34,8 @@ sum), found exactly by `_maximum` without trying every completion:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import is_
 from typing import NamedTuple
 
 # Branches tried per rubric before the range falls back to a safe outer bound. A rubric needs
@@ -59,27 +61,23 @@ def _clip(value: float) -> float:
 
 
 def score_range(ids: Sequence[str], weights: Sequence[int], verdicts: Sequence[bool | None],
-                gates: Sequence[bool], requires: Sequence[tuple[str, ...]], positive: int) -> ScoreRange:
+                gates: Sequence[bool], requires: Sequence[tuple[str, ...]], effective: Sequence[bool | None],
+                positive: int) -> ScoreRange:
     """The lowest and highest score of the rubric over every completion of its missing
-    verdicts. `requires` must be known and acyclic (the engine checks it first); `positive`
-    is W+ (> 0)."""
-    position: dict[str, int] = {}
-    for i, cid in enumerate(ids):
-        position.setdefault(cid, i)
-    dead, needs = _closures(ids, verdicts, requires, position)
-    constant = 0
+    verdicts. `effective` is h after `requires` (engine.effective_verdicts): True where every
+    verdict of the closure passes (a constant credit), False where one fails (never credited),
+    None where the closure holds missing verdicts and no fail (a term). `requires` must be known
+    and acyclic (the engine checks it first); `positive` is W+ (> 0)."""
+    constant = sum(compress(weights, map(is_, effective, repeat(True))))
+    open_rows = list(compress(range(len(effective)), map(is_, effective, repeat(None))))
+    needs = _missing_in_closures(ids, verdicts, requires, effective, open_rows)
     terms: list[Term] = []
     gate_sets: list[frozenset[int]] = []
-    for i, weight in enumerate(weights):
-        if dead[i]:
-            continue  # a known fail in its closure: h = 0 in every completion
+    for i in open_rows:
         if gates[i]:
-            gate_sets.append(needs[i])  # never empty here: the engine scores a triggered gate 0 first
-        elif weight:
-            if needs[i]:
-                terms.append((weight, needs[i]))
-            else:
-                constant += weight
+            gate_sets.append(needs[i])
+        elif weights[i]:
+            terms.append((weights[i], needs[i]))
     budget = [BRANCH_LIMIT]
     exact = True
     if gate_sets:
@@ -97,35 +95,37 @@ def score_range(ids: Sequence[str], weights: Sequence[int], verdicts: Sequence[b
     return ScoreRange(low, _clip(100.0 * high_credit / positive), exact)
 
 
-def _closures(ids: Sequence[str], verdicts: Sequence[bool | None], requires: Sequence[tuple[str, ...]],
-              position: dict[str, int]) -> tuple[list[bool], list[frozenset[int]]]:
-    """Per criterion: whether a known fail is in its `requires` closure (itself included), and
-    the missing verdicts in that closure. Depth-first with an explicit stack (chains of
-    thousands need no recursion)."""
-    n = len(ids)
-    dead: list[bool | None] = [None] * n
-    needs: list[frozenset[int]] = [frozenset()] * n
-    for root in range(n):
-        if dead[root] is not None:
+def _missing_in_closures(ids: Sequence[str], verdicts: Sequence[bool | None], requires: Sequence[tuple[str, ...]],
+                         effective: Sequence[bool | None], open_rows: list[int]) -> dict[int, frozenset[int]]:
+    """The missing verdicts in the `requires` closure (itself included) of each open row. A
+    required criterion with h True adds nothing, and none has h False (the row would be
+    closed). Depth-first with an explicit stack: chains of thousands need no recursion."""
+    needs: dict[int, frozenset[int]] = {}
+    position: dict[str, int] | None = None
+    for root in open_rows:
+        if not requires[root]:
+            needs[root] = frozenset((root,))  # h None and nothing required: its own verdict is missing
             continue
+        if root in needs:
+            continue
+        if position is None:
+            position = {}
+            for i, cid in enumerate(ids):
+                position.setdefault(cid, i)
         stack = [root]
         while stack:
             i = stack[-1]
-            waiting = [j for j in (position[r] for r in requires[i]) if dead[j] is None and j != i]
+            required = [j for j in (position[r] for r in requires[i]) if effective[j] is None]
+            waiting = [j for j in required if j not in needs]
             if waiting:
                 stack.extend(waiting)
                 continue
             stack.pop()
-            if dead[i] is not None:
-                continue
-            own = verdicts[i]
-            found_dead = own is False
-            found: set[int] = {i} if own is None else set()
-            for j in (position[r] for r in requires[i]):
-                found_dead = found_dead or bool(dead[j])
+            found: set[int] = {i} if verdicts[i] is None else set()
+            for j in required:
                 found |= needs[j]
-            dead[i], needs[i] = found_dead, frozenset(found)
-    return [bool(d) for d in dead], needs
+            needs[i] = frozenset(found)
+    return needs
 
 
 def _maximum(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -> int:

@@ -201,7 +201,8 @@ def unknown_result(rubric: RubricColumns, missing: int, positive: int,
                    h: tuple[bool | None, ...] = ()) -> RubricResult:
     """The result of a rubric whose effective verdicts leave its score open (no gate known to
     trigger, W+ > 0): its range, and its score when every completion gives the same one."""
-    found = score_range(rubric.ids, rubric.weights, rubric.verdicts, rubric.gates, rubric.requires, positive)
+    found = score_range(rubric.ids, rubric.weights, rubric.verdicts, rubric.gates, rubric.requires,
+                        h or effective_verdicts(rubric), positive)
     if found.low == found.high:
         return RubricResult(found.low, False, missing, positive, h)
     return RubricResult(None, False, missing, positive, h, found)
