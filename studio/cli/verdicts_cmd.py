@@ -29,9 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "Score the filled table with `dbstudio score TABLE --project PROJECT`.")
     parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table")
     parser.add_argument("project", help="the project folder (the one holding project.yaml)")
-    parser.add_argument("out", help="the table to write: a .csv or .xlsx file name")
-    parser.add_argument("--system", action="append", required=True, metavar="NAME",
-                        help="a system to be judged; repeat for each system (--system A --system B)")
+    parser.add_argument("out", nargs="?", help="the table to write: a .csv or .xlsx file name")
+    parser.add_argument("--system", action="extend", nargs="+", required=True, metavar="NAME",
+                        help="the systems to be judged: --system A B, or --system A --system B")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
     parser.set_defaults(run=run)
 
@@ -68,6 +68,12 @@ def load_project_rubrics(folder: str | Path) -> tuple[str, ProjectRubrics]:
 
 
 def run(args: argparse.Namespace) -> int:
+    systems = [name.strip() for name in args.system]
+    if args.out is None:
+        # `--system A B OUT.xlsx`: the option took the file name too
+        if len(systems) < 2 or Path(systems[-1]).suffix.lower() not in SUFFIXES:
+            return _fail("give the table to write (OUT.csv or OUT.xlsx) after the project folder")
+        args.out = systems.pop()
     out = Path(args.out)
     if out.suffix.lower() not in SUFFIXES:
         return _fail(f"{out}: give a file name ending in .csv or .xlsx")
@@ -77,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{out} exists (it may hold verdicts): pick another name, or add --force to replace it")
     if not out.parent.is_dir():
         return _fail(f"{out}: the folder {out.parent} does not exist: create it or pick another place")
-    systems = [name.strip() for name in args.system]
     if not all(systems):
         return _fail("--system needs a name")
     twice = sorted({name for name in systems if systems.count(name) > 1})

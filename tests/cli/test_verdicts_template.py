@@ -107,6 +107,12 @@ def test_text_that_looks_like_a_formula_stays_text(project: Path, tmp_path: Path
     assert cell.value.startswith("=SUM(A1) The baseline") and cell.data_type == "s" and cell.quotePrefix
 
 
+def test_systems_may_follow_one_option_and_the_file_name_may_come_last(project: Path, tmp_path: Path):
+    out = tmp_path / "verdicts.csv"
+    assert main(["verdicts", "template", str(project), "--system", "alpha", "beta", str(out)]) == 0
+    assert [r["system"] for r in read_csv(out)] == ["alpha"] * 97 + ["beta"] * 97
+
+
 def test_an_existing_file_is_kept_unless_forced(project: Path, tmp_path: Path, capsys):
     out = tmp_path / "verdicts.csv"
     out.write_text("verdicts someone typed\n", encoding="utf-8")
@@ -134,5 +140,7 @@ def test_system_is_required_and_the_folder_must_be_a_project(tmp_path: Path, cap
     with pytest.raises(SystemExit) as exit_:
         main(["verdicts", "template", str(tmp_path), str(tmp_path / "out.csv")])
     assert exit_.value.code == 2
+    assert main(["verdicts", "template", str(tmp_path), "--system", "a", "b"]) == 2
+    assert "give the table to write" in capsys.readouterr().err
     assert main(["verdicts", "template", str(tmp_path), str(tmp_path / "out.csv"), "--system", "a"]) == 2
     assert "not a project folder" in capsys.readouterr().err
