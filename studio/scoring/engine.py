@@ -337,15 +337,13 @@ def summarise_system(per_project: Sequence[SystemProjectScores] | Mapping[str, S
     their place (1, 2, ...)."""
     named = per_project if isinstance(per_project, Mapping) else {
         str(n): p for n, p in enumerate(per_project, start=1)}
-    final_known = [name for name, p in named.items() if p.final is not None]
-    process_known = [name for name, p in named.items() if p.process is not None]
-    final_mean = _available_mean([named[name].final for name in final_known])
-    process_mean = _available_mean([named[name].process for name in process_known])
-    both = [name for name in final_known if named[name].process is not None]
-    gap = None
-    if both:
-        gap = _fmean([named[n].process for n in both]) - _fmean([named[n].final for n in both])  # type: ignore[misc]
-    checkpoint_scores = [s for name in process_known for s in named[name].checkpoints.values()]
+    finals = {name: p.final for name, p in named.items() if p.final is not None}
+    processes = {name: p.process for name, p in named.items() if p.process is not None}
+    final_mean = _fmean(list(finals.values())) if finals else None
+    process_mean = _fmean(list(processes.values())) if processes else None
+    both = [name for name in finals if name in processes]
+    gap = _fmean([processes[n] for n in both]) - _fmean([finals[n] for n in both]) if both else None
+    checkpoint_scores = [s for name in processes for s in named[name].checkpoints.values()]
     pass_rate = None
     if checkpoint_scores:
         passed = sum(1 for s in checkpoint_scores if s is not None and s >= PASS_THRESHOLD)

@@ -74,10 +74,10 @@ def to_text(scores: BenchmarkScores, absent: Absent | None = None) -> str:
         lines.append(f"{system[:24]:24} {_fmt(s.final_mean):>7} {_fmt(s.process_mean):>8} {_fmt(s.gap):>7} "
                      f"{_fmt(s.pass_rate_90, pct=True):>8} {s.projects:>8} {s.missing:>7}")
         if s.final_left_out:
-            left_out.append(f"  {system}: the final mean leaves out {', '.join(s.final_left_out)} (score unknown)")
+            left_out.append(f"  {system}: the final mean leaves out {', '.join(s.final_left_out)} (no known score)")
         if s.process_left_out:
             left_out.append(f"  {system}: the process mean and pass rate leave out {', '.join(s.process_left_out)} "
-                            "(score unknown)")
+                            "(no known score)")
     if left_out:
         lines += ["", "Left out of the means:", *left_out]
     lines += ["", "Projects (an unknown score shows the range its missing verdicts allow)", ""]

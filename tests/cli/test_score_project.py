@@ -244,4 +244,4 @@ def test_a_project_without_rows_in_the_table_is_an_error(project: Path, tmp_path
     assert alpha["final_left_out"] == ["kestrel-two"] and alpha["process_left_out"] == []
     assert data["projects"]["kestrel-two"]["alpha"]["final_range"] == [89.313, round(100 * 121 / FINAL_W_PLUS, 4)]
     assert main(["score", str(table), "--project", str(project), "--project", str(other)]) == 0
-    assert "alpha: the final mean leaves out kestrel-two (score unknown)" in capsys.readouterr().out
+    assert "alpha: the final mean leaves out kestrel-two (no known score)" in capsys.readouterr().out

@@ -86,7 +86,7 @@ def test_the_text_table_shows_a_range_and_names_the_projects_left_out(tmp_path: 
     out = capsys.readouterr().out
     p2 = next(line for line in out.splitlines() if line.startswith("P2 "))
     assert "80.0–100.0" in p2
-    assert "A: the final mean leaves out P2 (score unknown)" in out
+    assert "A: the final mean leaves out P2 (no known score)" in out
     system = next(line for line in out.splitlines() if line.startswith("A "))
     assert system.split()[1] == "80.00"  # P1 alone
 
