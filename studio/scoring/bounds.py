@@ -26,9 +26,10 @@ sum), found exactly by `_maximum` without trying every completion:
    and each group is maximised on its own.
 3. *Branching.* In a group, the verdict in most terms is set to 0, then to 1, and each branch
    is solved again from step 1. This is exponential only in the verdicts that stay mixed
-   after fixing; past `BRANCH_LIMIT` branches the group's maximum is replaced by a safe
-   bound (every positive term credited, every gate ignored), the range is an outer bound
-   (it holds every completion's score but an end may not be reached), and `exact` is False.
+   after fixing. Past `BRANCH_LIMIT` (terms and gates looked at while branching, or `DEPTH_LIMIT` nested branches) the end sought
+   is replaced by a safe bound (the highest: every open credit taken and every gate ignored;
+   the lowest: every open deduction applied): the range is then an outer bound (it holds
+   every completion's score, but an end may not be reached) and `exact` is False.
 """
 
 from __future__ import annotations
@@ -38,10 +39,13 @@ from itertools import compress, repeat
 from operator import is_
 from typing import NamedTuple
 
-# Branches tried per rubric before the range falls back to a safe outer bound. A rubric needs
-# branching only where `requires` chains tie a missing positive criterion to a missing negative
-# one or a gate; the paper's rubrics never come near this.
-BRANCH_LIMIT = 20_000
+# Work allowed per rubric (terms and gates looked at while branching) before the range falls
+# back to a safe outer bound: a second or two at most. A rubric needs branching only where `requires`
+# ties a missing positive criterion to a deduction or a gate; real rubrics never come near it.
+BRANCH_LIMIT = 150_000
+# Branches nested in one another (each sets one more verdict) before the same fallback: keeps
+# the search well inside Python's recursion limit.
+DEPTH_LIMIT = 200
 
 Term = tuple[int, frozenset[int]]  # (weight, the missing verdicts it needs)
 
@@ -128,11 +132,11 @@ def _missing_in_closures(ids: Sequence[str], verdicts: Sequence[bool | None], re
     return needs
 
 
-def _maximum(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -> int:
+def _maximum(terms: list[Term], gates: list[frozenset[int]], budget: list[int], depth: int = 0) -> int:
     """max Σ w_t · Π_{m ∈ S_t} x_m over x ∈ {0,1}, such that no gate set is all 1."""
     total, terms, gates = _fix_monotone(terms, gates)
     for part_terms, part_gates in _parts(terms, gates):
-        total += _branch(part_terms, part_gates, budget)
+        total += _branch(part_terms, part_gates, budget, depth)
     return total
 
 
@@ -187,10 +191,10 @@ def _parts(terms: list[Term], gates: list[frozenset[int]]) -> list[tuple[list[Te
     return list(groups.values())
 
 
-def _branch(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -> int:
+def _branch(terms: list[Term], gates: list[frozenset[int]], budget: list[int], depth: int) -> int:
     """The maximum of one group: branch on its most frequent verdict, solving each side anew."""
-    budget[0] -= 1
-    if budget[0] < 0:
+    budget[0] -= 1 + len(terms) + len(gates)
+    if budget[0] < 0 or depth >= DEPTH_LIMIT:
         raise _TooHard
     counts: dict[int, int] = {}
     for members in [needed for _, needed in terms] + gates:
@@ -198,7 +202,7 @@ def _branch(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -
             counts[m] = counts.get(m, 0) + 1
     pick = max(counts, key=counts.__getitem__)
     # x = 0: every term and gate holding it is off (gates satisfied).
-    best = _maximum([t for t in terms if pick not in t[1]], [g for g in gates if pick not in g], budget)
+    best = _maximum([t for t in terms if pick not in t[1]], [g for g in gates if pick not in g], budget, depth + 1)
     # x = 1: it leaves every set; a gate left empty is triggered, so that side is infeasible.
     raised_gates = [g - {pick} for g in gates]
     if all(raised_gates):
@@ -209,5 +213,5 @@ def _branch(terms: list[Term], gates: list[frozenset[int]], budget: list[int]) -
                 credit += weight
             else:
                 rest.append((weight, needed - {pick}))
-        best = max(best, credit + _maximum(rest, raised_gates, budget))
+        best = max(best, credit + _maximum(rest, raised_gates, budget, depth + 1))
     return best

@@ -89,6 +89,20 @@ def test_a_range_past_the_branch_limit_is_a_safe_outer_bound(monkeypatch: pytest
     assert project.range_exact is False
 
 
+def test_a_large_tied_rubric_gets_an_outer_bound_holding_its_completions():
+    # 100 missing +3 verdicts in a ring; each known-pass -4 deduction requires two neighbours:
+    # picking the best set is a maximum independent set, which the branch budget does not cover.
+    n = 100
+    ring = [crit(f"p{i}", 3, None) for i in range(n)] + [
+        crit(f"n{i}", -4, True, requires=(f"p{i}", f"p{(i + 1) % n}")) for i in range(n)]
+    result = score_rubric(ring)
+    assert result.bounds is not None and not result.bounds.exact
+    samples = [[v] * n for v in (False, True)] + [[i % 2 == 0 for i in range(n)]]
+    for values in samples:
+        filled = [c._replace(verdict=v) for c, v in zip(ring[:n], values, strict=True)] + ring[n:]
+        assert result.low <= score_rubric(filled).score <= result.high  # 0, 0 and 50
+
+
 # -- the property: the range is exactly the lowest and highest score of every completion ---------
 
 @st.composite
