@@ -57,6 +57,7 @@ def _problems(table: VerdictTable, projects: Mapping[str, ProjectRubrics]) -> li
     problems: list[TableProblem] = []
     other_projects: dict[str, list[int]] = {}
     other_scopes: dict[tuple[str, str], list[int]] = {}
+    positions: dict[tuple[str, str, str], dict[str, int]] = {}  # each rubric's criteria by id
     for (project, system, scope, criterion), row in sorted(table.rows.items(), key=lambda item: item[1]):
         expected = projects.get(project)
         if expected is None:
@@ -71,7 +72,10 @@ def _problems(table: VerdictTable, projects: Mapping[str, ProjectRubrics]) -> li
             problems.append(table.problem(row, "criterion", _unknown_criterion(project, scope, criterion, expected)))
             continue
         rubric = table.rubrics[project][system][scope]
-        at = rubric.ids.index(criterion)
+        where = positions.get((project, system, scope))
+        if where is None:
+            where = positions[(project, system, scope)] = {cid: i for i, cid in reversed(list(enumerate(rubric.ids)))}
+        at = where[criterion]
         problems += _differences(table, row, entry, project, rubric.weights[at], rubric.targets[at],
                                  rubric.dimensions[at], rubric.gates[at], rubric.requires[at])
         if len(problems) >= MAX_ERRORS:
