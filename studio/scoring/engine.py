@@ -12,11 +12,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import is_, mul, not_, truth
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from studio.errors import StudioError
 from studio.model import vocabulary
-from studio.scoring.bounds import ScoreRange, score_range
+
+if TYPE_CHECKING:
+    from studio.scoring.bounds import ScoreRange
 
 # The model's words as plain strings: they key the profiles and are printed as they are.
 FINAL_SCOPE: str = vocabulary.FINAL_SCOPE
@@ -201,6 +203,8 @@ def unknown_result(rubric: RubricColumns, missing: int, positive: int,
                    h: tuple[bool | None, ...] = ()) -> RubricResult:
     """The result of a rubric whose effective verdicts leave its score open (no gate known to
     trigger, W+ > 0): its range, and its score when every completion gives the same one."""
+    from studio.scoring.bounds import score_range  # only tables with missing verdicts need it
+
     found = score_range(rubric.ids, rubric.weights, rubric.verdicts, rubric.gates, rubric.requires,
                         h or effective_verdicts(rubric), positive)
     if found.low == found.high:
