@@ -74,6 +74,15 @@ def score_range(ids: Sequence[str], weights: Sequence[int], verdicts: Sequence[b
     and acyclic (the engine checks it first); `positive` is W+ (> 0)."""
     constant = sum(compress(weights, map(is_, effective, repeat(True))))
     open_rows = list(compress(range(len(effective)), map(is_, effective, repeat(None))))
+    if not any(map(requires.__getitem__, open_rows)):
+        # The usual case: each open criterion hangs on its own verdict alone, so each end takes
+        # every missing credit or every missing deduction (and a missing gate can trigger).
+        open_weights = [weights[i] for i in open_rows if not gates[i]]
+        high = constant + sum(w for w in open_weights if w > 0)
+        if any(gates[i] for i in open_rows):
+            return ScoreRange(0.0, _clip(100.0 * high / positive), True)
+        low = constant + sum(w for w in open_weights if w < 0)
+        return ScoreRange(_clip(100.0 * low / positive), _clip(100.0 * high / positive), True)
     needs = _missing_in_closures(ids, verdicts, requires, effective, open_rows)
     terms: list[Term] = []
     gate_sets: list[frozenset[int]] = []
