@@ -78,11 +78,11 @@ def score_range(ids: Sequence[str], weights: Sequence[int], verdicts: Sequence[b
         # The usual case: each open criterion hangs on its own verdict alone, so each end takes
         # every missing credit or every missing deduction (and a missing gate can trigger).
         open_weights = [weights[i] for i in open_rows if not gates[i]]
-        high = constant + sum(w for w in open_weights if w > 0)
+        most = constant + sum(w for w in open_weights if w > 0)
         if any(gates[i] for i in open_rows):
-            return ScoreRange(0.0, _clip(100.0 * high / positive), True)
-        low = constant + sum(w for w in open_weights if w < 0)
-        return ScoreRange(_clip(100.0 * low / positive), _clip(100.0 * high / positive), True)
+            return ScoreRange(0.0, _clip(100.0 * most / positive), True)
+        least = constant + sum(w for w in open_weights if w < 0)
+        return ScoreRange(_clip(100.0 * least / positive), _clip(100.0 * most / positive), True)
     needs = _missing_in_closures(ids, verdicts, requires, effective, open_rows)
     terms: list[Term] = []
     gate_sets: list[frozenset[int]] = []
