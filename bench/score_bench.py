@@ -8,8 +8,13 @@ print a result; they run alternately, and the bench prints the min, median and m
 paired ratios (target <= 3x). Whole processes matter: importing numpy alone takes longer than
 the floor's whole run, so the score path for such a table must not import it.
 
-Exits 1 when the fast scorer's scores differ from the row-by-row reader's, or when the score
-process imports numpy, pydantic, GitPython, ruamel or openpyxl.
+It then does the same on the table with one verdict in a hundred left empty (415 missing
+verdicts, 60 of 77 final scores open), where every score they could change gets its range over
+all completions (studio/scoring/bounds.py): the same target.
+
+Exits 1 when the fast scorer's scores differ from the row-by-row reader's (on either table), when
+the second table's open scores have no range, or when the score process imports numpy,
+pydantic, GitPython, ruamel or openpyxl.
 
     python bench/score_bench.py [--rounds N] [--crossover]
 
@@ -128,6 +133,25 @@ assert scores is not None
 """
 
 
+MISSING_SHARE = 0.01
+
+
+def blank_some_verdicts(source: Path, target: Path, seed: int = 3) -> int:
+    """The table with about one verdict in a hundred left empty (missing); how many."""
+    rng = random.Random(seed)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    blanked = 0
+    with target.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(lines[0] + "\n")
+        for line in lines[1:]:
+            cells = line.split(",")
+            if rng.random() < MISSING_SHARE:
+                cells[7] = ""
+                blanked += 1
+            handle.write(",".join(cells) + "\n")
+    return blanked
+
+
 def paired(rounds: int, ours: tuple, floor: tuple) -> tuple[list[tuple[float, float]], list[tuple[float, float]], str]:
     """Alternate the two sides `rounds` times: ((wall, cpu) of ours, of the floor, our last stderr)."""
     mine, base, err = [], [], ""
@@ -176,6 +200,12 @@ def main() -> int:
         mine, base, err = paired(args.rounds, (OURS, str(path)), (FLOOR, str(path)))
         fast = score_fast(path)
         authority = score_benchmark(read_verdict_table(path))
+        open_path = path.with_name("with-missing.csv")
+        blanked = blank_some_verdicts(path, open_path)
+        python_child(OURS, str(open_path))
+        open_mine, open_base, _ = paired(args.rounds, (OURS, str(open_path)), (FLOOR, str(open_path)))
+        open_fast = score_fast(open_path)
+        open_authority = score_benchmark(read_verdict_table(open_path))
         if args.crossover:
             crossover(path, max(3, args.rounds // 3))
     ratios = [m[0] / b[0] for m, b in zip(mine, base, strict=True)]
@@ -191,14 +221,32 @@ def main() -> int:
     print(f"ratio, wall (paired, {len(ratios)} rounds): {spread(ratios)}  (target <= 3x)")
     print(f"ratio, CPU  (paired, {len(ratios)} rounds): {spread(cpu_ratios)}")
     print(f"heavy modules imported by the score process: {imported}")
+    open_ratios = [m[0] / b[0] for m, b in zip(open_mine, open_base, strict=True)]
+    open_cpu = [m[1] / b[1] for m, b in zip(open_mine, open_base, strict=True)]
+    open_scores = [s for p in open_authority.projects.values() for s in p.values()]
+    ranged = [s for s in open_scores if s.final is None and s.final_range is not None and
+              s.final_range[0] < s.final_range[1]]
+    print(f"\nthe same table with {blanked} verdicts missing ({len(ranged)} of {len(open_scores)} final scores open, "
+          "each with its range):")
+    print(f"dbstudio score (whole process):     {statistics.median(m[0] for m in open_mine) * 1000:7.1f} ms wall "
+          f"(floor {statistics.median(b[0] for b in open_base) * 1000:.1f} ms)")
+    print(f"ratio, wall (paired, {len(open_ratios)} rounds): {spread(open_ratios)}  (target <= 3x)")
+    print(f"ratio, CPU  (paired, {len(open_ratios)} rounds): {spread(open_cpu)}")
     wrong = []
     if fast is None:
         wrong.append("the fast scorer declined a clean table")
     elif fast != authority:
         wrong.append("the fast scorer's scores differ from the row-by-row reader's")
+    if open_fast is None:
+        wrong.append("the fast scorer declined the table with missing verdicts")
+    elif open_fast != open_authority:
+        wrong.append("with missing verdicts, the fast scorer's scores differ from the row-by-row reader's")
+    if not ranged or any(s.final_range is None for s in open_scores):
+        wrong.append("the open scores of the table with missing verdicts have no range")
     if imported != "-":
         wrong.append(f"the score process imported {imported}")
-    print(f"scores equal to the row-by-row reader's: {fast == authority}")
+    print(f"scores equal to the row-by-row reader's: {fast == authority} (with missing verdicts: "
+          f"{open_fast == open_authority})")
     for line in wrong:
         print("WRONG:", line)
     return 1 if wrong else 0

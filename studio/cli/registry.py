@@ -47,7 +47,9 @@ COMMANDS = [
             "configure_material"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
     Command("rubric", "rubrics to and from Excel: rubric export|import PROJECT FILE.xlsx [--dry-run]", "rubric_cmd"),
-    Command("score", "score a verdict table (CSV or xlsx)", "score_cmd"),
+    Command("score", "score a verdict table (CSV or xlsx), checked against its project with --project", "score_cmd"),
+    Command("verdicts", "a blank verdict table for a project: verdicts template PROJECT --system NAME OUT",
+            "verdicts_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]

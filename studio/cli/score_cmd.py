@@ -1,4 +1,5 @@
-"""`dbstudio score TABLE`: score a verdict table (CSV or xlsx) exactly as the paper does."""
+"""`dbstudio score TABLE [--project PROJECT ...]`: score a verdict table (CSV or xlsx) exactly as
+the paper does; with --project, every row is first checked against the project's rubrics."""
 
 from __future__ import annotations
 
@@ -9,21 +10,34 @@ import sys
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option, table_file
 from studio.scoring import score_table
-from studio.scoring.engine import ScoringError
-from studio.scoring.report import to_json, to_text
+from studio.scoring.engine import BenchmarkScores, ScoringError
+from studio.scoring.report import Absent, to_json, to_text
 from studio.scoring.table import VerdictTableError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", type=table_file, help="CSV or xlsx with columns project, system, scope, criterion, "
                                                        "weight, target, dimension, verdict[, gate, requires]")
+    parser.add_argument("--project", action="append", metavar="PROJECT",
+                        help="the folder of a project the table scores (repeat for several): each row must fit the "
+                             "project's rubrics, and a criterion without a row is a missing verdict")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    absent: Absent | None = None
     try:
-        scores = score_table(args.table)
+        if args.project:
+            from studio.cli.verdicts_cmd import ProjectLoadError
+
+            try:
+                scores, absent = _score_against(args.table, args.project)
+            except ProjectLoadError as exc:
+                print(f"dbstudio score: {exc}", file=sys.stderr)
+                return ExitCode.UNUSABLE
+        else:
+            scores = score_table(args.table)
     except VerdictTableError as exc:
         print(str(exc), file=sys.stderr)
         print(f"{len(exc.problems)} bad row(s); nothing was scored", file=sys.stderr)
@@ -31,5 +45,24 @@ def run(args: argparse.Namespace) -> int:
     except ScoringError as exc:
         print(f"{args.table}: {exc}; nothing was scored", file=sys.stderr)
         return ExitCode.PROBLEMS
-    print(json.dumps(to_json(scores), indent=2) if args.format == "json" else to_text(scores))
+    print(json.dumps(to_json(scores, absent), indent=2) if args.format == "json" else to_text(scores, absent))
     return ExitCode.OK
+
+
+def _score_against(table: str, folders: list[str]) -> tuple[BenchmarkScores, Absent]:
+    from studio.cli.verdicts_cmd import ProjectLoadError, load_project_rubrics
+    from studio.scoring.against import check_against_projects
+    from studio.scoring.engine import score_benchmark
+    from studio.scoring.project_rubrics import ProjectRubrics
+    from studio.scoring.table import read_verdict_rows
+
+    projects: dict[str, ProjectRubrics] = {}
+    folder_of: dict[str, str] = {}
+    for folder in folders:
+        project_id, rubrics = load_project_rubrics(folder)
+        if project_id in projects:
+            raise ProjectLoadError(f"{folder_of[project_id]} and {folder} are both project '{project_id}': "
+                                   "give each project once")
+        projects[project_id], folder_of[project_id] = rubrics, folder
+    checked = check_against_projects(read_verdict_rows(table, against_project=True), projects)
+    return score_benchmark(checked.rubrics), checked.absent

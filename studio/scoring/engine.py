@@ -1,7 +1,8 @@
 """The scoring rules of domain.md § Scoring, over plain verdict records.
 
 A verdict is True (1), False (0) or None (missing). Missing verdicts are never read as 0 or 1:
-a score that depends on one is None ("unavailable"), and every result counts them.
+a score that one could change is None ("unknown"), with the range it can take over every
+completion of the missing verdicts (see bounds.py); every result counts them.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import is_, mul, not_, truth
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from studio.errors import StudioError
 from studio.model import vocabulary
+
+if TYPE_CHECKING:
+    from studio.scoring.bounds import ScoreRange
 
 # The model's words as plain strings: they key the profiles and are printed as they are.
 FINAL_SCOPE: str = vocabulary.FINAL_SCOPE
@@ -94,6 +98,15 @@ class RubricResult(NamedTuple):
     missing: int
     positive_weight: int
     effective: tuple[bool | None, ...] = ()  # h, aligned with the criteria
+    bounds: ScoreRange | None = None  # the range over every completion; None when the score is known
+
+    @property
+    def low(self) -> float:
+        return self.bounds.low if self.bounds is not None else self.score  # type: ignore[return-value]
+
+    @property
+    def high(self) -> float:
+        return self.bounds.high if self.bounds is not None else self.score  # type: ignore[return-value]
 
 
 def _clip(value: float) -> float:
@@ -178,12 +191,25 @@ def score_rubric(criteria: Sequence[ScoredCriterion] | RubricColumns) -> RubricR
     if positive <= 0:
         raise ScoringError("the rubric has no positive weight (W+ = 0)")
     if unknown:
-        return RubricResult(None, False, missing, positive, h)
+        return unknown_result(rubric, missing, positive, h)
     credit = sum(compress(weights, h))
     return RubricResult(_clip(100.0 * credit / positive), False, missing, positive, h)
 
 
 _is_positive = (0).__lt__
+
+
+def unknown_result(rubric: RubricColumns, missing: int, positive: int,
+                   h: tuple[bool | None, ...] = ()) -> RubricResult:
+    """The result of a rubric whose effective verdicts leave its score open (no gate known to
+    trigger, W+ > 0): its range, and its score when every completion gives the same one."""
+    from studio.scoring.bounds import score_range  # only tables with missing verdicts need it
+
+    found = score_range(rubric.ids, rubric.weights, rubric.verdicts, rubric.gates, rubric.requires,
+                        h or effective_verdicts(rubric), positive)
+    if found.low == found.high:
+        return RubricResult(found.low, False, missing, positive, h)
+    return RubricResult(None, False, missing, positive, h, found)
 
 
 def group_profiles(rubric: RubricColumns, h: Sequence[bool | None]) -> tuple[dict, dict]:
@@ -220,18 +246,27 @@ class SystemProjectScores(NamedTuple):
     targets: dict[str, float | None]
     dimensions: dict[str, float | None]
     missing: int
+    # [lowest, highest] over every completion of the missing verdicts; both ends equal the
+    # score when it is known, None where there is no such rubric.
+    final_range: tuple[float, float] | None = None
+    process_range: tuple[float, float] | None = None
+    # False when a range is a safe outer bound rather than exact (bounds.BRANCH_LIMIT).
+    range_exact: bool = True
 
 
 class SystemSummary(NamedTuple):
-    final_mean: float | None
-    process_mean: float | None
-    gap: float | None
-    pass_rate_90: float | None
+    final_mean: float | None  # over the projects whose final score is known
+    process_mean: float | None  # over the projects whose process score is known
+    gap: float | None  # process - final, over the projects where both are known
+    pass_rate_90: float | None  # pooled over the checkpoints of the projects in process_mean
     targets: dict[str, float | None]
     dimensions: dict[str, float | None]
     projects: int
     checkpoints: int
     missing: int
+    # Projects left out of final_mean / process_mean because their score is unknown.
+    final_left_out: tuple[str, ...] = ()
+    process_left_out: tuple[str, ...] = ()
 
 
 class BenchmarkScores(NamedTuple):
@@ -255,19 +290,31 @@ def score_system_project(rubrics: Mapping[str, Sequence[ScoredCriterion] | Rubri
 def system_project_scores(results: dict[str, RubricResult], profiles: tuple[dict, dict] | None) -> SystemProjectScores:
     """Assemble one system's project scores from its rubric results and, where it has a final
     rubric, that rubric's (targets, dimensions) profiles."""
-    checkpoints = {scope: results[scope].score for scope in sorted(s for s in results if s != FINAL_SCOPE)}
+    scopes = sorted(s for s in results if s != FINAL_SCOPE)
+    checkpoints = {scope: results[scope].score for scope in scopes}
     missing = sum(r.missing for r in results.values())
     final_score: float | None = None
+    final_range: tuple[float, float] | None = None
     gate = False
     targets: dict[str, float | None] = {t: None for t in FINAL_TARGETS}
     dimensions: dict[str, float | None] = {d: None for d in DIMENSIONS}
     if FINAL_SCOPE in results:
         result = results[FINAL_SCOPE]
         final_score, gate = result.score, result.gate_triggered
+        final_range = (result.low, result.high)
         if profiles is not None:
             targets, dimensions = profiles
     process = _mean_or_none(list(checkpoints.values()))
-    return SystemProjectScores(final_score, process, checkpoints, gate, targets, dimensions, missing)
+    process_range: tuple[float, float] | None = None
+    if process is not None:
+        process_range = (process, process)
+    elif scopes:
+        # Each checkpoint rubric has verdicts of its own, so their ends combine freely: the
+        # mean's range is the mean of the lows to the mean of the highs.
+        process_range = (_fmean([results[s].low for s in scopes]), _fmean([results[s].high for s in scopes]))
+    exact = all(r.bounds is None or r.bounds.exact for r in results.values())
+    return SystemProjectScores(final_score, process, checkpoints, gate, targets, dimensions, missing,
+                               final_range, process_range, exact)
 
 
 def _mean_or_none(values: list[float | None]) -> float | None:
@@ -287,28 +334,37 @@ def _fmean(values: list[float]) -> float:
     return math.fsum(values) / len(values)
 
 
-def summarise_system(per_project: list[SystemProjectScores]) -> SystemSummary:
-    """Benchmark means weight every project equally; pass rate pools every checkpoint."""
-    finals = [p.final for p in per_project]
-    processes = [p.process for p in per_project]
-    final_mean = _mean_or_none(finals)
-    process_mean = _mean_or_none(processes)
-    checkpoint_scores = [s for p in per_project for s in p.checkpoints.values()]
-    if not checkpoint_scores or any(s is None for s in checkpoint_scores):
-        pass_rate = None
-    else:
+def summarise_system(per_project: Sequence[SystemProjectScores] | Mapping[str, SystemProjectScores]) -> SystemSummary:
+    """Benchmark means weight every project equally, over the projects whose score is known
+    (the others are named in final_left_out / process_left_out); the pass rate pools every
+    checkpoint of the projects in the process mean. Projects given as a list are named by
+    their place (1, 2, ...)."""
+    named = per_project if isinstance(per_project, Mapping) else {
+        str(n): p for n, p in enumerate(per_project, start=1)}
+    finals = {name: p.final for name, p in named.items() if p.final is not None}
+    processes = {name: p.process for name, p in named.items() if p.process is not None}
+    final_mean = _fmean(list(finals.values())) if finals else None
+    process_mean = _fmean(list(processes.values())) if processes else None
+    both = [name for name in finals if name in processes]
+    gap = _fmean([processes[n] for n in both]) - _fmean([finals[n] for n in both]) if both else None
+    checkpoint_scores = [s for name in processes for s in named[name].checkpoints.values()]
+    pass_rate = None
+    if checkpoint_scores:
         passed = sum(1 for s in checkpoint_scores if s is not None and s >= PASS_THRESHOLD)
         pass_rate = passed / len(checkpoint_scores)
+    projects = list(named.values())
     return SystemSummary(
         final_mean=final_mean,
         process_mean=process_mean,
-        gap=None if final_mean is None or process_mean is None else process_mean - final_mean,
+        gap=gap,
         pass_rate_90=pass_rate,
-        targets={t: _available_mean([p.targets[t] for p in per_project]) for t in FINAL_TARGETS},
-        dimensions={d: _available_mean([p.dimensions[d] for p in per_project]) for d in DIMENSIONS},
-        projects=len(per_project),
-        checkpoints=len(checkpoint_scores),
-        missing=sum(p.missing for p in per_project),
+        targets={t: _available_mean([p.targets[t] for p in projects]) for t in FINAL_TARGETS},
+        dimensions={d: _available_mean([p.dimensions[d] for p in projects]) for d in DIMENSIONS},
+        projects=len(projects),
+        checkpoints=sum(len(p.checkpoints) for p in projects),
+        missing=sum(p.missing for p in projects),
+        final_left_out=tuple(name for name, p in named.items() if p.final is None),
+        process_left_out=tuple(name for name, p in named.items() if p.process is None),
     )
 
 
@@ -328,9 +384,9 @@ def assemble_benchmark(entries: Iterable[tuple[str, str, SystemProjectScores]]) 
     for project, system, scores in entries:
         projects.setdefault(project, {})[system] = scores
     projects = {p: dict(sorted(by_system.items())) for p, by_system in sorted(projects.items())}
-    by_system: dict[str, list[SystemProjectScores]] = defaultdict(list)
-    for by_system_scores in projects.values():
+    by_system: dict[str, dict[str, SystemProjectScores]] = defaultdict(dict)
+    for project, by_system_scores in projects.items():
         for system, scores in by_system_scores.items():
-            by_system[system].append(scores)
+            by_system[system][project] = scores
     systems = {system: summarise_system(items) for system, items in sorted(by_system.items())}
     return BenchmarkScores(projects, systems)

@@ -50,9 +50,32 @@ class VerdictTableError(StudioError):
         super().__init__("\n".join(p.render(source) for p in problems))
 
 
+class VerdictTable(NamedTuple):
+    """A checked table, with where each criterion's row is (for checks against a project)."""
+
+    source: str
+    rubrics: Rubrics
+    rows: dict[tuple[str, str, str, str], int]  # (project, system, scope, criterion) -> its first row
+    columns: dict[str, int]  # column name -> 0-based position
+    xlsx: bool
+
+    def problem(self, row: int, column: str, message: str) -> TableProblem:
+        """A problem at one cell of this table (named like the reader's own)."""
+        known = self.xlsx and column in self.columns
+        return TableProblem(row, column, message, cell_name(self.columns[column], row) if known else None)
+
+
 def read_verdict_table(path: Path | str) -> Rubrics:
     """Read and check a verdict table: rubrics[project][system][scope] -> criteria as columns.
     Raises VerdictTableError listing every bad row."""
+    return read_verdict_rows(path).rubrics
+
+
+def read_verdict_rows(path: Path | str, against_project: bool = False) -> VerdictTable:
+    """read_verdict_table, keeping each criterion's row. `against_project`: the table is then
+    checked against its project (studio.scoring.against), which decides what a criterion's
+    weight and `requires` must be; the checks that only compare rows with one another (a weight
+    shared by every system, a `requires` naming a row of the table) are left to it."""
     path = Path(path)
     source = str(path)
     if not path.is_file():
@@ -80,13 +103,14 @@ def read_verdict_table(path: Path | str) -> Rubrics:
             raise VerdictTableError(source, [TableProblem(
                 1, None, f"the header names a column more than once ({where}); keep one column of each name")])
         col = {name: names.index(name) for name in REQUIRED + OPTIONAL if name in names}
-        rubrics, problems = _read_checked(rows[1:], col, is_xlsx(path))
+        rubrics, first_rows, problems = _read_checked(rows[1:], col, is_xlsx(path), against_project)
     if problems:
         raise VerdictTableError(source, problems)
-    return rubrics
+    return VerdictTable(source, rubrics, first_rows, col, is_xlsx(path))
 
 
-def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tuple[Rubrics, list[TableProblem]]:
+def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool, against_project: bool = False,
+                  ) -> tuple[Rubrics, dict[tuple[str, str, str, str], int], list[TableProblem]]:
     """The authoritative row-by-row reading: every problem, named by row and column."""
     problems: list[TableProblem] = []
 
@@ -150,7 +174,7 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
             known = weights.get(shared)
             if known is None:
                 weights[shared] = (number, weight)
-            elif known[1] != weight:
+            elif known[1] != weight and not against_project:
                 bad(number, "weight", f"weight {weight} differs from {known[1]} at row {known[0]}: "
                     "criterion weights are shared across systems")
                 continue
@@ -163,8 +187,9 @@ def _read_checked(rows: list[list[str]], col: dict[str, int], xlsx: bool) -> tup
 
     rubrics: Rubrics = {p: {s: {scope: RubricColumns.of(c) for scope, c in scopes.items()}
                             for s, scopes in systems.items()} for p, systems in lists.items()}
-    _check_requires(rubrics, requires_rows, bad)
-    return rubrics, problems
+    if not against_project:
+        _check_requires(rubrics, requires_rows, bad)
+    return rubrics, {key: number for key, (number, _) in seen.items()}, problems
 
 
 def _check_requires(rubrics: Rubrics, requires_rows, bad) -> None:

@@ -26,10 +26,13 @@ from studio.scoring.engine import (
     FINAL_SCOPE,
     FINAL_TARGETS,
     BenchmarkScores,
+    RubricColumns,
     RubricResult,
+    ScoredCriterion,
     _clip,
     assemble_benchmark,
     system_project_scores,
+    unknown_result,
 )
 from studio.tabular_arrays import Cells, _Declined, factorize, read_padded, split_cells
 
@@ -40,6 +43,7 @@ SPEC_COLUMNS = ("weight", "target", "dimension", "verdict", "gate")
 # `requires` is then the minimum.
 FAIL, MISSING, PASS = 0, 1, 2
 _H_OF = {False: FAIL, None: MISSING, True: PASS}
+_VERDICT_OF = {FAIL: False, MISSING: None, PASS: True}
 
 def score_plain_csv(path: Path) -> BenchmarkScores | None:
     """Scores of the table at `path`, or None where the row-by-row path must decide."""
@@ -98,7 +102,23 @@ def _score(buffer: bytearray, size: int) -> BenchmarkScores:
         _resolve_requires(cells, col["requires"], rubric, n_criteria, criterion_code, order, sorted_keys, h)
 
     del order, sorted_keys
-    return _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h)
+
+    def open_rubrics(needed: np.ndarray) -> dict[int, RubricColumns]:
+        """The rubrics (by code) whose score missing verdicts leave open, as columns for the
+        range computation; rare, so read back from the cells."""
+        rows = np.flatnonzero(needed[rubric])
+        rows = rows[np.argsort(rubric[rows], kind="stable")]
+        found: dict[int, list[ScoredCriterion]] = {}
+        for r in rows.tolist():
+            requires: tuple[str, ...] = ()
+            if "requires" in col:
+                requires = tuple(p.strip() for p in cells.text(r, col["requires"]).split(";") if p.strip())
+            found.setdefault(int(rubric[r]), []).append(ScoredCriterion(
+                cells.text(r, col["criterion"]), int(weight[r]), "", "", _VERDICT_OF[int(verdict[r])], bool(gate[r]),
+                requires))
+        return {k: RubricColumns.of(criteria) for k, criteria in found.items()}
+
+    return _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h, open_rubrics)
 
 
 def _specs(cells: Cells, col: dict[str, int], final_row: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -164,7 +184,7 @@ def _resolve_requires(cells: Cells, column: int, rubric: np.ndarray, n_criteria:
         waiting &= ~ready
 
 
-def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h) -> BenchmarkScores:
+def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, gate, h, open_rubrics) -> BenchmarkScores:
     n_rubrics = len(keys)
 
     def per_rubric(values, index=rubric, size=n_rubrics) -> np.ndarray:
@@ -193,6 +213,8 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
         offset = TARGETS.index(FINAL_TARGETS[0]) if groups is FINAL_TARGETS else 0
         profiles.append((groups, offset, group_positive.tolist(), group_credit.tolist(), group_unknown.tolist()))
 
+    still_open = unknown & ~triggered
+    ranged = open_rubrics(still_open) if still_open.any() else {}
     results: dict[tuple[str, str], dict[str, RubricResult]] = {}
     final_profiles: dict[tuple[str, str], tuple[dict, dict]] = {}
     columns = zip(keys, scores.tolist(), triggered.tolist(), unknown.tolist(), missing.tolist(), w_plus.tolist(),
@@ -200,8 +222,10 @@ def _assemble(keys, final_rubric, rubric, weight, target, dimension, verdict, ga
     for k, ((project, system, scope), score, hit, blank, n_missing, w) in enumerate(columns):
         if hit:
             result = RubricResult(0.0, True, n_missing, int(w))
+        elif blank:
+            result = unknown_result(ranged[k], n_missing, int(w))
         else:
-            result = RubricResult(None if blank else score, False, n_missing, int(w))
+            result = RubricResult(score, False, n_missing, int(w))
         results.setdefault((project, system), {})[scope] = result
         if final_rubric[k]:
             final_profiles[(project, system)] = tuple(  # type: ignore[assignment]  # one per grouping: two

@@ -127,15 +127,19 @@ def test_benchmark_means_weight_projects_equally():
     assert summary.pass_rate_90 == 1.0 and summary.checkpoints == 12
 
 
-def test_missing_propagates_to_means_and_is_counted():
+def test_means_use_the_projects_whose_score_is_known_and_name_the_others():
     scores = score_benchmark({
         "P1": {"S": {"T01": [crit("a", 1, True)], "final": [crit("f", 1, None, "artifact")]}},
-        "P2": {"S": {"T01": [crit("a", 1, True)], "final": [crit("f", 1, True, "artifact")]}},
+        "P2": {"S": {"T01": [crit("a", 1, True)], "final": [crit("f", 1, True, "artifact"),
+                                                            crit("g", 1, False, "artifact")]}},
     })
     assert scores.projects["P1"]["S"].final is None
-    assert scores.systems["S"].final_mean is None and scores.systems["S"].gap is None
-    assert scores.systems["S"].process_mean == 100.0
-    assert scores.missing == 1 and scores.systems["S"].missing == 1
+    assert scores.projects["P1"]["S"].final_range == (0.0, 100.0)
+    summary = scores.systems["S"]
+    assert summary.final_mean == 50.0 and summary.final_left_out == ("P1",)  # P2 alone
+    assert summary.process_mean == 100.0 and summary.process_left_out == ()
+    assert summary.gap == 50.0  # over P2, the one project where both are known
+    assert scores.missing == 1 and summary.missing == 1
 
 
 # -- properties ---------------------------------------------------------------------------

@@ -69,6 +69,26 @@ def test_missing_verdicts_are_counted_and_reported(tmp_path: Path, capsys):
     assert main(["score", str(table), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["projects"]["P1"]["A"]["checkpoints"]["T01"] is None and data["missing"] == 1
+    # C1 (5 of T01's W+ = 10) unjudged, C2 failed: T01 lies between 0 and 50, so does the process score
+    assert data["projects"]["P1"]["A"]["process"] is None
+    assert data["projects"]["P1"]["A"]["process_range"] == [0.0, 50.0]
+    assert data["projects"]["P1"]["A"]["final_range"] == [80.0, 80.0]
+    assert data["systems"]["A"]["process_left_out"] == ["P1"] and data["systems"]["A"]["process_mean"] is None
+    assert data["systems"]["A"]["final_mean"] == 80.0 and data["systems"]["A"]["final_left_out"] == []
+    assert "absent" not in data["projects"]["P1"]["A"]  # only with --project
+
+
+def test_the_text_table_shows_a_range_and_names_the_projects_left_out(tmp_path: Path, capsys):
+    rows = [r[:] for r in GOOD] + [[r[0], "P2", *r[2:]] for r in GOOD]
+    rows[len(GOOD) + 4][7] = ""  # P2's F2 (-2 of W+ 10, credit 10 otherwise): final 80..100
+    table = write_csv(tmp_path / "v.csv", rows)
+    assert main(["score", str(table)]) == 0
+    out = capsys.readouterr().out
+    p2 = next(line for line in out.splitlines() if line.startswith("P2 "))
+    assert "80.0–100.0" in p2
+    assert "A: the final mean leaves out P2 (no known score)" in out
+    system = next(line for line in out.splitlines() if line.startswith("A "))
+    assert system.split()[1] == "80.00"  # P1 alone
 
 
 @pytest.mark.parametrize(

@@ -166,6 +166,23 @@ def test_a_clean_table_is_scored_by_hand(tmp_path: Path, fast_scorer):
     # Profiles come before the gate: F1 failed, and F3 passed but requires F1, so its h is 0 too.
     assert b.targets == {"artifact": 0.0, "cross-file": None, "package": 0.0}
     assert scores.systems["A"].pass_rate_90 == 0.0 and scores.systems["B"].final_mean == 0.0
+    assert b.process_range == (50.0, 100.0) and b.final_range == (0.0, 0.0)
+
+
+def test_fast_scorers_give_the_row_readers_ranges_where_requires_ties_missing_verdicts(tmp_path: Path, fast_scorer):
+    # a, b missing; n (-4, pass) requires both; c (+4) passes: W+ = 10, best 70 (one of a, b), worst 40
+    rows = [["P1", "A", "T01", "a", "3", "checkpoint", "correctness", "", "", ""],
+            ["P1", "A", "T01", "b", "3", "checkpoint", "correctness", "", "", ""],
+            ["P1", "A", "T01", "n", "-4", "checkpoint", "correctness", "pass", "", "a;b"],
+            ["P1", "A", "T01", "c", "4", "checkpoint", "correctness", "pass", "", ""],
+            ["P1", "A", "final", "f", "4", "artifact", "correctness", "pass", "", ""],
+            ["P1", "A", "final", "g", "0", "package", "correctness", "", "true", "f"]]
+    path = write_plain(tmp_path / "v.csv", HEADER, rows)
+    scores = fast_scorer(path)
+    assert scores is not None and scores == row_path(path)
+    one = scores.projects["P1"]["A"]
+    assert one.checkpoints == {"T01": None} and one.process_range == (40.0, 70.0)
+    assert one.final is None and one.final_range == (0.0, 100.0)  # the gate g may trigger
 
 
 @pytest.mark.parametrize("change, reason", [

@@ -1,0 +1,109 @@
+"""`dbstudio verdicts template PROJECT --system NAME [--system NAME ...] OUT.csv|OUT.xlsx`: a blank
+verdict table with one row per system and criterion, filled from the project but the verdict."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.cli.exit_codes import ExitCode
+from studio.errors import StudioError
+
+if TYPE_CHECKING:
+    from studio.scoring.project_rubrics import ProjectRubrics
+
+ACTIONS = ("template",)
+SUFFIXES = (".csv", ".xlsx")
+
+
+class ProjectLoadError(StudioError):
+    """The project folder cannot give its rubrics (not a project, or files that do not load)."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("template writes every criterion of the project (checkpoint rubrics along the timeline, then "
+                     "the final rubric; reused criteria with target artifact) once per system, with every column "
+                     "`dbstudio score` reads filled in and the verdict empty; an xlsx gets a pass/fail drop-down. "
+                     "Score the filled table with `dbstudio score TABLE --project PROJECT`.")
+    parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table")
+    parser.add_argument("project", help="the project folder (the one holding project.yaml)")
+    parser.add_argument("out", nargs="?", help="the table to write: a .csv or .xlsx file name")
+    parser.add_argument("--system", action="extend", nargs="+", required=True, metavar="NAME",
+                        help="the systems to be judged: --system A B, or --system A --system B")
+    parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"dbstudio verdicts: {message}", file=sys.stderr)
+    return ExitCode.UNUSABLE
+
+
+def load_project_rubrics(folder: str | Path) -> tuple[str, ProjectRubrics]:
+    """(project id, its rubrics as a verdict table lists them); ProjectLoadError when the
+    folder is no project or a file the rubrics depend on does not load."""
+    from studio.scoring.project_rubrics import ProjectRubricError, project_rubrics
+    from studio.store import layout
+    from studio.store.loader import load_project
+
+    root = Path(folder)
+    if not layout.is_project_folder(root):
+        raise ProjectLoadError(f"{root}: not a project folder (it has no {layout.PROJECT_FILE})")
+    loaded = load_project(root)
+    if loaded.problems or loaded.project.info is None:
+        lines = []
+        for problem in loaded.problems[:10]:
+            line, column = loaded.locate(problem)
+            lines.append(f"  {root / problem.file}:{line}:{column}: {problem.message}")
+        more = len(loaded.problems) - len(lines)
+        lines += [f"  ... and {more} more"] if more > 0 else []
+        raise ProjectLoadError(f"{root}: the project's files do not load, so its rubrics are not known:\n"
+                               + "\n".join(lines) + f"\nfix them first (`dbstudio validate {root}` lists each)")
+    try:
+        return loaded.project.info.id, project_rubrics(loaded.project)
+    except ProjectRubricError as exc:
+        raise ProjectLoadError(f"{root}: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    systems = [name.strip() for name in args.system]
+    if args.out is None:
+        # `--system A B OUT.xlsx`: the option took the file name too
+        if len(systems) < 2 or Path(systems[-1]).suffix.lower() not in SUFFIXES:
+            return _fail("give the table to write (OUT.csv or OUT.xlsx) after the project folder")
+        args.out = systems.pop()
+    out = Path(args.out)
+    if out.suffix.lower() not in SUFFIXES:
+        return _fail(f"{out}: give a file name ending in .csv or .xlsx")
+    if out.is_dir():
+        return _fail(f"{out} is a folder: give a file name")
+    if out.exists() and not args.force:
+        return _fail(f"{out} exists (it may hold verdicts): pick another name, or add --force to replace it")
+    if not out.parent.is_dir():
+        return _fail(f"{out}: the folder {out.parent} does not exist: create it or pick another place")
+    if not all(systems):
+        return _fail("--system needs a name")
+    twice = sorted({name for name in systems if systems.count(name) > 1})
+    if twice:
+        return _fail(f"--system {', '.join(twice)} is given more than once")
+    try:
+        project_id, rubrics = load_project_rubrics(args.project)
+    except ProjectLoadError as exc:
+        return _fail(str(exc))
+
+    from studio.scoring.template import template_csv, template_rows, template_xlsx
+    from studio.store.atomic import AtomicWriteError, write_atomic
+
+    rows = template_rows(project_id, rubrics, systems)
+    data = template_xlsx(rows) if out.suffix.lower() == ".xlsx" else template_csv(rows)
+    try:
+        write_atomic(out, data)
+    except (AtomicWriteError, OSError) as exc:
+        return _fail(f"{out}: cannot write the table ({getattr(exc, 'strerror', None) or exc}): close it in Excel, "
+                     "or pick another file name")
+    per_system = len(rows) // len(systems)
+    print(f"wrote {len(rows)} rows to {out}: {per_system} criteria of {project_id} "
+          f"({len(rubrics)} rubrics) x {len(systems)} system{'s' if len(systems) != 1 else ''}", file=sys.stderr)
+    return ExitCode.OK
