@@ -12,6 +12,11 @@ from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
 from studio.validation.paths import evaluator_path, material_path, rubric_file, subtask_path, subtask_yaml
 
+# Keys a final-rubric entry with `reuse_of` may hold: what it re-judges, on which deliverables, its
+# own review, and the acceptance items it tests (`tests`). `id` is allowed only equal to `reuse_of`
+# (the model checks that).
+REUSED_ENTRY_KEYS = frozenset({"reuse_of", "id", "covers", "review", "tests"})
+
 
 class _Checker:
     def __init__(self, loaded: LoadedProject):
@@ -389,6 +394,7 @@ class _Checker:
                 )
             final_ids.add(criterion.key)
             if criterion.reuse_of is not None:
+                self._reused_keys(file, loc, criterion)
                 if project.checkpoint_rubrics and project.checkpoint_criterion(criterion.reuse_of) is None:
                     self.add(
                         file,
@@ -435,6 +441,19 @@ class _Checker:
         self._check_requires(file, final.criteria)
         resolved = [self._resolve(c) for c in final.criteria]
         self._positive_weight(file, [c for c in resolved if c is not None], "final rubric")
+
+    def _reused_keys(self, file: str, loc: tuple, criterion: Criterion) -> None:
+        """A reused entry keeps the original's text, weight, target, dimension, gate and requires:
+        a value written for one of them would be silently ignored, so it is refused."""
+        for key in sorted(criterion.model_fields_set - REUSED_ENTRY_KEYS):
+            self.add(
+                file,
+                loc + (key,),
+                f"criterion {criterion.key}: a reused entry takes only reuse_of, covers, review and tests; "
+                f"remove '{key}' (it keeps the {key} of {criterion.reuse_of}: change it there)",
+                "reused-key",
+                criterion.key,
+            )
 
     def _resolve(self, criterion: Criterion) -> Criterion | None:
         if criterion.reuse_of is None:
