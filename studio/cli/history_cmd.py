@@ -19,9 +19,21 @@ def configure_new(new: argparse.ArgumentParser) -> None:
     new.add_argument("path", help="new project folder")
     new.add_argument("--id", required=True, help="project id, e.g. acme-audit")
     new.add_argument("--title", required=True)
+    new.add_argument("--domain", type=_text, help="the project's domain, e.g. Finance, Law, Engineering "
+                     "(default: the template's)")
+    new.add_argument("--role", type=_text, help="the professional role the agent plays, e.g. 'Transaction "
+                     "associate' (default: the template's)")
     new.add_argument("--template", default="blank", help="template name (default: blank)")
     new.add_argument("--own-repo", action="store_true", help="give the project its own repository even inside another")
     new.set_defaults(run=run_new)
+
+
+def _text(value: str) -> str:
+    """A project.yaml text given on the command line: not blank, on one line."""
+    text = " ".join(value.split())
+    if not text:
+        raise argparse.ArgumentTypeError("give a non-empty text")
+    return text
 
 
 def configure_status(status: argparse.ArgumentParser) -> None:
@@ -74,8 +86,9 @@ def _warn(command: str, repo: ProjectRepository) -> None:
 
 def run_new(args: argparse.Namespace) -> int:
     try:
+        details = {key: value for key, value in (("domain", args.domain), ("role", args.role)) if value}
         repo = create_project(Path(args.path), args.id, args.title, template=args.template,
-                              own_repository=True if args.own_repo else None)
+                              own_repository=True if args.own_repo else None, details=details)
     except StudioError as exc:
         return _fail("new", exc)
     print(f"created {args.path} ({repo.history(max_count=1)[0].short}); templates: {', '.join(templates())}")
