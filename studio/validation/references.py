@@ -26,6 +26,7 @@ class _Checker:
         self.problems: list[Problem] = []
         self.timeline = self.project.timeline()
         self.positions = {sid: i + 1 for i, sid in enumerate(self.timeline)}
+        self.failed_files = {problem.file for problem in loaded.problems}
 
     def add(self, file: str, loc: tuple, message: str, code: str, object_id: str | None = None) -> None:
         self.problems.append(Problem(file, loc, message, code, object_id))
@@ -209,7 +210,8 @@ class _Checker:
             if material.release.at == "before":
                 target = material.release.subtask or ""
                 release_at = self.positions.get(target)
-                if release_at is None:
+                # Without a timeline (stages.yaml failed to load: its own finding) no subtask is scheduled.
+                if release_at is None and self.project.stages is not None:
                     self.add(
                         file,
                         loc + ("release", "subtask"),
@@ -382,6 +384,10 @@ class _Checker:
             return
         file = layout.FINAL_RUBRIC_FILE
         final_ids: set[str] = set()
+        # A checkpoint rubric that failed to load has its own finding; the criteria it holds are
+        # unknown, so a reuse of one of them is not reported as a second, false, error.
+        all_checkpoint_rubrics_read = bool(project.checkpoint_rubrics) and not any(
+            rubric_file(key) in self.failed_files for key in project.subtasks)
         for index, criterion in enumerate(final.criteria):
             loc = ("criteria", index)
             if criterion.key in final_ids:
@@ -395,7 +401,7 @@ class _Checker:
             final_ids.add(criterion.key)
             if criterion.reuse_of is not None:
                 self._reused_keys(file, loc, criterion)
-                if project.checkpoint_rubrics and project.checkpoint_criterion(criterion.reuse_of) is None:
+                if all_checkpoint_rubrics_read and project.checkpoint_criterion(criterion.reuse_of) is None:
                     self.add(
                         file,
                         loc + ("reuse_of",),

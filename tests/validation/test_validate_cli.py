@@ -71,7 +71,7 @@ def assert_problem(run: Run, file: str, line: int, *fragments: str) -> tuple[str
 # the text on the line the finding points at, fragments of its message).
 ONE_EDIT_CASES = [
     # malformed YAML; an unclosed bracket points at the sequence it opens
-    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01",
+    pytest.param("stages.yaml", "    subtasks:\n      - T02\n", "    subtasks: [T02\n", "subtasks: [T02",
                  ("YAML syntax",), id="unclosed-bracket"),
     pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law",
                  ("duplicate key", "domain"), id="duplicate-yaml-key"),
@@ -134,7 +134,8 @@ def test_summary_counts_change_with_the_project(blank_project: Path, capsys) -> 
     before = run_inprocess(capsys, str(blank_project)).stdout
     rubric = blank_project / "subtasks" / "T01" / "rubric.yaml"
     text = rubric.read_text(encoding="utf-8")
-    rubric.write_text(text + text.split("criteria:\n", 1)[1].replace("T01-C01", "T01-C99"), encoding="utf-8")
+    first = text.split("criteria:\n", 1)[1].split("\n  - ", 1)[0] + "\n"  # the first criterion, copied
+    rubric.write_text(text + first.replace("T01-C01", "T01-C99"), encoding="utf-8")
     after = run_inprocess(capsys, str(blank_project))
     assert after.code == 0, after.stdout
     assert after.stdout == clean_summary(blank_project) != before
