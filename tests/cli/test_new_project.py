@@ -95,16 +95,16 @@ def test_the_template_shows_every_feature_each_with_a_comment(created: Path) -> 
             block.insert(0, lines[at].strip())
         return " ".join(block)
 
-    for rel, marker in [("subtasks/T01/rubric.yaml", f"id: {gate.key}"),
-                        ("subtasks/T01/rubric.yaml", f"id: {negative.key}"),
-                        ("subtasks/T01/rubric.yaml", f"id: {requiring.key}"),
+    for rel, marker in [("subtasks/T02/rubric.yaml", f"id: {gate.key}"),
+                        ("subtasks/T02/rubric.yaml", f"id: {negative.key}"),
+                        ("subtasks/T02/rubric.yaml", f"id: {requiring.key}"),
                         ("subtasks/T02/rubric.yaml", f"id: {propagating.key}"),
                         ("materials.yaml", f"id: {generated.id}"),
                         ("materials.yaml", f"id: {correction.id}"),
                         ("evaluator/references.yaml", f"id: {project.references.references[0].id}")]:
         assert comment_before(rel, marker).startswith("#"), (rel, marker)
-    assert "gate" in comment_before("subtasks/T01/rubric.yaml", f"id: {gate.key}")
-    assert "negative" in comment_before("subtasks/T01/rubric.yaml", f"id: {negative.key}")
-    assert "requires" in comment_before("subtasks/T01/rubric.yaml", f"id: {requiring.key}")
+    assert "gate" in comment_before("subtasks/T02/rubric.yaml", f"id: {gate.key}")
+    assert "negative" in comment_before("subtasks/T02/rubric.yaml", f"id: {negative.key}")
+    assert "requires" in comment_before("subtasks/T02/rubric.yaml", f"id: {requiring.key}")
     assert "propagates" in comment_before("subtasks/T02/rubric.yaml", f"id: {propagating.key}")
     assert "generated" in comment_before("materials.yaml", f"id: {generated.id}")

@@ -229,15 +229,9 @@ def test_final_rubric_with_no_positive_weight_counts_reused_weights(blank_projec
             weight: -5
         """)
     assert validate_project(blank_project) == []
-    # ...but once the reused checkpoint criterion is negative too, nothing positive is left in it,
+    # ...but once the reused checkpoint criterion (the only positive one of T01) is negative too,
+    # nothing positive is left in either rubric.
     replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: -5")
-    findings = validate_project(blank_project)
-    assert sorted(f.file for f in findings if f.code == "no-positive-weight") == ["final/rubric.yaml"]
-    # and the checkpoint rubric follows when its last positive criterion turns negative.
-    text = (blank_project / "subtasks/T01/rubric.yaml").read_text(encoding="utf-8")
-    positive = [line for line in text.splitlines() if line.strip().startswith("weight:") and int(line.split()[1]) > 0]
-    for line in positive:
-        replace_in(blank_project, "subtasks/T01/rubric.yaml", line, line.replace("weight: ", "weight: -"))
     findings = validate_project(blank_project)
     files = sorted(f.file for f in findings if f.code == "no-positive-weight")
     assert files == ["final/rubric.yaml", "subtasks/T01/rubric.yaml"]
