@@ -63,6 +63,7 @@ class ObjectDiff:
     instruction_file: str | None = None
     rubric_file: str | None = None
     rubric: list[ObjectDiff] = field(default_factory=list)  # a subtask's checkpoint criteria that changed
+    unreadable_rubric: list[str] = field(default_factory=list)  # "old"/"new": the rubric does not parse there
 
     @property
     def added(self) -> bool:
@@ -80,14 +81,16 @@ class ObjectDiff:
         if self.removed:
             return f"{self.kind} {self.object_id}: removed from {self.old_file}"
         lines = [f"{self.kind} {self.object_id} ({self.new_file})"]
-        if not self.changes and not self.text_diff and not self.rubric:
+        if not self.changes and not self.text_diff and not self.rubric and not self.unreadable_rubric:
             lines.append("  no changes")
         lines += [f"  {change.render()}" for change in self.changes]
         if self.text_diff:
             lines.append(f"  instruction ({self.instruction_file}):")
             lines += [f"    {line}" for line in self.text_diff]
-        if self.rubric:
+        if self.rubric or self.unreadable_rubric:
             lines.append(f"  rubric ({self.rubric_file}):")
+            lines += [f"    does not parse in the {side} revision: its criteria are not compared"
+                      for side in self.unreadable_rubric]
             for criterion in self.rubric:
                 if criterion.added:
                     lines.append(f"    criterion {criterion.object_id}: added")
@@ -127,13 +130,21 @@ def diff_object(repo: ProjectRepository, object_id: str, old_rev: str, new_rev: 
                 old[4].splitlines(), new[4].splitlines(), "instruction (old)", "instruction (new)", lineterm="", n=1
             ))
             result.rubric_file = layout.checkpoint_rubric_file(Path(), object_id).as_posix()
-            result.rubric = _rubric_changes(repo, result.rubric_file, old_sha, new_sha)
+            old_criteria = _criteria(repo, result.rubric_file, old_sha)
+            new_criteria = _criteria(repo, result.rubric_file, new_sha)
+            result.unreadable_rubric = [side for side, found in (("old", old_criteria), ("new", new_criteria))
+                                        if found is None]
+            if old_criteria is not None and new_criteria is not None:
+                result.rubric = _rubric_changes(result.rubric_file, old_criteria, new_criteria)
     return result
 
 
-def _criteria(repo: ProjectRepository, rel: str, rev: str | None) -> dict[str, Any]:
-    """A rubric file's criteria by id, in file order (none when it is absent or does not parse)."""
-    rubric = _parse(repo.read_version(rev, rel))
+def _criteria(repo: ProjectRepository, rel: str, rev: str | None) -> dict[str, Any] | None:
+    """A rubric file's criteria by id, in file order (none when it is absent; None when it does not parse)."""
+    data = repo.read_version(rev, rel)
+    rubric = _parse(data)
+    if data is not None and not isinstance(rubric, dict):
+        return None
     items = rubric.get("criteria") if isinstance(rubric, dict) else None
     found: dict[str, Any] = {}
     for item in items if isinstance(items, list) else []:
@@ -142,9 +153,8 @@ def _criteria(repo: ProjectRepository, rel: str, rev: str | None) -> dict[str, A
     return found
 
 
-def _rubric_changes(repo: ProjectRepository, rel: str, old_rev: str, new_rev: str | None) -> list[ObjectDiff]:
+def _rubric_changes(rel: str, old: dict[str, Any], new: dict[str, Any]) -> list[ObjectDiff]:
     """The criteria of a checkpoint rubric that were added, removed or changed, in file order."""
-    old, new = _criteria(repo, rel, old_rev), _criteria(repo, rel, new_rev)
     diffs = []
     for key in list(new) + [k for k in old if k not in new]:
         diff = ObjectDiff(key, "criterion", rel if key in old else None, rel if key in new else None)

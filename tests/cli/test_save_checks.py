@@ -126,3 +126,13 @@ def test_subtask_diff_lists_added_and_removed_criteria(project: Path, capsys: py
     assert "    criterion T01-C09: added" in out.splitlines()
     assert "    criterion T01-C10: added" in out.splitlines()
     assert "    criterion T01-C01: removed" in out.splitlines()
+
+
+def test_subtask_diff_says_when_its_rubric_does_not_parse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = git(project, "rev-parse", "HEAD").strip()
+    replace_in(project, RUBRIC, "weight: 5", "weight: [5")
+    code, out, _ = run(capsys, "diff", str(project), "T01", first)
+    assert code == 0
+    assert out.splitlines()[-2:] == [f"  rubric ({RUBRIC}):",
+                                     "    does not parse in the new revision: its criteria are not compared"]
+    assert "removed" not in out
