@@ -19,9 +19,21 @@ def configure_new(new: argparse.ArgumentParser) -> None:
     new.add_argument("path", help="new project folder")
     new.add_argument("--id", required=True, help="project id, e.g. acme-audit")
     new.add_argument("--title", required=True)
+    new.add_argument("--domain", type=_text, help="the project's domain, e.g. Finance, Law, Engineering "
+                     "(default: the template's)")
+    new.add_argument("--role", type=_text, help="the professional role the agent plays, e.g. 'Transaction "
+                     "associate' (default: the template's)")
     new.add_argument("--template", default="blank", help="template name (default: blank)")
     new.add_argument("--own-repo", action="store_true", help="give the project its own repository even inside another")
     new.set_defaults(run=run_new)
+
+
+def _text(value: str) -> str:
+    """A project.yaml text given on the command line: not blank, on one line."""
+    text = " ".join(value.split())
+    if not text:
+        raise argparse.ArgumentTypeError("give a non-empty text")
+    return text
 
 
 def configure_status(status: argparse.ArgumentParser) -> None:
@@ -34,6 +46,8 @@ def configure_save(save: argparse.ArgumentParser) -> None:
     save.add_argument("path")
     save.add_argument("-m", "--message", required=True)
     save.add_argument("files", nargs="*", help="only these files (relative to the project folder)")
+    save.add_argument("--force", action="store_true",
+                      help="save even when a changed file does not parse (YAML syntax or schema errors)")
     save.set_defaults(run=run_save)
 
 
@@ -72,8 +86,9 @@ def _warn(command: str, repo: ProjectRepository) -> None:
 
 def run_new(args: argparse.Namespace) -> int:
     try:
+        details = {key: value for key, value in (("domain", args.domain), ("role", args.role)) if value}
         repo = create_project(Path(args.path), args.id, args.title, template=args.template,
-                              own_repository=True if args.own_repo else None)
+                              own_repository=True if args.own_repo else None, details=details)
     except StudioError as exc:
         return _fail("new", exc)
     print(f"created {args.path} ({repo.history(max_count=1)[0].short}); templates: {', '.join(templates())}")
@@ -98,12 +113,30 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_save(args: argparse.Namespace) -> int:
+    from studio.validation.save_check import save_findings
+
     try:
         repo = ProjectRepository(Path(args.path))
+        changed = repo.changed_files(args.files or None)
+        blocking, others = save_findings(repo.root, changed)
+        if blocking and not args.force:
+            repo.require_committable()  # a refusal git would give (a merge half-done, no identity) comes first
+            files = sorted({finding.file for finding in blocking})
+            print(f"dbstudio save: nothing was saved: {', '.join(files)} {'has' if len(files) == 1 else 'have'} YAML "
+                  "or schema errors, so the saved project would not load; fix them and save again, or save anyway "
+                  "with --force:", file=sys.stderr)
+            for finding in blocking:
+                print(f"  {finding.render()}", file=sys.stderr)
+            return ExitCode.PROBLEMS
         revision = repo.commit(args.message, paths=args.files or None)
     except StudioError as exc:
         return _fail("save", exc)
     print(f"saved {revision.short}: {revision.message.splitlines()[0]}")
+    for finding in blocking:
+        print(f"dbstudio save: warning: saved although it does not parse: {finding.render()}", file=sys.stderr)
+    if others:
+        print(f"dbstudio save: warning: the project has {len(others)} validation problem{'s' if len(others) != 1 else ''}"
+              f" (`dbstudio validate {args.path}` lists them)", file=sys.stderr)
     _warn("save", repo)
     return ExitCode.OK
 
@@ -117,8 +150,10 @@ def run_history(args: argparse.Namespace) -> int:
         print(json.dumps([{"sha": r.sha, "author": r.author, "date": r.date.isoformat(),
                            "message": r.message, "files": list(r.files)} for r in revisions], indent=2))
         return ExitCode.OK
+    # Authors in full, in a column as wide as the longest name shown.
+    width = max((len(r.author) for r in revisions), default=0)
     for r in revisions:
-        print(f"{r.short}  {r.date:%Y-%m-%d %H:%M}  {r.author:20.20}  {r.message.splitlines()[0]}")
+        print(f"{r.short}  {r.date:%Y-%m-%d %H:%M}  {r.author:<{width}}  {r.message.splitlines()[0]}")
     return ExitCode.OK
 
 

@@ -8,7 +8,7 @@ import sys
 
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
-from studio.validation import NotAProjectError, validate_project
+from studio.validation.validate import NotAProjectError, load_folder, summary, validate_loaded
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -19,10 +19,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        findings = validate_project(args.path)
+        loaded = load_folder(args.path)
     except NotAProjectError as exc:
         print(f"dbstudio validate: {exc}", file=sys.stderr)
         return ExitCode.UNUSABLE
+    findings = validate_loaded(loaded)
     if args.format == "json":
         print(json.dumps({"project": str(args.path), "findings": [f.to_json() for f in findings]}, indent=2))
     else:
@@ -30,4 +31,6 @@ def run(args: argparse.Namespace) -> int:
             print(finding.render())
         if findings:
             print(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} found", file=sys.stderr)
+        else:
+            print(summary(loaded))
     return ExitCode.PROBLEMS if findings else ExitCode.OK

@@ -197,6 +197,12 @@ class ProjectRepository:
             result.append(FileStatus(self.project_path(path), _change_name(code)))
         return sorted(result, key=lambda s: s.path)
 
+    def changed_files(self, paths: list[str] | None = None) -> list[str]:
+        """Files a save of `paths` (all of the project for None) would commit, deleted ones left out."""
+        scopes = [self.project_relative(p) for p in paths] if paths is not None else [""]
+        return [status.path for status in self.status() if status.change != "deleted"
+                and any(not scope or status.path == scope or status.path.startswith(scope + "/") for scope in scopes)]
+
     def is_dirty(self) -> bool:
         return bool(self.status())
 

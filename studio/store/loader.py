@@ -9,7 +9,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
 
 from studio.model import (
     DependenciesFile,
@@ -23,6 +22,7 @@ from studio.model import (
 )
 from studio.store import fastyaml, layout
 from studio.store.fileview import DiskFiles
+from studio.store.schema_messages import clean_loc, describe
 from studio.store.yamlfile import YamlSyntaxError
 
 M = TypeVar("M", bound=BaseModel)
@@ -65,23 +65,6 @@ class LoadedProject:
         return document.locate(problem.loc)
 
 
-def _describe(error: ErrorDetails) -> str:
-    """A pydantic error as a sentence that says what to do."""
-    loc = [str(p) for p in error["loc"] if not str(p).startswith("function-after")]
-    where = ".".join(loc)
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return f"unknown key '{loc[-1]}': remove it or check its spelling"
-    if kind == "missing":
-        return f"missing required key '{loc[-1]}'"
-    message = error["msg"]
-    if message.startswith("Value error, "):
-        message = message[len("Value error, "):]
-    if kind == "string_pattern_mismatch":
-        message = f"'{error.get('input')}' is not a valid id or path here"
-    return f"{where}: {message}" if where else message
-
-
 def _read_model(
     loaded: LoadedProject, path: Path, model: type[M], on_ok: Callable[[M], None] | None = None,
     text: str | None = None,
@@ -107,8 +90,8 @@ def _read_model(
         value = model.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
-            loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-            loaded.problems.append(Problem(rel, loc, _describe(error), "schema"))
+            message, object_id = describe(error, data)
+            loaded.problems.append(Problem(rel, clean_loc(error["loc"]), message, "schema", object_id))
         return None
     if on_ok is not None:
         on_ok(value)

@@ -1,5 +1,7 @@
 """What changed in one subtask or criterion between two saved revisions (`dbstudio diff`):
-field-level changes of its YAML and a text diff of a subtask's instruction."""
+field-level changes of its YAML; for a subtask also a text diff of its instruction and what
+changed in its checkpoint rubric. A changed sentence (a criterion's text, a review note) is
+shown as the words that changed, not as two whole sentences."""
 
 from __future__ import annotations
 
@@ -21,6 +23,32 @@ class FieldChange:
     old: Any
     new: Any
 
+    def render(self) -> str:
+        if isinstance(self.old, str) and isinstance(self.new, str) and (_is_prose(self.old) or _is_prose(self.new)):
+            return f"{self.field}: {word_diff(self.old, self.new)}"
+        return f"{self.field}: {_show(self.old)} -> {_show(self.new)}"
+
+
+def _is_prose(text: str) -> bool:
+    return len(text.split()) > 2
+
+
+def word_diff(old: str, new: str) -> str:
+    """`new` with the words taken out of `old` as [-...-] and the words put in as {+...+} (the
+    notation of `git diff --word-diff=plain`); runs of white space count as one space."""
+    before, after = old.split(), new.split()
+    parts: list[str] = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for operation, b1, b2, a1, a2 in matcher.get_opcodes():
+        if operation == "equal":
+            parts.append(" ".join(before[b1:b2]))
+            continue
+        if operation in ("replace", "delete"):
+            parts.append(f"[-{' '.join(before[b1:b2])}-]")
+        if operation in ("replace", "insert"):
+            parts.append(f"{{+{' '.join(after[a1:a2])}+}}")
+    return " ".join(parts)
+
 
 @dataclass
 class ObjectDiff:
@@ -31,7 +59,11 @@ class ObjectDiff:
     old_file: str | None
     new_file: str | None
     changes: list[FieldChange] = field(default_factory=list)
-    text_diff: list[str] = field(default_factory=list)
+    text_diff: list[str] = field(default_factory=list)  # a subtask's instruction, as a unified diff
+    instruction_file: str | None = None
+    rubric_file: str | None = None
+    rubric: list[ObjectDiff] = field(default_factory=list)  # a subtask's checkpoint criteria that changed
+    unreadable_rubric: list[str] = field(default_factory=list)  # "old"/"new": the rubric does not parse there
 
     @property
     def added(self) -> bool:
@@ -49,11 +81,24 @@ class ObjectDiff:
         if self.removed:
             return f"{self.kind} {self.object_id}: removed from {self.old_file}"
         lines = [f"{self.kind} {self.object_id} ({self.new_file})"]
-        if not self.changes and not self.text_diff:
+        if not self.changes and not self.text_diff and not self.rubric and not self.unreadable_rubric:
             lines.append("  no changes")
-        for change in self.changes:
-            lines.append(f"  {change.field}: {_show(change.old)} -> {_show(change.new)}")
-        lines += [f"  {line}" for line in self.text_diff]
+        lines += [f"  {change.render()}" for change in self.changes]
+        if self.text_diff:
+            lines.append(f"  instruction ({self.instruction_file}):")
+            lines += [f"    {line}" for line in self.text_diff]
+        if self.rubric or self.unreadable_rubric:
+            lines.append(f"  rubric ({self.rubric_file}):")
+            lines += [f"    does not parse in the {side} revision: its criteria are not compared"
+                      for side in self.unreadable_rubric]
+            for criterion in self.rubric:
+                if criterion.added:
+                    lines.append(f"    criterion {criterion.object_id}: added")
+                elif criterion.removed:
+                    lines.append(f"    criterion {criterion.object_id}: removed")
+                else:
+                    lines.append(f"    criterion {criterion.object_id}:")
+                    lines += [f"      {change.render()}" for change in criterion.changes]
         return "\n".join(lines)
 
 
@@ -80,10 +125,45 @@ def diff_object(repo: ProjectRepository, object_id: str, old_rev: str, new_rev: 
     if old and new:
         result.changes = _field_changes(old[2], new[2])
         if kind == "subtask":
+            result.instruction_file = new[3]
             result.text_diff = list(difflib.unified_diff(
-                old[3].splitlines(), new[3].splitlines(), "instruction (old)", "instruction (new)", lineterm="", n=1
+                old[4].splitlines(), new[4].splitlines(), "instruction (old)", "instruction (new)", lineterm="", n=1
             ))
+            result.rubric_file = layout.checkpoint_rubric_file(Path(), object_id).as_posix()
+            old_criteria = _criteria(repo, result.rubric_file, old_sha)
+            new_criteria = _criteria(repo, result.rubric_file, new_sha)
+            result.unreadable_rubric = [side for side, found in (("old", old_criteria), ("new", new_criteria))
+                                        if found is None]
+            if old_criteria is not None and new_criteria is not None:
+                result.rubric = _rubric_changes(result.rubric_file, old_criteria, new_criteria)
     return result
+
+
+def _criteria(repo: ProjectRepository, rel: str, rev: str | None) -> dict[str, Any] | None:
+    """A rubric file's criteria by id, in file order (none when it is absent; None when it does not parse)."""
+    data = repo.read_version(rev, rel)
+    rubric = _parse(data)
+    if data is not None and not isinstance(rubric, dict):
+        return None
+    items = rubric.get("criteria") if isinstance(rubric, dict) else None
+    found: dict[str, Any] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            found.setdefault(item["id"], item)
+    return found
+
+
+def _rubric_changes(rel: str, old: dict[str, Any], new: dict[str, Any]) -> list[ObjectDiff]:
+    """The criteria of a checkpoint rubric that were added, removed or changed, in file order."""
+    diffs = []
+    for key in list(new) + [k for k in old if k not in new]:
+        diff = ObjectDiff(key, "criterion", rel if key in old else None, rel if key in new else None)
+        if key in old and key in new:
+            diff.changes = _field_changes(old[key], new[key])
+            if not diff.changes:
+                continue
+        diffs.append(diff)
+    return diffs
 
 
 def _rubric_files(repo: ProjectRepository, rev: str | None) -> list[str]:
@@ -92,13 +172,15 @@ def _rubric_files(repo: ProjectRepository, rev: str | None) -> list[str]:
     return repo.files_at(rev)
 
 
-def _find_object(repo: ProjectRepository, object_id: str, rev: str | None) -> tuple[str, str, Any, str] | None:
+def _find_object(repo: ProjectRepository, object_id: str,
+                 rev: str | None) -> tuple[str, str, Any, str, str] | None:
+    """(kind, file, its YAML, the instruction's file and text for a subtask) at a revision."""
     subtask_rel = layout.subtask_file(Path(), object_id).as_posix()
     data = _parse(repo.read_version(rev, subtask_rel))
     if isinstance(data, dict):
-        instruction = str(data.get("instruction", "instruction.md"))
-        text = repo.read_version(rev, (layout.subtask_dir(Path(), object_id) / instruction).as_posix()) or b""
-        return "subtask", subtask_rel, data, text.decode("utf-8", "replace")
+        instruction = (layout.subtask_dir(Path(), object_id) / str(data.get("instruction", "instruction.md"))).as_posix()
+        text = repo.read_version(rev, instruction) or b""
+        return "subtask", subtask_rel, data, instruction, text.decode("utf-8", "replace")
     for rel in _rubric_files(repo, rev):
         if not (rel.endswith("/" + layout.CHECKPOINT_RUBRIC_FILE) or rel == layout.FINAL_RUBRIC_FILE):
             continue
@@ -106,7 +188,7 @@ def _find_object(repo: ProjectRepository, object_id: str, rev: str | None) -> tu
         criteria = rubric.get("criteria") if isinstance(rubric, dict) else None
         for item in criteria if isinstance(criteria, list) else []:
             if isinstance(item, dict) and item.get("id") == object_id and "reuse_of" not in item:
-                return "criterion", rel, item, ""
+                return "criterion", rel, item, "", ""
     return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from studio import bundled
@@ -33,8 +34,9 @@ def default_workspace() -> Path:
 
 def create_project(dest: Path, project_id: str, title: str, template: str = "blank",
                    source: Path | None = None, message: str | None = None,
-                   own_repository: bool | None = None) -> ProjectRepository:
-    """Copy a template (or `source` project) to `dest`, set its id and title, and commit it.
+                   own_repository: bool | None = None, details: Mapping[str, str] | None = None) -> ProjectRepository:
+    """Copy a template (or `source` project) to `dest`, set its id and title (and the other
+    project.yaml `details` given, e.g. domain and role), and commit it.
 
     With `own_repository` None, `dest` becomes a repository of its own unless it lies inside
     an existing one; True always gives it its own. What can be checked is checked before
@@ -65,6 +67,8 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
         document = YamlDocument.load(dest / layout.PROJECT_FILE)
         document.data["id"] = project_id
         document.data["title"] = title
+        for key, value in (details or {}).items():
+            document.data[key] = value
         document.save()
         repo = ProjectRepository(dest)
         origin_name = f"the sample {origin.name}" if source else f"template {template}"

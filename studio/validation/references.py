@@ -12,6 +12,11 @@ from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
 from studio.validation.paths import evaluator_path, material_path, rubric_file, subtask_path, subtask_yaml
 
+# Keys a final-rubric entry with `reuse_of` may hold: what it re-judges, on which deliverables, its
+# own review, and the acceptance items it tests (`tests`). `id` is allowed only equal to `reuse_of`
+# (the model checks that).
+REUSED_ENTRY_KEYS = frozenset({"reuse_of", "id", "covers", "review", "tests"})
+
 
 class _Checker:
     def __init__(self, loaded: LoadedProject):
@@ -21,6 +26,7 @@ class _Checker:
         self.problems: list[Problem] = []
         self.timeline = self.project.timeline()
         self.positions = {sid: i + 1 for i, sid in enumerate(self.timeline)}
+        self.failed_files = {problem.file for problem in loaded.problems}
 
     def add(self, file: str, loc: tuple, message: str, code: str, object_id: str | None = None) -> None:
         self.problems.append(Problem(file, loc, message, code, object_id))
@@ -204,7 +210,8 @@ class _Checker:
             if material.release.at == "before":
                 target = material.release.subtask or ""
                 release_at = self.positions.get(target)
-                if release_at is None:
+                # Without a timeline (stages.yaml failed to load: its own finding) no subtask is scheduled.
+                if release_at is None and self.project.stages is not None:
                     self.add(
                         file,
                         loc + ("release", "subtask"),
@@ -377,6 +384,10 @@ class _Checker:
             return
         file = layout.FINAL_RUBRIC_FILE
         final_ids: set[str] = set()
+        # A checkpoint rubric that failed to load has its own finding; the criteria it holds are
+        # unknown, so a reuse of one of them is not reported as a second, false, error.
+        all_checkpoint_rubrics_read = bool(project.checkpoint_rubrics) and not any(
+            rubric_file(key) in self.failed_files for key in project.subtasks)
         for index, criterion in enumerate(final.criteria):
             loc = ("criteria", index)
             if criterion.key in final_ids:
@@ -389,7 +400,8 @@ class _Checker:
                 )
             final_ids.add(criterion.key)
             if criterion.reuse_of is not None:
-                if project.checkpoint_rubrics and project.checkpoint_criterion(criterion.reuse_of) is None:
+                self._reused_keys(file, loc, criterion)
+                if all_checkpoint_rubrics_read and project.checkpoint_criterion(criterion.reuse_of) is None:
                     self.add(
                         file,
                         loc + ("reuse_of",),
@@ -435,6 +447,19 @@ class _Checker:
         self._check_requires(file, final.criteria)
         resolved = [self._resolve(c) for c in final.criteria]
         self._positive_weight(file, [c for c in resolved if c is not None], "final rubric")
+
+    def _reused_keys(self, file: str, loc: tuple, criterion: Criterion) -> None:
+        """A reused entry keeps the original's text, weight, target, dimension, gate and requires:
+        a value written for one of them would be silently ignored, so it is refused."""
+        for key in sorted(criterion.model_fields_set - REUSED_ENTRY_KEYS):
+            self.add(
+                file,
+                loc + (key,),
+                f"criterion {criterion.key}: a reused entry takes only reuse_of, covers, review and tests; "
+                f"remove '{key}' (it keeps the {key} of {criterion.reuse_of}: change it there)",
+                "reused-key",
+                criterion.key,
+            )
 
     def _resolve(self, criterion: Criterion) -> Criterion | None:
         if criterion.reuse_of is None:

@@ -27,8 +27,8 @@ def validate_loaded(loaded: LoadedProject) -> list[Finding]:
         return sorted(set(findings))
 
 
-def validate_project(path: Path) -> list[Finding]:
-    """All findings for the project folder at `path`; raises NotAProjectError if there is none."""
+def load_folder(path: Path) -> LoadedProject:
+    """The project folder at `path`, loaded; raises NotAProjectError if there is none."""
     folder = Path(path)
     if not folder.exists():
         raise NotAProjectError(f"{folder}: no such folder")
@@ -36,4 +36,17 @@ def validate_project(path: Path) -> list[Finding]:
         raise NotAProjectError(f"{folder}: not a folder (give the project folder, which holds {layout.PROJECT_FILE})")
     if not layout.is_project_folder(folder):
         raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE})")
-    return validate_loaded(load_project(folder))
+    return load_project(folder)
+
+
+def validate_project(path: Path) -> list[Finding]:
+    """All findings for the project folder at `path`; raises NotAProjectError if there is none."""
+    return validate_loaded(load_folder(path))
+
+
+def summary(loaded: LoadedProject) -> str:
+    """What a clean validation covered, in one line: `OK: 10 subtasks, 97 criteria`."""
+    project = loaded.project
+    subtasks = len(project.subtasks)
+    criteria = len(project.all_criteria())  # every rubric line, reused ones included: each gets a verdict
+    return f"OK: {subtasks} subtask{'s' if subtasks != 1 else ''}, {criteria} criteri{'a' if criteria != 1 else 'on'}"

@@ -142,32 +142,33 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
         QTest.mouseClick(child(window, QPushButton, "reloadButton"), Qt.MouseButton.LeftButton)
     assert not window.reload_bar.isVisible()
 
-    # 2. A stage and two subtasks, through the actions' dialogs.
+    # 2. A stage and two subtasks, through the actions' dialogs (the template has S1-S2, T01-T02
+    # and M01-M03: the new ones take the next free ids).
     _trigger(window, "actionAddStage")
     answer = shown_dialog(qtbot, "addStageDialog")
     type_into(child(answer, QLineEdit), "Credit review")
     _enter(qtbot, window, child(answer, QLineEdit))
-    assert window.current_object() == ("stage", "S2")
+    assert window.current_object() == ("stage", "S3")
     QTest.keyClick(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)  # actionAddSubtask
     answer = shown_dialog(qtbot, "addSubtaskDialog")
     type_into(child(answer, QLineEdit), "Rate analysis")
     _enter(qtbot, window, child(answer, QLineEdit))
-    assert window.current_object() == ("subtask", "T02")
+    assert window.current_object() == ("subtask", "T03")
     _trigger(window, "actionAddSubtask")
     answer = shown_dialog(qtbot, "addSubtaskDialog")
     assert child(window, QInputDialog, "addSubtaskDialog") is answer  # found by name: no closed one lingers
     type_into(child(answer, QLineEdit), "Credit memo")
     _enter(qtbot, window, child(answer, QLineEdit))
-    assert window.current_object() == ("subtask", "T03")
-    stage = window.explorer_model.find("stage", "S2")
+    assert window.current_object() == ("subtask", "T04")
+    stage = window.explorer_model.find("stage", "S3")
     assert [stage.model().index(r, 0, stage).data() for r in range(stage.model().rowCount(stage))] == [
-        "T02  Rate analysis", "T03  Credit memo"]
+        "T03  Rate analysis", "T04  Credit memo"]
 
     # 3. A file dragged from the desktop onto the second subtask; the dialog answered by keyboard.
     sheet = tmp_path / "desktop" / "rate_sheet.csv"
     sheet.parent.mkdir()
     sheet.write_text("date,rate\n2026-04-20,2.31\n2026-04-21,2.29\n", encoding="utf-8")
-    target = window.explorer_model.find("subtask", "T03")
+    target = window.explorer_model.find("subtask", "T04")
     window.explorer.scrollTo(target)
     drop = drag_and_drop(window.explorer.viewport(), window.explorer.visualRect(target).center(), [sheet])
     assert drop.isAccepted()
@@ -177,53 +178,53 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
     QTest.keyClicks(kind, "new")
     assert kind.currentText() == "new evidence"
     release = child(dialog, QComboBox, "materialRelease")
-    assert release.currentText().startswith("Before T03")
+    assert release.currentText().startswith("Before T04")
     _enter(qtbot, window, release)
-    assert window.current_object() == ("material", "M02")
-    assert window.explorer_model.find("material", "M02").parent().data() == "Before T03"
+    assert window.current_object() == ("material", "M04")
+    assert window.explorer_model.find("material", "M04").parent().data() == "Before T04"
 
     # 4. A handoff from the first new subtask's output to the second.
     _trigger(window, "actionAddHandoff")
     dialog = shown_dialog(qtbot, "handoffDialog")
     source = child(dialog, QComboBox, "handoffFrom")
-    QTest.keyClicks(source, "T02")
-    assert source.currentText() == "T02:outputs/T02.md"
+    QTest.keyClicks(source, "T03")
+    assert source.currentText() == "T03:outputs/T03.md"
     to = child(dialog, QComboBox, "handoffTo")
-    QTest.keyClicks(to, "T03")
-    assert to.currentText() == "T03"
+    QTest.keyClicks(to, "T04")
+    assert to.currentText() == "T04"
     type_into(child(dialog, QLineEdit, "handoffCarries"), "the rates used")
     _enter(qtbot, window, child(dialog, QLineEdit, "handoffCarries"))
-    assert window.current_object() == ("handoff", "T02:outputs/T02.md>T03")
+    assert window.current_object() == ("handoff", "T03:outputs/T03.md>T04")
 
-    # 5. Three criteria in the rubric table of T02: a weight, a negative weight, a gate.
+    # 5. Three criteria in the rubric table of T03: a weight, a negative weight, a gate.
     QTest.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # actionOpenRubric
     scope = child(window, QComboBox, "rubricScopeFilter")
     assert scope is not None and scope.isVisible()
-    QTest.keyClicks(scope, "T02")
-    assert scope.currentText() == "T02"
+    QTest.keyClicks(scope, "T03")
+    assert scope.currentText() == "T03"
     table = _add_criterion(window, qtbot, "The analysis lists the daily rate of every business day.")
     _set_weight(table, "4")
     table = _add_criterion(window, qtbot, "The analysis uses a rate from after its cut-off date.")
     _set_weight(table, "-3")
-    table = _add_criterion(window, qtbot, "The analysis names its source, the rate sheet M02.")
+    table = _add_criterion(window, qtbot, "The analysis names its source, the rate sheet M04.")
     QTest.keyClick(table, Qt.Key.Key_Right)
     QTest.keyClick(table, Qt.Key.Key_Right)
     assert table.currentIndex().column() == COLUMN["gate"]
     QTest.keyClick(table, Qt.Key.Key_Space)  # the gate's check box
     criteria = _criteria(window)
     assert criteria == {
-        "T02-C01": ("T02", "The analysis lists the daily rate of every business day.", "4", False),
-        "T02-C02": ("T02", "The analysis uses a rate from after its cut-off date.", "-3", False),
-        "T02-C03": ("T02", "The analysis names its source, the rate sheet M02.", "0", True)}
+        "T03-C01": ("T03", "The analysis lists the daily rate of every business day.", "4", False),
+        "T03-C02": ("T03", "The analysis uses a rate from after its cut-off date.", "-3", False),
+        "T03-C03": ("T03", "The analysis names its source, the rate sheet M04.", "0", True)}
 
     # 6. Undo and redo with the keyboard: the table follows, step by step.
     undo = (Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     press(window, *undo)  # the gate goes: weight 1 again
-    assert _criteria(window)["T02-C03"][2:] == ("1", False)
+    assert _criteria(window)["T03-C03"][2:] == ("1", False)
     press(window, *undo)  # the typed requirement goes
-    assert _criteria(window)["T02-C03"][1] == "New requirement: say what must hold."
+    assert _criteria(window)["T03-C03"][1] == "New requirement: say what must hold."
     press(window, *undo)  # the third criterion goes
-    assert "T02-C03" not in _criteria(window)
+    assert "T03-C03" not in _criteria(window)
     for _ in range(3):
         press(window, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
     assert _criteria(window) == criteria
@@ -261,7 +262,7 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
     assert git(folder, "log", "-1", "--format=%s").strip() == MESSAGE
     committed = git(folder, "show", "--name-only", "--format=", "HEAD").split()
     assert {"stages.yaml", "materials.yaml", "dependencies.yaml", "materials/rate_sheet.csv",
-            "subtasks/T02/rubric.yaml", "subtasks/T03/subtask.yaml"} <= set(committed)
+            "subtasks/T03/rubric.yaml", "subtasks/T04/subtask.yaml"} <= set(committed)
     assert git(folder, "status", "--porcelain").strip() == ""
     stages_text = (folder / "stages.yaml").read_text(encoding="utf-8")
     assert STAGES_COMMENT in stages_text and "Credit review" in stages_text
@@ -270,14 +271,14 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
 
     # The reopened window shows the stage, the subtasks, the material, the handoff and the criteria.
     model = window.explorer_model
-    assert model.find("stage", "S2").data() == "S2  Credit review"
-    assert model.find("subtask", "T02").data() == "T02  Rate analysis"
-    assert model.find("subtask", "T03").data() == "T03  Credit memo"
-    assert model.find("material", "M02").parent().data() == "Before T03"
-    assert model.find("handoff", "T02:outputs/T02.md>T03").isValid()
+    assert model.find("stage", "S3").data() == "S3  Credit review"
+    assert model.find("subtask", "T03").data() == "T03  Rate analysis"
+    assert model.find("subtask", "T04").data() == "T04  Credit memo"
+    assert model.find("material", "M04").parent().data() == "Before T04"
+    assert model.find("handoff", "T03:outputs/T03.md>T04").isValid()
     QTest.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     shown = _criteria(window)
-    assert {key: value for key, value in shown.items() if value[0] == "T02"} == criteria
+    assert {key: value for key, value in shown.items() if value[0] == "T03"} == criteria
     assert "T01-C01" in shown and "PKG-01" in shown  # every rubric, the template's too
 
 

@@ -17,7 +17,8 @@ BLANK_YAML = sorted(p.relative_to(BLANK_TEMPLATE).as_posix() for p in layout.yam
 def test_blank_template_has_the_expected_yaml_files() -> None:
     assert set(BLANK_YAML) == {
         "project.yaml", "stages.yaml", "materials.yaml", "dependencies.yaml",
-        "subtasks/T01/subtask.yaml", "subtasks/T01/rubric.yaml", "final/rubric.yaml", "evaluator/references.yaml",
+        "subtasks/T01/subtask.yaml", "subtasks/T01/rubric.yaml", "subtasks/T02/subtask.yaml",
+        "subtasks/T02/rubric.yaml", "final/rubric.yaml", "evaluator/references.yaml",
     }
 
 
@@ -125,7 +126,7 @@ def test_locate_nested_paths_in_project_yaml() -> None:
     assert document.locate(("delivery", "acceptance", 0)) == (
         line_of(text, "- The package lets"), column_of(text, "The package lets"))
     assert document.locate(("delivery", "final_deliverables", 0, "produced_by")) == (
-        line_of(text, "produced_by:"), column_of(text, "T01:outputs/report.md"))
+        line_of(text, "produced_by:"), column_of(text, "T02:outputs/report.md"))
     # A missing key lands on the mapping that lacks it.
     assert document.locate(("delivery", "final_deliverables", 0, "audience")) == (
         line_of(text, "- id: F1"), column_of(text, "id: F1"))
@@ -139,12 +140,14 @@ def test_locate_in_rubric_lists() -> None:
     path = BLANK_TEMPLATE / "final/rubric.yaml"
     text = path.read_text(encoding="utf-8")
     document = YamlDocument.load(path)
-    assert document.locate(("criteria", 1, "weight")) == (
+    package = [item.get("id") for item in document.data["criteria"]].index("PKG-01")
+    drafts_before = sum(1 for item in document.data["criteria"][:package] if "review" in item)
+    assert document.locate(("criteria", package, "weight")) == (
         line_of(text, "weight: 5"), column_of(text, "weight: 5") + len("weight: "))
-    assert document.locate(("criteria", 1, "review", "status")) == (
-        line_of(text, "status: draft"), column_of(text, "draft"))
+    assert document.locate(("criteria", package, "review", "status")) == (
+        line_of(text, "status: draft", drafts_before + 1), column_of(text, "draft"))
     assert document.locate(("criteria", 0, "covers", 0)) == (line_of(text, "- F1"), column_of(text, "F1"))
-    assert document.locate(("criteria", 1)) == (line_of(text, "- id: PKG-01"), column_of(text, "id: PKG-01"))
+    assert document.locate(("criteria", package)) == (line_of(text, "- id: PKG-01"), column_of(text, "id: PKG-01"))
     # A wrong kind of step (a key into a list) stops at the list.
     assert document.locate(("criteria", "weight")) == (line_of(text, "criteria:"), 1)
 

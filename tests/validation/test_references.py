@@ -214,10 +214,23 @@ def test_checkpoint_rubric_with_no_positive_weight(rich: Path) -> None:
 
 
 def test_final_rubric_with_no_positive_weight_counts_reused_weights(blank_project: Path) -> None:
-    # The blank final rubric reuses T01-C01 (weight 5): flipping PKG-01 negative keeps it scorable...
-    replace_in(blank_project, "final/rubric.yaml", "weight: 5", "weight: -5")
+    # A final rubric of one reused criterion (T01-C01, weight 5) and a negative one is scorable...
+    write(blank_project, "final/rubric.yaml", """\
+        criteria:
+          - reuse_of: T01-C01
+            covers:
+              - F1
+          - id: PKG-01
+            text: The package lacks a deliverable listed in the delivery contract.
+            covers:
+              - package
+            target: package
+            dimension: completeness
+            weight: -5
+        """)
     assert validate_project(blank_project) == []
-    # ...but once the reused checkpoint criterion is negative too, nothing positive is left.
+    # ...but once the reused checkpoint criterion (the only positive one of T01) is negative too,
+    # nothing positive is left in either rubric.
     replace_in(blank_project, "subtasks/T01/rubric.yaml", "weight: 5", "weight: -5")
     findings = validate_project(blank_project)
     files = sorted(f.file for f in findings if f.code == "no-positive-weight")

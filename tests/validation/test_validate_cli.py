@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from studio.cli.main import main
 from tests.helpers import REPO_ROOT, column_of, line_of, make_rich_project, replace_in, write
@@ -70,7 +71,7 @@ def assert_problem(run: Run, file: str, line: int, *fragments: str) -> tuple[str
 # the text on the line the finding points at, fragments of its message).
 ONE_EDIT_CASES = [
     # malformed YAML; an unclosed bracket points at the sequence it opens
-    pytest.param("stages.yaml", "    subtasks:\n      - T01\n", "    subtasks: [T01\n", "subtasks: [T01",
+    pytest.param("stages.yaml", "    subtasks:\n      - T02\n", "    subtasks: [T02\n", "subtasks: [T02",
                  ("YAML syntax",), id="unclosed-bracket"),
     pytest.param("project.yaml", "domain: Finance\n", "domain: Finance\ndomain: Law\n", "domain: Law",
                  ("duplicate key", "domain"), id="duplicate-yaml-key"),
@@ -105,17 +106,39 @@ def test_one_edit_gives_a_located_finding(blank_project: Path, capsys, file, old
 # -- clean project and unusable input -------------------------------------------------------
 
 
-def test_clean_template_exits_0_without_output(blank_project: Path, capsys) -> None:
+def clean_summary(root: Path) -> str:
+    """The line a clean validation prints, counted from the files (subtask folders, rubric lines)."""
+    subtasks = sorted(p.parent for p in root.glob("subtasks/*/subtask.yaml"))
+    rubrics = [root / "final" / "rubric.yaml", *(folder / "rubric.yaml" for folder in subtasks)]
+    criteria = sum(len(yaml.safe_load(path.read_text(encoding="utf-8"))["criteria"]) for path in rubrics)
+    return (f"OK: {len(subtasks)} subtask{'s' if len(subtasks) != 1 else ''}, "
+            f"{criteria} criteri{'a' if criteria != 1 else 'on'}\n")
+
+
+def test_clean_template_prints_one_summary_line(blank_project: Path, capsys) -> None:
     run = run_inprocess(capsys, str(blank_project))
     assert run.code == 0
-    assert run.stdout == ""
+    assert run.stdout == clean_summary(blank_project)
+    assert run.stdout.startswith("OK: ") and run.stdout.count("\n") == 1
     assert run.stderr == ""
 
 
 def test_rich_variant_is_clean(tmp_path: Path, capsys) -> None:
     # The richer project the other tests build on must itself be valid.
-    run = run_inprocess(capsys, str(make_rich_project(tmp_path / "rich")))
-    assert (run.code, run.stdout) == (0, "")
+    rich = make_rich_project(tmp_path / "rich")
+    run = run_inprocess(capsys, str(rich))
+    assert (run.code, run.stdout) == (0, clean_summary(rich))
+
+
+def test_summary_counts_change_with_the_project(blank_project: Path, capsys) -> None:
+    before = run_inprocess(capsys, str(blank_project)).stdout
+    rubric = blank_project / "subtasks" / "T01" / "rubric.yaml"
+    text = rubric.read_text(encoding="utf-8")
+    first = text.split("criteria:\n", 1)[1].split("\n  - ", 1)[0] + "\n"  # the first criterion, copied
+    rubric.write_text(text + first.replace("T01-C01", "T01-C99"), encoding="utf-8")
+    after = run_inprocess(capsys, str(blank_project))
+    assert after.code == 0, after.stdout
+    assert after.stdout == clean_summary(blank_project) != before
 
 
 def test_missing_folder_exits_2_with_clear_message(tmp_path: Path, capsys) -> None:
@@ -316,9 +339,9 @@ def test_json_format_clean_project(blank_project: Path, capsys) -> None:
 # -- the real entry point, as a subprocess ---------------------------------------------------
 
 
-def test_subprocess_clean_template_exits_0_silently(blank_project: Path) -> None:
+def test_subprocess_clean_template_exits_0_with_its_summary(blank_project: Path) -> None:
     run = run_subprocess(str(blank_project))
-    assert (run.code, run.stdout, run.stderr) == (0, "", "")
+    assert (run.code, run.stdout, run.stderr) == (0, clean_summary(blank_project), "")
 
 
 def test_subprocess_malformed_yaml_exits_1_located(blank_project: Path) -> None:

@@ -53,15 +53,54 @@ def has_number(text: str, value: str) -> bool:
     return re.search(rf"(?<![\d.]){re.escape(value)}(?![\d])", text) is not None
 
 
+# Multiples on the reported FY2025 EBITDA of EUR 41.8m, which includes the Q3 disposal gain:
+# opening leverage 4.01x, and 3.93x at the 31 December 2025 covenant test.
+REPORTED_BASIS = ("4.01", "3.93")
+
+
 def leverage_multiples(text: str) -> list[str]:
     """Multiples such as '4.31x' that appear within 160 characters after 'leverage'."""
-    found: list[str] = []
+    return [value for value, _ in _leverage_mentions(text)]
+
+
+def _leverage_mentions(text: str) -> list[tuple[str, int]]:
+    """(multiple, its place in `text`) for each multiple within 160 characters after 'leverage'."""
+    found: list[tuple[str, int]] = []
+    seen: set[str] = set()
     for match in re.finditer(r"leverage", text):
-        window = text[match.end(): match.end() + 160]
-        for value in re.findall(r"(\d\.\d{1,2})\s*x", window):
-            if value not in found:
-                found.append(value)
+        start = match.end()
+        for multiple in re.finditer(r"(\d\.\d{1,2})\s*x", text[start: start + 160]):
+            value = multiple.group(1)
+            if value not in seen:
+                seen.add(value)
+                found.append((value, start + multiple.start()))
     return found
+
+
+def _sentence_bounds(text: str, at: int) -> tuple[int, int]:
+    """Where the sentence (or table row, or line) holding position `at` starts and ends."""
+    ends = [m.end() for m in re.finditer(r"[.!?;](?=\s)|\n", text[:at])]
+    after = re.search(r"[.!?;](?=\s)|\n", text[at:])
+    return (ends[-1] if ends else 0), (at + after.start() if after else len(text))
+
+
+def for_reference_only(text: str, at: int) -> bool:
+    """Whether the multiple starting at `at` is cited only for reference ("4.31x (4.01x on reported
+    EBITDA, for reference)"), not stated as the leverage the presentation relies on: its sentence
+    says "for reference", and of the sentence's multiples it is the one nearest those words."""
+    start, end = _sentence_bounds(text, at)
+    sentence = text[start:end]
+    multiples = [start + m.start() for m in re.finditer(r"\d\.\d{1,2}\s*x", sentence)]
+    for phrase in re.finditer(r"for reference", sentence):
+        nearest = min(multiples, key=lambda place: abs(place - (start + phrase.start())), default=None)
+        if nearest == at:
+            return True
+    return False
+
+
+def relied_on_multiples(text: str) -> list[str]:
+    """Leverage multiples the presentation states as its own, leaving out those cited for reference."""
+    return [value for value, at in _leverage_mentions(text) if not for_reference_only(text, at)]
 
 
 def questions_for(raw: str) -> list[tuple[str, str]]:
@@ -81,13 +120,15 @@ def questions_for(raw: str) -> list[tuple[str, str]]:
         qs.append((LENDERS[1], "We could not find a FY2025 EBITDA figure on the facility definition. Please state it "
                    "and reconcile it to the management accounts."))
 
-    # Opening leverage.
-    multiples = leverage_multiples(text)
+    # Opening leverage. A multiple on the reported basis draws the disposal-gain question only when
+    # the presentation relies on it: cited "for reference" beside the restated figure, it does not.
+    multiples = relied_on_multiples(text)
+    reported = [value for value in multiples if value in REPORTED_BASIS]
     if not multiples:
         qs.append((LENDERS[2], "Please state opening net leverage pro forma for the refinancing, with the net debt and "
                    "the EBITDA used, on the facility definitions."))
-    elif "4.01" in multiples or "3.93" in multiples:
-        qs.append((LENDERS[2], f"The leverage of {multiples[0]}x shown appears to rely on EBITDA including a disposal "
+    elif reported:
+        qs.append((LENDERS[2], f"The leverage of {reported[0]}x shown appears to rely on EBITDA including a disposal "
                    "gain. Please restate opening net leverage on Consolidated EBITDA as defined, which excludes gains on "
                    "the disposal of non-current assets."))
     else:
