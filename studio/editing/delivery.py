@@ -50,7 +50,7 @@ def acceptance_ids(documents: ProjectDocuments) -> list[str]:
 
 
 def next_acceptance_id(taken: list[str]) -> str:
-    """AC1, AC2, ...: one past the highest ACn in use (never reusing an id a criterion may still name)."""
+    """AC1, AC2, ...: one past the highest ACn in use."""
     numbers = [int(match.group(1)) for ident in taken if (match := re.fullmatch(r"AC(\d+)", ident))]
     number = max(numbers, default=0) + 1
     while f"AC{number}" in taken:

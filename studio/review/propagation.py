@@ -81,8 +81,8 @@ def _checkpoint_only(ctx: ReviewContext, material_id: str, checks: list[Check]) 
     if info is None:
         return
     becomes: dict[str, list[str]] = {}
-    for deliverable in info.delivery.final_deliverables:
-        becomes.setdefault(deliverable.produced_by, []).append(deliverable.id)
+    for final_file in info.delivery.final_deliverables:
+        becomes.setdefault(final_file.produced_by, []).append(final_file.id)
     final_covers = {ref for scope, written, _ in checks if scope == FINAL_SCOPE for ref in written.covers}
     if PACKAGE in final_covers:
         return

@@ -85,11 +85,11 @@ def _weight_shares(ctx: ReviewContext) -> WeightShares:
     final_total = sum(final_targets.values())
     final = RubricShares(final_total, 1 if final_total else 0, _shares(final_targets, final_total),
                          _shares(final_dimensions, final_total))
-    mean: Counter[str] = Counter()
+    mean: dict[str, float] = {}
     for dimensions in per_rubric.values():
         total = sum(dimensions.values())
-        for dimension, weight in dimensions.items():
-            mean[dimension] += weight / total
+        for name, weight in dimensions.items():
+            mean[name] = mean.get(name, 0.0) + weight / total
     rubrics = len(per_rubric)
     checkpoint = RubricShares(
         sum(sum(d.values()) for d in per_rubric.values()), rubrics,

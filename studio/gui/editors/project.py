@@ -74,7 +74,8 @@ class ProjectEditor(ObjectForm):
         return f"Project — {obj.title}" if obj is not None else "Project"
 
     def show_extra(self, info: ProjectInfo | None) -> None:
-        self.acceptance.set_texts(list(info.delivery.acceptance) if info else [])
+        items = info.delivery.acceptance if info else []
+        self.acceptance.set_texts([item.text for item in items], [item.id for item in items])
         rows = []
         for deliverable in info.delivery.final_deliverables if info else []:
             rows.append([deliverable.id, deliverable.path, deliverable.title, deliverable.produced_by,
@@ -107,8 +108,15 @@ class ProjectEditor(ObjectForm):
 
     # -- acceptance ------------------------------------------------------------------------
     def _edit_acceptance(self, row: int, text: str) -> None:
-        self.apply(lambda d: set_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row, text.strip(),
-                                      label="Edit an acceptance requirement"))
+        info = self.current()
+        if info is None or row >= len(info.delivery.acceptance) or not text.strip():
+            self.show_extra(info)  # an emptied text is put back: remove the item instead
+            return
+        item_id = info.delivery.acceptance[row].id
+        if text.strip() == info.delivery.acceptance[row].text:
+            return
+        self.apply(lambda d: set_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row, text.strip(), "text",
+                                      f"Edit acceptance item {item_id}"))
 
     def _add_acceptance(self, row: int) -> None:
         if self.apply(lambda d: add_acceptance(d, "New acceptance requirement", row)):
