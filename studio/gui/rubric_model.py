@@ -37,12 +37,12 @@ from studio.store import layout
 Index = QModelIndex | QPersistentModelIndex
 
 COLUMNS = ("rubric", "id", "text", "weight", "gate", "target", "dimension", "covers", "requires", "propagates",
-           "status", "reviewer")
+           "tests", "status", "reviewer")
 HEADERS = {"rubric": "Rubric", "id": "Id", "text": "Requirement", "weight": "Weight", "gate": "Gate",
            "target": "Target", "dimension": "Dimension", "covers": "Covers", "requires": "Requires",
-           "propagates": "Propagates", "status": "Status", "reviewer": "Reviewer"}
+           "propagates": "Propagates", "tests": "Tests", "status": "Status", "reviewer": "Reviewer"}
 COLUMN = {name: number for number, name in enumerate(COLUMNS)}
-LIST_FIELDS = ("covers", "requires", "propagates")
+LIST_FIELDS = ("covers", "requires", "propagates", "tests")
 # What a reused final criterion keeps as its own (everything else is the original's).
 REUSE_EDITABLE = ("covers",)
 
@@ -257,7 +257,7 @@ class RubricModel(QAbstractTableModel):
             return shown.key
         if column == "target":
             return shown.target
-        if column in ("covers", "requires"):
+        if column in ("covers", "requires", "tests"):
             return list(getattr(own, column))
         if values is None:
             return None
@@ -304,8 +304,8 @@ class RubricModel(QAbstractTableModel):
             return base | Qt.ItemFlag.ItemIsEditable if column in REUSE_EDITABLE else base
         if column == "gate":
             return base | Qt.ItemFlag.ItemIsUserCheckable
-        if column == "rubric":
-            return base
+        if column == "rubric" or (column == "tests" and shown.scope != FINAL_SCOPE):
+            return base  # acceptance items are tested by final criteria only
         return base | Qt.ItemFlag.ItemIsEditable
 
     def filter_fields(self, row: int) -> tuple[str, str, str, str]:
