@@ -177,3 +177,29 @@ def test_a_subtask_file_that_fails_its_schema_names_it(sample: Path):
     assert "contract.skipped" not in {f.code for f in skipped}  # contract reads project.yaml and rubrics only
     errors = {f.code for f in report.findings if f.severity is Severity.ERROR}
     assert "validate.schema" in errors and all(code.startswith("validate.") for code in errors)
+
+
+# -- weights.share: checkpoint and final apart ------------------------------------------------
+
+
+def test_the_sample_weight_shares_are_reported_per_kind_of_rubric(sample: Path):
+    from studio.store.loader import load_project
+
+    project = load_project(sample).project
+    final_positive = 0
+    for criterion in project.final_rubric.criteria:
+        scored = project.checkpoint_criterion(criterion.reuse_of)[1] if criterion.reuse_of else criterion
+        final_positive += max(scored.weight or 0, 0)
+    checkpoint_positive = sum(max(c.weight or 0, 0) for r in project.checkpoint_rubrics.values() for c in r.criteria)
+    shares = review_project(sample).weight_shares
+    assert shares.final.positive_weight == final_positive == 143
+    assert (shares.checkpoint.positive_weight, shares.checkpoint.rubrics) == (checkpoint_positive, 10)
+    assert "checkpoint" not in shares.final.by_target
+    assert sum(shares.final.by_target.values()) == pytest.approx(1.0, abs=1e-3)
+    assert sum(shares.checkpoint.by_dimension.values()) == pytest.approx(1.0, abs=1e-3)
+    # A new weight for a checkpoint criterion no final criterion reuses leaves the final shares as they were.
+    text = read(sample, "subtasks/T09/rubric.yaml")
+    at = text.index("    weight: ", text.index("  - id: T09-C06"))
+    write(sample, "subtasks/T09/rubric.yaml", text[:at] + "    weight: 1\n" + text[text.index("\n", at) + 1:])
+    after = review_project(sample).weight_shares
+    assert after.final == shares.final and after.checkpoint != shares.checkpoint
