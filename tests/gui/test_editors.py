@@ -382,3 +382,24 @@ def test_switching_away_from_the_instruction_saves_what_was_typed(qtbot, context
     assert context.undo_stack.count() == 1
     text = context.session.documents.read_bytes("subtasks/T03/instruction.md").decode("utf-8")
     assert text.endswith("Sign off with the date.")
+
+
+def test_an_acceptance_item_is_marked_for_confidentiality_by_its_tick_box(qtbot, context):
+    editor = _open(qtbot, context, "project")
+    original = context.session.documents.text("project.yaml")
+    items = editor.acceptance.list
+    assert [items.item(n).checkState() == Qt.CheckState.Checked for n in range(items.count())] == [
+        False, False, False, False, True, False]  # AC5
+    first = items.item(0)
+    first.setCheckState(Qt.CheckState.Checked)
+    assert context.undo_stack.count() == 1
+    assert context.session.loaded.project.info.delivery.acceptance[0].confidentiality is True
+    assert context.session.loaded.project.info.delivery.acceptance[0].text.startswith("Every financial figure")
+    items.item(4).setCheckState(Qt.CheckState.Unchecked)
+    assert context.undo_stack.count() == 2
+    text = context.session.documents.text("project.yaml")
+    assert text.count("confidentiality: true") == 1 and "confidentiality: false" not in text
+    context.undo_stack.undo()
+    context.undo_stack.undo()
+    assert context.session.documents.text("project.yaml") == original
+    assert items.item(4).checkState() == Qt.CheckState.Checked and items.item(0).checkState() == Qt.CheckState.Unchecked

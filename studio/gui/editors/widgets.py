@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 TEXT_ROLE = Qt.ItemDataRole.UserRole + 1  # an item's text without the id shown before it
+TICKED_ROLE = Qt.ItemDataRole.UserRole + 2  # whether a checkable item was ticked when last shown
 VISIBLE_ROWS = 12
 
 
@@ -155,10 +156,11 @@ class _LabelledTextDelegate(QStyledItemDelegate):
 
 class TextItems(QWidget):
     """A list of one-paragraph texts (acceptance requirements) edited in place, with Add / Remove;
-    each may be shown after an id label that editing leaves alone.
-    Signals carry the row: `edited(row, text)`, `added(row)`, `removed(row)`."""
+    each may be shown after an id label that editing leaves alone, and with a tick box.
+    Signals carry the row: `edited(row, text)`, `toggled(row, ticked)`, `added(row)`, `removed(row)`."""
 
     edited = Signal(int, str)
+    toggled = Signal(int, bool)
     added = Signal(int)
     removed = Signal(int)
 
@@ -182,8 +184,10 @@ class TextItems(QWidget):
         self.add_button.clicked.connect(lambda: self.added.emit(self.list.count()))
         self.remove_button.clicked.connect(self._remove)
 
-    def set_texts(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> None:
-        """Show `texts`, each after its label (an id) when `labels` are given."""
+    def set_texts(self, texts: Sequence[str], labels: Sequence[str] | None = None,
+                  ticked: Sequence[bool] | None = None) -> None:
+        """Show `texts`, each after its label (an id) when `labels` are given, with a tick box
+        when `ticked` is given."""
         self._filling = True
         try:
             while self.list.count() > len(texts):
@@ -200,6 +204,11 @@ class TextItems(QWidget):
                     item.setText(shown)
                 item.setData(TEXT_ROLE, text)
                 item.setData(ID_ROLE, label)
+                if ticked is not None:
+                    on = row < len(ticked) and ticked[row]
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                    item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+                    item.setData(TICKED_ROLE, on)
         finally:
             self._filling = False
         self.remove_button.setEnabled(self.list.count() > 0)
@@ -210,8 +219,13 @@ class TextItems(QWidget):
         return str(item.data(TEXT_ROLE) or "") if item is not None else ""
 
     def _changed(self, item: QListWidgetItem) -> None:
-        if not self._filling:
-            self.edited.emit(self.list.row(item), str(item.data(TEXT_ROLE) or ""))
+        if self._filling:
+            return
+        ticked = item.data(TICKED_ROLE)
+        if ticked is not None and (item.checkState() == Qt.CheckState.Checked) != ticked:
+            self.toggled.emit(self.list.row(item), not ticked)
+            return
+        self.edited.emit(self.list.row(item), str(item.data(TEXT_ROLE) or ""))
 
     def _remove(self) -> None:
         row = self.list.currentRow()
