@@ -44,7 +44,7 @@ HEADERS = {"rubric": "Rubric", "id": "Id", "text": "Requirement", "weight": "Wei
 COLUMN = {name: number for number, name in enumerate(COLUMNS)}
 LIST_FIELDS = ("covers", "requires", "propagates", "tests")
 # What a reused final criterion keeps as its own (everything else is the original's).
-REUSE_EDITABLE = ("covers",)
+REUSE_EDITABLE = ("covers", "tests")
 
 SCOPE_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -281,6 +281,8 @@ class RubricModel(QAbstractTableModel):
         if shown.reused:
             if shown.values is None:
                 return f"reuses {shown.key}, which is not a checkpoint criterion"
+            if column == "tests":
+                return f"The acceptance items {shown.key}, judged again on the final file, tests"
             if column in REUSE_EDITABLE:
                 return f"The final deliverables on which {shown.key} is judged again"
             return f"reuses {shown.key}: edit it in the rubric of {self._origin(shown.key)}"

@@ -1,5 +1,5 @@
 """Acceptance items and the criteria that test them: ids unique, every `tests` names a real item,
-and only direct final criteria test (the items are judged on the final package)."""
+and only final criteria (direct or reused) test them: the items are judged on the final package."""
 
 from __future__ import annotations
 

@@ -298,8 +298,14 @@ def test_the_tests_column_names_acceptance_items_and_is_edited_on_final_criteria
     assert model.setData(tests, [])
     assert cell(model, x01, "tests") == ""
     checkpoint = model.index(model.find("T06-C02"), COLUMN["tests"])
-    reused = model.index(model.row_of("final", "T06-C02"), COLUMN["tests"])
-    for index in (checkpoint, reused):
-        assert not model.flags(index) & Qt.ItemFlag.ItemIsEditable
-        assert model.setData(index, ["AC1"]) is False
+    assert not model.flags(checkpoint) & Qt.ItemFlag.ItemIsEditable
+    assert model.setData(checkpoint, ["AC1"]) is False
     assert context.undo_stack.count() == 2
+    # A reused entry is judged on the final file: it may name the items it tests.
+    reused_row = model.row_of("final", "T06-C02")
+    reused = model.index(reused_row, COLUMN["tests"])
+    assert model.flags(reused) & Qt.ItemFlag.ItemIsEditable
+    assert model.setData(reused, ["AC2"])
+    assert cell(model, reused_row, "tests") == "AC2" and context.undo_stack.count() == 3
+    assert "  - reuse_of: T06-C02\n    covers:\n      - F1\n    tests:\n      - AC2\n" in \
+        context.session.documents.text(FINAL)

@@ -74,14 +74,22 @@ def test_an_item_whose_tests_are_all_dropped_is_untested(sample: Path):
     assert hit.object_id == "AC2"
 
 
-def test_a_reused_criterion_does_not_test_an_acceptance_item(sample: Path):
-    # Only direct final criteria name the items they test: a checkpoint criterion's `tests` is a
-    # validation error, so a reused one has nothing to inherit.
+def test_a_checkpoint_criterion_cannot_test_an_acceptance_item(sample: Path):
+    # Acceptance is judged on the final package: a checkpoint criterion's `tests` is a validation error.
     replace_in(sample, "subtasks/T09/rubric.yaml", "    propagates:\n      - M12\n",
                "    propagates:\n      - M12\n    tests:\n      - AC1\n")
     (hit,) = [f for f in validate_project(sample) if f.code == "misplaced-tests"]
     assert hit.file == "subtasks/T09/rubric.yaml" and hit.object_id == "T09-C05"
     assert "only final criteria test acceptance items" in hit.message
+
+
+def test_a_reused_entry_in_the_final_rubric_can_test_an_item(sample: Path):
+    # X-04 alone tests AC3 (Venlo); the reuse of T09-C02 (the Venlo item on the final checklist) takes over.
+    remove_criterion(sample, "  - id: X-04")
+    assert [h.object_id for h in findings(sample, "contract.acceptance-untested")] == ["AC3"]
+    replace_in(sample, FINAL, "  - reuse_of: T09-C02\n    covers:\n      - F5\n",
+               "  - reuse_of: T09-C02\n    covers:\n      - F5\n    tests:\n      - AC3\n")
+    assert findings(sample, "contract.acceptance-untested") == []
 
 
 # -- contract.external-unguarded ------------------------------------------------------------
