@@ -77,7 +77,8 @@ def _write_project_file(root: Path, pid: str, title: str, deliverables: list[tup
         "delivery:",
         "  scope: The package.",
         "  acceptance:",
-        "    - Everything agrees.",
+        "    - id: AC1",
+        "      text: Everything agrees.",
         "  final_deliverables:",
     ]
     for did, sid in deliverables:
@@ -94,10 +95,11 @@ REVIEWER = "Bench Expert"
 
 
 def _criterion(cid: str, text: str, covers: list[str], target: str, dimension: str, weight: int,
-               status: str = "approved", reviewer: str | None = REVIEWER) -> list[str]:
+               status: str = "approved", reviewer: str | None = REVIEWER, tests: tuple[str, ...] = ()) -> list[str]:
     """One rubric entry's lines, in the order every generated rubric writes them."""
     lines = [f"  - id: {cid}", f"    text: {text}", "    covers:", *(f"      - {c}" for c in covers),
              f"    target: {target}", f"    dimension: {dimension}", f"    weight: {weight}",
+             *(["    tests:"] if tests else []), *(f"      - {t}" for t in tests),
              "    review:", f"      status: {status}"]
     return lines + ([f"      reviewer: {reviewer}"] if reviewer else [])
 
@@ -207,7 +209,8 @@ def make_project(
         pair = rng.sample([d for d, _ in deliverables], 2)
         lines += _criterion(f"X-{x + 1:03d}", _prose(rng, 20), pair, "cross-file", "consistency", 5)
     for p in range(n_pkg):
-        lines += _criterion(f"P-{p + 1:03d}", _prose(rng, 20), ["package"], "package", "completeness", 3)
+        lines += _criterion(f"P-{p + 1:03d}", _prose(rng, 20), ["package"], "package", "completeness", 3,
+                            tests=("AC1",))
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
 
 
@@ -305,7 +308,8 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         for c in range(count):
             text = _prose(rng, 25)
             if sid == "T01" and c < SEED_LATE_IN_CRITERIA:
-                text = text[:-1] + f" as in {late[-1 - c]}."
+                # Not the last material, the unchecked correction: a reused copy naming it would check it.
+                text = text[:-1] + f" as in {late[-2 - c]}."
             status = "approved"
             reviewer: str | None = REVIEWER
             if sid == "T01" and SEED_LATE_IN_CRITERIA <= c < SEED_LATE_IN_CRITERIA + SEED_DRAFTS:
@@ -326,7 +330,7 @@ def make_large_project(root: Path, seed: int = 5) -> None:
     for u in range(SEED_UNKNOWN_REUSE):
         lines += [f"  - reuse_of: T09-C{u + 1:04d}", "    covers:", "      - F1"]
     lines += _criterion("X-001", _prose(rng, 20), ["F1", "F2"], "cross-file", "consistency", 5)
-    lines += _criterion("P-001", _prose(rng, 20), ["package"], "package", "completeness", 3)
+    lines += _criterion("P-001", _prose(rng, 20), ["package"], "package", "completeness", 3, tests=("AC1",))
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
 
 
@@ -342,7 +346,8 @@ def floor_pass(files: list[Path]) -> int:
 def expected_paper_counts() -> Counter[str]:
     """Findings by rule on the paper corpus, by construction: every subtask's annex is the last
     word of its line of work, every main output is handed on or delivered, nothing else fails."""
-    return Counter({"dependencies.unused-output": SUBTASKS, "weights.share": PROJECTS})
+    # weights.share: one line for the checkpoint rubrics and one for the final rubric of each project.
+    return Counter({"dependencies.unused-output": SUBTASKS, "weights.share": 2 * PROJECTS})
 
 
 def expected_large_counts() -> Counter[str]:
@@ -355,7 +360,7 @@ def expected_large_counts() -> Counter[str]:
             "validate.review-without-reviewer": SEED_NO_REVIEWER,
             "validate.unknown-ref": SEED_UNKNOWN_REUSE,
             "weights.draft": SEED_DRAFTS,
-            "weights.share": 1,
+            "weights.share": 2,
         }
     )
 

@@ -73,8 +73,10 @@ RICH_FILES: dict[str, str] = {
         delivery:
           scope: Model and memo.
           acceptance:
-            - The package lets its recipients act without further clarification.
-            - Numbers agree across files.
+            - id: AC1
+              text: The package lets its recipients act without further clarification.
+            - id: AC2
+              text: Numbers agree across files.
           final_deliverables:
             - id: F1
               path: final/report.md
@@ -240,6 +242,8 @@ RICH_FILES: dict[str, str] = {
             weight: 7
             requires:
               - T02-C01
+            tests:
+              - AC2
           - id: A-01
             text: The report is written for the credit committee.
             covers:
@@ -256,6 +260,8 @@ RICH_FILES: dict[str, str] = {
             weight: 5
             review:
               status: draft
+            tests:
+              - AC1
         """,
     "materials/term-sheet.md": "# Term sheet\n\nMargin 2.5%.\n",
     "scripts/feedback.py": "print('feedback')\n",

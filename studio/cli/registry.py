@@ -45,6 +45,8 @@ COMMANDS = [
     Command("rename", "rename an id; every reference to it follows", "edit_cmd", "configure_rename"),
     Command("material", "import a file as a material, released at start or before a subtask", "edit_cmd",
             "configure_material"),
+    Command("migrate", "bring a project written in an older format up to date (acceptance item ids)",
+            "migrate_cmd"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
     Command("rubric", "rubrics to and from Excel: rubric export|import PROJECT FILE.xlsx [--dry-run]", "rubric_cmd"),
     Command("score", "score a verdict table (CSV or xlsx), checked against its project with --project", "score_cmd"),

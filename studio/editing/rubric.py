@@ -96,10 +96,11 @@ def rename_criterion(documents: ProjectDocuments, old: str, new: str) -> Compoun
 
 # The order `dbstudio` writes a criterion's keys in; a key an edit adds goes to its place here.
 CRITERION_KEYS = ("id", "reuse_of", "text", "covers", "target", "dimension", "weight", "gate", "requires",
-                  "propagates", "review")
+                  "propagates", "tests", "review")
 REVIEW_KEYS = ("status", "reviewer", "note")
 # Values that mean the same as leaving the key out: an edit to one of them removes the key.
-_DEFAULTS: dict[str, Any] = {"gate": False, "requires": [], "propagates": [], "reviewer": None, "note": None}
+_DEFAULTS: dict[str, Any] = {"gate": False, "requires": [], "propagates": [], "tests": [], "reviewer": None,
+                             "note": None}
 
 
 def criterion_index(documents: ProjectDocuments, scope: str, key: str, hint: int | None = None) -> int:

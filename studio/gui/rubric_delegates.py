@@ -1,6 +1,6 @@
 """Editors of the rubric table's cells: a weight spin box that skips 0 unless the criterion is a
 gate, drop-downs that offer only the targets, dimensions and statuses a rubric accepts, and
-pickers for `covers`, `requires` and `propagates` that offer only ids valid in that place."""
+pickers for `covers`, `requires`, `propagates` and `tests` that offer only ids valid in that place."""
 
 from __future__ import annotations
 
@@ -124,6 +124,8 @@ class RubricDelegate(QStyledItemDelegate):
                 choices = cover_choices(project, scope)
             elif column == "requires":
                 choices = requires_choices(project, scope, index.data(KEY_ROLE))
+            elif column == "tests":
+                choices = [item.id for item in project.info.delivery.acceptance] if project.info else []
             else:
                 choices = propagates_choices(project, scope)
             editor = IdPicker(choices, parent)

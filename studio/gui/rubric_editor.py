@@ -42,7 +42,7 @@ from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 
 # Column widths that fit the sample's values; the requirement text takes what is left.
 WIDTHS = {"rubric": 56, "id": 76, "text": 420, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
-          "covers": 200, "requires": 110, "propagates": 96, "status": 80, "reviewer": 130}
+          "covers": 200, "requires": 110, "propagates": 96, "tests": 80, "status": 80, "reviewer": 130}
 TOTALS_WIDTH = 380  # the totals panel: its labels and numbers fit; the criteria table gets the rest
 KEEP = "(keep)"
 # The item data of a filter's "any" entry: text like every other entry's, so reading the filters
@@ -291,7 +291,7 @@ class RubricEditor(QWidget):
         copy["id"] = next_criterion_id(scope, self._taken_ids(), copy.get("target"))
         copy["review"] = {"status": "draft"}  # a copy is a new criterion: it needs its own review
         ordered: dict[str, Any] = {key: copy[key] for key in ("id", "text", "covers", "target", "dimension", "weight", "gate",
-                                              "requires", "propagates", "review") if key in copy}
+                                              "requires", "propagates", "tests", "review") if key in copy}
         if self._insert(scope, ordered, place + 1):
             self._edit_new(scope, copy["id"])
 

@@ -37,14 +37,14 @@ from studio.store import layout
 Index = QModelIndex | QPersistentModelIndex
 
 COLUMNS = ("rubric", "id", "text", "weight", "gate", "target", "dimension", "covers", "requires", "propagates",
-           "status", "reviewer")
+           "tests", "status", "reviewer")
 HEADERS = {"rubric": "Rubric", "id": "Id", "text": "Requirement", "weight": "Weight", "gate": "Gate",
            "target": "Target", "dimension": "Dimension", "covers": "Covers", "requires": "Requires",
-           "propagates": "Propagates", "status": "Status", "reviewer": "Reviewer"}
+           "propagates": "Propagates", "tests": "Tests", "status": "Status", "reviewer": "Reviewer"}
 COLUMN = {name: number for number, name in enumerate(COLUMNS)}
-LIST_FIELDS = ("covers", "requires", "propagates")
+LIST_FIELDS = ("covers", "requires", "propagates", "tests")
 # What a reused final criterion keeps as its own (everything else is the original's).
-REUSE_EDITABLE = ("covers",)
+REUSE_EDITABLE = ("covers", "tests")
 
 SCOPE_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -257,7 +257,7 @@ class RubricModel(QAbstractTableModel):
             return shown.key
         if column == "target":
             return shown.target
-        if column in ("covers", "requires"):
+        if column in ("covers", "requires", "tests"):
             return list(getattr(own, column))
         if values is None:
             return None
@@ -281,6 +281,8 @@ class RubricModel(QAbstractTableModel):
         if shown.reused:
             if shown.values is None:
                 return f"reuses {shown.key}, which is not a checkpoint criterion"
+            if column == "tests":
+                return f"The acceptance items {shown.key}, judged again on the final file, tests"
             if column in REUSE_EDITABLE:
                 return f"The final deliverables on which {shown.key} is judged again"
             return f"reuses {shown.key}: edit it in the rubric of {self._origin(shown.key)}"
@@ -304,8 +306,8 @@ class RubricModel(QAbstractTableModel):
             return base | Qt.ItemFlag.ItemIsEditable if column in REUSE_EDITABLE else base
         if column == "gate":
             return base | Qt.ItemFlag.ItemIsUserCheckable
-        if column == "rubric":
-            return base
+        if column == "rubric" or (column == "tests" and shown.scope != FINAL_SCOPE):
+            return base  # acceptance items are tested by final criteria only
         return base | Qt.ItemFlag.ItemIsEditable
 
     def filter_fields(self, row: int) -> tuple[str, str, str, str]:

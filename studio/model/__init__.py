@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "studio.model.base": ["ArtifactRef", "ID_PATTERN"],
     "studio.model.vocabulary": ["FINAL_SCOPE", "PACKAGE", "Dimension", "Target"],
-    "studio.model.project": ["DeliveryContract", "FinalDeliverable", "ProjectInfo"],
+    "studio.model.project": ["AcceptanceItem", "Circulation", "DeliveryContract", "FinalDeliverable", "ProjectInfo"],
     "studio.model.rubric": ["Criterion", "ReviewRecord", "ReviewStatus", "Rubric"],
     "studio.model.schedule": [
         "EvaluatorReference", "GeneratedRelease", "Material", "MaterialKind", "MaterialsFile",
@@ -22,7 +22,7 @@ _EXPORTS = {
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
-    "FINAL_SCOPE", "ID_PATTERN", "PACKAGE", "ArtifactRef", "Criterion", "DeliveryContract", "DependenciesFile",
+    "FINAL_SCOPE", "ID_PATTERN", "PACKAGE", "AcceptanceItem", "ArtifactRef", "Circulation", "Criterion", "DeliveryContract", "DependenciesFile",
     "Dimension", "EvaluatorReference", "FinalDeliverable", "GeneratedRelease", "Handoff", "Material",
     "MaterialKind", "MaterialsFile", "Output", "Project", "ProjectInfo", "Provenance", "ReferencesFile",
     "Release", "ReviewRecord", "ReviewStatus", "Rubric", "Stage", "StagesFile", "Subtask", "Target",
@@ -31,7 +31,7 @@ __all__ = [
 if TYPE_CHECKING:
     from studio.model.base import ID_PATTERN, ArtifactRef
     from studio.model.bundle import Project
-    from studio.model.project import DeliveryContract, FinalDeliverable, ProjectInfo
+    from studio.model.project import AcceptanceItem, Circulation, DeliveryContract, FinalDeliverable, ProjectInfo
     from studio.model.rubric import Criterion, ReviewRecord, ReviewStatus, Rubric
     from studio.model.schedule import (
         EvaluatorReference,

@@ -47,6 +47,10 @@ class Criterion(StrictModel):
         default_factory=list,
         description="Materials whose change (a correction, new evidence) this criterion checks has reached the covered artifacts.",
     )
+    tests: list[Identifier] = Field(
+        default_factory=list,
+        description="Final criteria: ids of the delivery contract's acceptance items this criterion tests.",
+    )
     review: ReviewRecord = Field(default_factory=ReviewRecord)
 
     @model_validator(mode="after")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.collector import collector_paused
-from studio.review import alignment, availability, context, dependencies, leaks, propagation, weights
+from studio.review import alignment, availability, context, contract, dependencies, leaks, propagation, weights
 from studio.review.context import ReviewContext
 from studio.review.weights import WeightShares
 from studio.store import layout
@@ -15,8 +15,22 @@ from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
 
-FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies]
+FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
+
+# The kinds of project file each family reads. A family whose file did not load (syntax or
+# schema error, missing) is not run: on what remains it would report false errors (a final
+# rubric that failed its schema "has no package criterion"). A family not listed here, or
+# without its own READS, reads every kind.
+FILE_KINDS = ("project", "stages", "materials", "dependencies", "references", "subtasks", "rubrics")
+READS: dict[str, tuple[str, ...]] = {
+    "alignment": ("project", "stages", "subtasks", "rubrics"),
+    "availability": ("project", "stages", "materials", "subtasks", "rubrics"),
+    "leaks": ("project", "materials", "references", "subtasks"),
+    "propagation": ("project", "stages", "materials", "dependencies", "subtasks", "rubrics"),
+    "weights": ("rubrics",),
+    "dependencies": ("project", "stages", "materials", "dependencies", "subtasks"),
+}
 
 
 @dataclass
@@ -47,19 +61,57 @@ def review_loaded(loaded: LoadedProject, validation: list[Finding] | None = None
         return _review(loaded, validation)
 
 
+def _family_name(family: Any) -> str:
+    return str(family.__name__).rsplit(".", 1)[-1]
+
+
+def _file_kind(rel: str) -> str:
+    if rel == layout.PROJECT_FILE:
+        return "project"
+    if rel == layout.STAGES_FILE:
+        return "stages"
+    if rel == layout.MATERIALS_FILE:
+        return "materials"
+    if rel == layout.DEPENDENCIES_FILE:
+        return "dependencies"
+    if rel == layout.REFERENCES_FILE:
+        return "references"
+    if rel.endswith(layout.SUBTASK_FILE):
+        return "subtasks"
+    return "rubrics"  # the final rubric and the checkpoint rubrics
+
+
+def _unloaded(loaded: LoadedProject) -> dict[str, list[str]]:
+    """File kind -> the files of that kind that did not load into the model, in name order."""
+    failed: dict[str, list[str]] = {}
+    for rel in sorted({problem.file for problem in loaded.problems}):
+        failed.setdefault(_file_kind(rel), []).append(rel)
+    return failed
+
+
 def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
     ctx = ReviewContext(loaded)
     ctx.findings.extend(Finding(f.file, f.line, f.column, f.message, f"validate.{f.code}", Severity.ERROR, f.object_id)
                         for f in validation)
+    unloaded = _unloaded(loaded)
     for family in FAMILIES:
+        name = _family_name(family)
+        reads = getattr(family, "READS", None) or READS.get(name, FILE_KINDS)
+        blocking = [rel for kind in reads for rel in unloaded.get(kind, [])]
+        if blocking:
+            listed = ", ".join(sorted(blocking)[:3]) + (f" and {len(blocking) - 3} more" if len(blocking) > 3 else "")
+            ctx.report(f"{name}.skipped", Severity.INFO,
+                       f"the {name} rules did not run: {listed} could not be read into the project (see the "
+                       "validation errors); they run once it is fixed", sorted(blocking)[0])
+            continue
         try:
             family.check(ctx)
         except (KeyError, AttributeError, TypeError, ValueError) as exc:
             if not validation:
                 raise  # on a valid project a failing rule is a bug, not a finding
-            ctx.report(f"{family.__name__.rsplit('.', 1)[-1]}.skipped", Severity.ERROR,
-                       f"these rules could not run on a project with validation errors ({type(exc).__name__}): "
-                       "fix the errors above first", layout.PROJECT_FILE)
+            ctx.report(f"{name}.skipped", Severity.INFO,
+                       f"the {name} rules could not run on a project with validation errors "
+                       f"({type(exc).__name__}): fix the errors above first", layout.PROJECT_FILE)
     # Message last in the key: findings at one place with one rule (two deliverables, say) come out
     # in the same order on every run, not in the order of a set.
     report = ReviewReport(sorted(set(ctx.findings), key=lambda f: (f.file, f.line, f.column, f.code, f.message)))

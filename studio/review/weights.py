@@ -14,25 +14,42 @@ from studio.validation.findings import Severity
 RULES = {
     "weights.no-positive": "A rubric has no positive weight, so it cannot be scored.",
     "weights.draft": "A criterion is still in draft review status.",
-    "weights.share": "Share of positive weight per target and per dimension (information).",
+    "weights.share": "Share of positive weight per dimension in the checkpoint rubrics and per target and dimension "
+                     "in the final rubric, reported apart (information).",
 }
 
 
 @dataclass(frozen=True)
-class WeightShares:
-    """Positive weight over the whole project, and its shares (0..1, rounded to 4 places) per
-    target and per dimension, keys in alphabetical order."""
+class RubricShares:
+    """Positive weight of one kind of rubric and its shares (0..1, rounded to 4 places) per target
+    and per dimension, keys in alphabetical order."""
 
     positive_weight: int = 0
+    rubrics: int = 0
     by_target: dict[str, float] = field(default_factory=dict)
     by_dimension: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "positive_weight": self.positive_weight,
+            "rubrics": self.rubrics,
             "by_target": dict(self.by_target),
             "by_dimension": dict(self.by_dimension),
         }
+
+
+@dataclass(frozen=True)
+class WeightShares:
+    """Checkpoint and final weight, apart: they are scored apart (the process score is the mean of
+    the checkpoint scores, the final score one rule over the final rubric). A checkpoint share is
+    what a dimension weighs in the process score: the mean over checkpoint rubrics of its share of
+    each rubric's W+. A final share is its part of the final rubric's W+."""
+
+    checkpoint: RubricShares = field(default_factory=RubricShares)
+    final: RubricShares = field(default_factory=RubricShares)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"checkpoint": self.checkpoint.to_json(), "final": self.final.to_json()}
 
 
 def _shares(weights: Counter[str], total: int) -> dict[str, float]:
@@ -40,8 +57,7 @@ def _shares(weights: Counter[str], total: int) -> dict[str, float]:
 
 
 def weight_shares(ctx: ReviewContext) -> WeightShares:
-    """Positive weight per target and per dimension, as shares of all positive weight
-    (computed once per review)."""
+    """Positive weight per target and per dimension, checkpoint and final apart (computed once per review)."""
     shares = ctx.memo.get("weight_shares")
     if not isinstance(shares, WeightShares):
         shares = ctx.memo["weight_shares"] = _weight_shares(ctx)
@@ -49,21 +65,38 @@ def weight_shares(ctx: ReviewContext) -> WeightShares:
 
 
 def _weight_shares(ctx: ReviewContext) -> WeightShares:
-    # Summed per (target, dimension) pair of enum members first: reading an enum's .value is
-    # slow, and there are at most 20 pairs against 10,000 criteria.
-    by_pair: Counter[tuple[Target, Dimension]] = Counter()
-    for _, written, scored in ctx.resolved_criteria:
+    # Summed per (scope, target, dimension) of enum members first: reading an enum's .value is
+    # slow, and there are few such triples against 10,000 criteria.
+    by_triple: Counter[tuple[str, Target, Dimension]] = Counter()
+    for scope, written, scored in ctx.resolved_criteria:
         weight = scored.weight or 0
         if weight <= 0 or scored.target is None or scored.dimension is None:
             continue  # a misplaced reuse_of, which validation reports
-        by_pair[(Target.ARTIFACT if written.reuse_of else scored.target, scored.dimension)] += weight
-    by_target: Counter[str] = Counter()
-    by_dimension: Counter[str] = Counter()
-    for (target, dimension), weight in by_pair.items():
-        by_target[target.value] += weight
-        by_dimension[dimension.value] += weight
-    total = sum(by_target.values())
-    return WeightShares(total, _shares(by_target, total), _shares(by_dimension, total))
+        by_triple[(scope, Target.ARTIFACT if written.reuse_of else scored.target, scored.dimension)] += weight
+    final_targets: Counter[str] = Counter()
+    final_dimensions: Counter[str] = Counter()
+    per_rubric: dict[str, Counter[str]] = {}
+    for (scope, target, dimension), weight in by_triple.items():
+        if scope == FINAL_SCOPE:
+            final_targets[target.value] += weight
+            final_dimensions[dimension.value] += weight
+        else:
+            per_rubric.setdefault(scope, Counter())[dimension.value] += weight
+    final_total = sum(final_targets.values())
+    final = RubricShares(final_total, 1 if final_total else 0, _shares(final_targets, final_total),
+                         _shares(final_dimensions, final_total))
+    mean: dict[str, float] = {}
+    for dimensions in per_rubric.values():
+        total = sum(dimensions.values())
+        for name, weight in dimensions.items():
+            mean[name] = mean.get(name, 0.0) + weight / total
+    rubrics = len(per_rubric)
+    checkpoint = RubricShares(
+        sum(sum(d.values()) for d in per_rubric.values()), rubrics,
+        {Target.CHECKPOINT.value: 1.0} if rubrics else {},
+        {key: round(value / rubrics, 4) for key, value in sorted(mean.items())},
+    )
+    return WeightShares(checkpoint, final)
 
 
 def check(ctx: ReviewContext) -> None:
@@ -95,12 +128,21 @@ def check(ctx: ReviewContext) -> None:
                     "review",
                 )
     shares = weight_shares(ctx)
-    if shares.positive_weight:
+    if shares.checkpoint.rubrics:
         ctx.report(
             "weights.share",
             Severity.INFO,
-            f"positive weight {shares.positive_weight}: by target {_percent(shares.by_target)}; "
-            f"by dimension {_percent(shares.by_dimension)}",
+            f"checkpoint rubrics ({shares.checkpoint.rubrics}, positive weight {shares.checkpoint.positive_weight}, "
+            f"each scored on its own and averaged into the process score): by dimension "
+            f"{_percent(shares.checkpoint.by_dimension)}",
+            rubric_file(FINAL_SCOPE),
+        )
+    if shares.final.positive_weight:
+        ctx.report(
+            "weights.share",
+            Severity.INFO,
+            f"final rubric (positive weight {shares.final.positive_weight}, scored as one): by target "
+            f"{_percent(shares.final.by_target)}; by dimension {_percent(shares.final.by_dimension)}",
             rubric_file(FINAL_SCOPE),
         )
 

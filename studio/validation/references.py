@@ -10,6 +10,7 @@ from studio.model.base import split_artifact_ref
 from studio.model.vocabulary import FINAL_SCOPE, FINAL_TARGETS, PACKAGE
 from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
+from studio.validation.acceptance import check_acceptance
 from studio.validation.paths import evaluator_path, material_path, rubric_file, subtask_path, subtask_yaml
 
 # Keys a final-rubric entry with `reuse_of` may hold: what it re-judges, on which deliverables, its
@@ -586,4 +587,4 @@ def check_references(loaded: LoadedProject) -> list[Problem]:
     checker.check_rubrics()
     checker.check_propagates()
     checker.check_review_records()
-    return checker.problems
+    return checker.problems + check_acceptance(checker.project)

@@ -249,14 +249,34 @@ def test_acceptance_items_added_edited_and_removed_each_in_one_step(qtbot, conte
     QTest.keyClicks(editor_widget, "The handover note names every open condition.")
     QTest.keyClick(editor_widget, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: context.undo_stack.count() == 2)
-    assert context.session.loaded.project.info.delivery.acceptance[-1] == "The handover note names every open condition."
+    added = context.session.loaded.project.info.delivery.acceptance[-1]
+    # The next free id, shown before the text; typing edited the text only.
+    assert (added.id, added.text) == ("AC7", "The handover note names every open condition.")
+    assert items.list.item(count).text() == "AC7 — The handover note names every open condition."
+    assert items.list.item(0).text().startswith("AC1 — Every financial figure")
+    final_rubric = context.session.documents.text("final/rubric.yaml")
+    # Removing AC1 takes it out of the tests of P-06 in the same step.
     items.list.setCurrentRow(0)
     QTest.mouseClick(items.remove_button, Qt.MouseButton.LeftButton)
     assert context.undo_stack.count() == 3 and items.list.count() == count
+    assert "      - AC1\n" not in context.session.documents.text("final/rubric.yaml")
+    assert items.list.item(0).text().startswith("AC2 — ")
     for _ in range(3):
         context.undo_stack.undo()
     assert context.session.documents.text("project.yaml") == original
+    assert context.session.documents.text("final/rubric.yaml") == final_rubric
     assert items.list.count() == count
+
+
+def test_deliverable_circulation_is_picked_in_one_step(qtbot, context):
+    editor = _open(qtbot, context, "deliverable")
+    combo = editor.findChild(QComboBox, "deliverableCirculation")
+    assert combo.currentData() == "external"  # F3, the lender presentation
+    combo.setFocus()
+    QTest.keyClick(combo, Qt.Key.Key_Up)
+    assert context.undo_stack.count() == 1
+    assert context.session.loaded.project.info.delivery.final_deliverables[2].circulation.value == "internal"
+    assert "      circulation: internal\n" in context.session.documents.text("project.yaml")
 
 
 def test_removing_a_deliverable_criteria_cover_is_refused_with_the_reason(qtbot, context):
@@ -362,3 +382,24 @@ def test_switching_away_from_the_instruction_saves_what_was_typed(qtbot, context
     assert context.undo_stack.count() == 1
     text = context.session.documents.read_bytes("subtasks/T03/instruction.md").decode("utf-8")
     assert text.endswith("Sign off with the date.")
+
+
+def test_an_acceptance_item_is_marked_for_confidentiality_by_its_tick_box(qtbot, context):
+    editor = _open(qtbot, context, "project")
+    original = context.session.documents.text("project.yaml")
+    items = editor.acceptance.list
+    assert [items.item(n).checkState() == Qt.CheckState.Checked for n in range(items.count())] == [
+        False, False, False, False, True, False]  # AC5
+    first = items.item(0)
+    first.setCheckState(Qt.CheckState.Checked)
+    assert context.undo_stack.count() == 1
+    assert context.session.loaded.project.info.delivery.acceptance[0].confidentiality is True
+    assert context.session.loaded.project.info.delivery.acceptance[0].text.startswith("Every financial figure")
+    items.item(4).setCheckState(Qt.CheckState.Unchecked)
+    assert context.undo_stack.count() == 2
+    text = context.session.documents.text("project.yaml")
+    assert text.count("confidentiality: true") == 1 and "confidentiality: false" not in text
+    context.undo_stack.undo()
+    context.undo_stack.undo()
+    assert context.session.documents.text("project.yaml") == original
+    assert items.item(4).checkState() == Qt.CheckState.Checked and items.item(0).checkState() == Qt.CheckState.Unchecked

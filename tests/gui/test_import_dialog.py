@@ -114,5 +114,5 @@ def test_export_writes_the_file_the_expert_names(qtbot, context, tmp_path, monke
     written = export_rubrics_dialog(context)
     assert written == tmp_path / "for-marta.xlsx"
     sheet = load_workbook(written)["Rubrics"]
-    assert sheet.max_row == 98  # the header and the sample's 97 criteria
+    assert sheet.max_row == 100  # the header and the sample's 99 criteria
     assert not read_rubric_sheet(context.session.root, written)

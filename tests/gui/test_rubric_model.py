@@ -271,3 +271,41 @@ def test_a_filtered_view_follows_edits_that_make_rows_match_or_not(context):
                                    if "liquidity" in (c.text or "").lower()) + sum(
         1 for c in context.session.loaded.project.final_rubric.criteria if c.reuse_of and "liquidity" in
         context.session.loaded.project.checkpoint_criterion(c.reuse_of)[1].text.lower())
+
+
+def test_the_tests_column_names_acceptance_items_and_is_edited_on_final_criteria_only(context, qtbot):
+    from PySide6.QtWidgets import QStyleOptionViewItem, QWidget
+
+    from studio.gui.rubric_delegates import IdPicker, RubricDelegate
+
+    model = RubricModel(context)
+    x01 = model.row_of("final", "X-01")
+    assert cell(model, x01, "tests") == "AC2"
+    tests = model.index(x01, COLUMN["tests"])
+    assert model.flags(tests) & Qt.ItemFlag.ItemIsEditable
+    # The picker offers the contract's acceptance items.
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    picker = RubricDelegate(model).createEditor(parent, QStyleOptionViewItem(), tests)
+    assert isinstance(picker, IdPicker)
+    assert picker.choices == [f"AC{n}" for n in range(1, 7)]
+    RubricDelegate(model).setEditorData(picker, tests)
+    assert picker.chosen() == ["AC2"]
+    assert model.setData(tests, ["AC2", "AC6"])
+    assert context.undo_stack.count() == 1
+    assert "    tests:\n      - AC2\n      - AC6\n" in context.session.documents.text(FINAL)
+    # Emptied, the key goes (an empty list is the default).
+    assert model.setData(tests, [])
+    assert cell(model, x01, "tests") == ""
+    checkpoint = model.index(model.find("T06-C02"), COLUMN["tests"])
+    assert not model.flags(checkpoint) & Qt.ItemFlag.ItemIsEditable
+    assert model.setData(checkpoint, ["AC1"]) is False
+    assert context.undo_stack.count() == 2
+    # A reused entry is judged on the final file: it may name the items it tests.
+    reused_row = model.row_of("final", "T06-C02")
+    reused = model.index(reused_row, COLUMN["tests"])
+    assert model.flags(reused) & Qt.ItemFlag.ItemIsEditable
+    assert model.setData(reused, ["AC2"])
+    assert cell(model, reused_row, "tests") == "AC2" and context.undo_stack.count() == 3
+    assert "  - reuse_of: T06-C02\n    covers:\n      - F1\n    tests:\n      - AC2\n" in \
+        context.session.documents.text(FINAL)

@@ -232,19 +232,26 @@ def test_draft_criteria_are_listed(project: Path):
     assert hit.object_id == "T03-C01" and hit.severity is Severity.WARNING
 
 
-def test_weight_shares_by_target_and_dimension(project: Path):
+def test_weight_shares_checkpoint_and_final_apart(project: Path):
     report = review_project(project)
     shares = report.weight_shares
-    # positive weights: T01-C01 5, T02-C01 8, T02-C02 4, T03-C01 6 (checkpoint = 23);
-    # reused T01-C01 5 + T02-C01 8 and A-01 3 (artifact = 16); X-01 7; PKG-01 5 -> 51
-    assert shares.positive_weight == 51
-    assert shares.by_target == {
-        "artifact": round(16 / 51, 4),
-        "checkpoint": round(23 / 51, 4),
-        "cross-file": round(7 / 51, 4),
-        "package": round(5 / 51, 4),
-    }
-    assert sum(shares.by_dimension.values()) == pytest.approx(1.0, abs=1e-3)
+    # Checkpoint rubrics, each scored on its own: T01 (T01-C01 5 completeness), T02 (T02-C01 8 and
+    # T02-C02 4, both correctness), T03 (T03-C01 6 completeness): each dimension's mean share of a
+    # rubric's W+ is completeness (1 + 0 + 1) / 3, correctness (0 + 1 + 0) / 3.
+    assert (shares.checkpoint.positive_weight, shares.checkpoint.rubrics) == (23, 3)
+    assert shares.checkpoint.by_dimension == {"completeness": round(2 / 3, 4), "correctness": round(1 / 3, 4)}
+    # Final rubric, scored as one: reused T01-C01 5 + T02-C01 8 and A-01 3 (artifact 16), X-01 7, PKG-01 5 -> 28;
+    # no checkpoint weight is pooled in.
+    assert (shares.final.positive_weight, shares.final.rubrics) == (28, 1)
+    assert shares.final.by_target == {"artifact": round(16 / 28, 4), "cross-file": round(7 / 28, 4),
+                                      "package": round(5 / 28, 4)}
+    assert shares.final.by_dimension == {"completeness": round(10 / 28, 4), "consistency": round(7 / 28, 4),
+                                         "correctness": round(8 / 28, 4), "professionalism": round(3 / 28, 4)}
+    messages = [f.message for f in report.findings if f.code == "weights.share"]
+    assert len(messages) == 2
+    assert "checkpoint rubrics (3, positive weight 23" in messages[0] and "completeness 66.7%" in messages[0]
+    assert "final rubric (positive weight 28" in messages[1] and "artifact 57.1%" in messages[1]
+    assert "checkpoint" not in messages[1].split(":", 1)[1]  # the final shares name no checkpoint target
 
 
 # -- dependency map -------------------------------------------------------------------------
@@ -285,7 +292,9 @@ def test_unused_output_is_information_only(project: Path):
 def test_review_cli_exit_codes_and_json(project: Path, capsys):
     assert main(["review", str(project), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["counts"]["error"] == 0 and data["weight_shares"]["positive_weight"] == 51
+    assert data["counts"]["error"] == 0
+    assert data["weight_shares"]["checkpoint"]["positive_weight"] == 23
+    assert data["weight_shares"]["final"]["positive_weight"] == 28
     write(project, "subtasks/T03/instruction.md", "# T03\n\nWrite the memo.\n")
     assert main(["review", str(project)]) == 1
     out = capsys.readouterr().out

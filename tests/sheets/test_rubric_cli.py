@@ -30,7 +30,7 @@ def test_export_then_dry_run_then_import_through_the_installed_command(sample: P
     out = tmp_path / "rubrics.xlsx"
     exported = _dbstudio("rubric", "export", str(sample), str(out))
     assert exported.returncode == 0, exported.stderr
-    assert exported.stdout.strip() == f"wrote 97 criteria to {out}"
+    assert exported.stdout.strip() == f"wrote 99 criteria to {out}"
     edit_sheet(out, _edit)
     before = file_hashes(sample)
 

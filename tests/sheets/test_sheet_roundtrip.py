@@ -240,3 +240,14 @@ def test_export_and_import_see_the_sessions_unsaved_edits(sample: Path, tmp_path
     assert not read_rubric_sheet(session.documents, out)
     on_disk = read_rubric_sheet(sample, out)  # the saved files still say -6
     assert [(c.criterion, c.old, c.new) for c in on_disk.changed] == [("T01-C02", -6, -8)]
+
+
+def test_the_acceptance_items_a_criterion_tests_survive_an_import_that_edits_it(sample: Path, exported: Path):
+    # The sheet has no tests column: editing a final criterion's cells leaves its `tests` as written.
+    edit_sheet(exported, lambda sheet: put(sheet, cell(sheet, "final", "X-01", "weight"), 8))
+    session = ProjectSession(sample)
+    session.apply(diff_to_command(session.documents, read_rubric_sheet(session.documents, exported)))
+    session.save()
+    x01 = next(c for c in _criteria(sample, FINAL) if c.get("id") == "X-01")
+    assert (x01["weight"], x01["tests"]) == (8, ["AC2"])
+    assert validate_project(sample) == []

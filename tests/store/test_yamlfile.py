@@ -123,8 +123,9 @@ def test_locate_nested_paths_in_project_yaml() -> None:
     assert document.locate(("id",)) == (line_of(text, "id: new-project"), column_of(text, "new-project"))
     # A mapping or list is located at its key.
     assert document.locate(("delivery",)) == (line_of(text, "delivery:"), 1)
-    assert document.locate(("delivery", "acceptance", 0)) == (
-        line_of(text, "- The package lets"), column_of(text, "The package lets"))
+    assert document.locate(("delivery", "acceptance", 0)) == (line_of(text, "- id: AC1"), column_of(text, "id: AC1"))
+    assert document.locate(("delivery", "acceptance", 0, "text")) == (
+        line_of(text, "text: The package lets"), column_of(text, "The package lets"))
     assert document.locate(("delivery", "final_deliverables", 0, "produced_by")) == (
         line_of(text, "produced_by:"), column_of(text, "T02:outputs/report.md"))
     # A missing key lands on the mapping that lacks it.

@@ -25,6 +25,11 @@ class DeliverableEditor(ObjectForm):
         self.producer.activated.connect(self._pick_producer)
         self.add_row("Produced by", self.producer, "The subtask output whose final version this file is.")
         self.add_line("Audience", "audience", lambda d: d.audience, optional=True, name="deliverableAudience")
+        self.add_combo("Circulation", "circulation", lambda d: d.circulation.value,
+                       [("Internal (the firm and its client)", "internal"),
+                        ("External (lenders, counterparties, regulators)", "external")],
+                       "External files must be checked for internal information (fees, working notes, "
+                       "negotiating positions) by a final criterion.", name="deliverableCirculation")
 
     def current(self) -> FinalDeliverable | None:
         info = self.project.info

@@ -39,8 +39,12 @@ class ProjectEditor(ObjectForm):
         acceptance_box = QGroupBox("Acceptance requirements", self.body)
         self.acceptance = TextItems(acceptance_box)
         self.acceptance.setObjectName("acceptanceList")
+        self.acceptance.list.setToolTip("Final criteria name these ids in 'tests'. Tick the item that keeps internal "
+                                        "information (fees, working notes, negotiating positions) out of external "
+                                        "deliverables.")
         QVBoxLayout(acceptance_box).addWidget(self.acceptance)
         self.acceptance.edited.connect(self._edit_acceptance)
+        self.acceptance.toggled.connect(self._mark_confidentiality)
         self.acceptance.added.connect(self._add_acceptance)
         self.acceptance.removed.connect(self._remove_acceptance)
         self.body_layout.addWidget(acceptance_box)
@@ -74,7 +78,9 @@ class ProjectEditor(ObjectForm):
         return f"Project — {obj.title}" if obj is not None else "Project"
 
     def show_extra(self, info: ProjectInfo | None) -> None:
-        self.acceptance.set_texts(list(info.delivery.acceptance) if info else [])
+        items = info.delivery.acceptance if info else []
+        self.acceptance.set_texts([item.text for item in items], [item.id for item in items],
+                                  [item.confidentiality for item in items])
         rows = []
         for deliverable in info.delivery.final_deliverables if info else []:
             rows.append([deliverable.id, deliverable.path, deliverable.title, deliverable.produced_by,
@@ -107,8 +113,25 @@ class ProjectEditor(ObjectForm):
 
     # -- acceptance ------------------------------------------------------------------------
     def _edit_acceptance(self, row: int, text: str) -> None:
-        self.apply(lambda d: set_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row, text.strip(),
-                                      label="Edit an acceptance requirement"))
+        info = self.current()
+        if info is None or row >= len(info.delivery.acceptance) or not text.strip():
+            self.show_extra(info)  # an emptied text is put back: remove the item instead
+            return
+        item_id = info.delivery.acceptance[row].id
+        if text.strip() == info.delivery.acceptance[row].text:
+            return
+        self.apply(lambda d: set_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row, text.strip(), "text",
+                                      f"Edit acceptance item {item_id}"))
+
+    def _mark_confidentiality(self, row: int, on: bool) -> None:
+        info = self.current()
+        if info is None or row >= len(info.delivery.acceptance):
+            return
+        item_id = info.delivery.acceptance[row].id
+        # Unticked is the default: the key goes rather than reading `confidentiality: false`.
+        if not self.apply(lambda d: set_item(d, "project", self.object_id, ".".join(ACCEPTANCE), row, True if on else None,
+                                             "confidentiality", f"{'Mark' if on else 'Unmark'} {item_id} as confidentiality")):
+            self.show_extra(self.current())
 
     def _add_acceptance(self, row: int) -> None:
         if self.apply(lambda d: add_acceptance(d, "New acceptance requirement", row)):

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QStyledItemDelegate,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -22,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+TEXT_ROLE = Qt.ItemDataRole.UserRole + 1  # an item's text without the id shown before it
+TICKED_ROLE = Qt.ItemDataRole.UserRole + 2  # whether a checkable item was ticked when last shown
 VISIBLE_ROWS = 12
 
 
@@ -132,11 +136,31 @@ def _buttons(owner: QWidget, *labels: str) -> tuple[QHBoxLayout, list[QPushButto
     return row, buttons
 
 
+class _LabelledTextDelegate(QStyledItemDelegate):
+    """Edits an item's text without the id label shown before it ("AC2 — text" edits as "text")."""
+
+    def setEditorData(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        if isinstance(editor, QLineEdit):
+            editor.setText(str(index.data(TEXT_ROLE) or ""))
+        else:
+            super().setEditorData(editor, index)
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel,  # noqa: N802
+                     index: QModelIndex | QPersistentModelIndex) -> None:
+        if isinstance(editor, QLineEdit):
+            # Only the text: the list shows the new "id — text" when the edit comes back from the project.
+            model.setData(index, editor.text(), TEXT_ROLE)
+        else:
+            super().setModelData(editor, model, index)
+
+
 class TextItems(QWidget):
-    """A list of one-paragraph texts (acceptance requirements) edited in place, with Add / Remove.
-    Signals carry the row: `edited(row, text)`, `added(row)`, `removed(row)`."""
+    """A list of one-paragraph texts (acceptance requirements) edited in place, with Add / Remove;
+    each may be shown after an id label that editing leaves alone, and with a tick box.
+    Signals carry the row: `edited(row, text)`, `toggled(row, ticked)`, `added(row)`, `removed(row)`."""
 
     edited = Signal(int, str)
+    toggled = Signal(int, bool)
     added = Signal(int)
     removed = Signal(int)
 
@@ -149,6 +173,7 @@ class TextItems(QWidget):
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setMinimumHeight(140)
+        self.list.setItemDelegate(_LabelledTextDelegate(self.list))
         row, (self.add_button, self.remove_button) = _buttons(self, "Add", "Remove")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -159,26 +184,48 @@ class TextItems(QWidget):
         self.add_button.clicked.connect(lambda: self.added.emit(self.list.count()))
         self.remove_button.clicked.connect(self._remove)
 
-    def set_texts(self, texts: Sequence[str]) -> None:
+    def set_texts(self, texts: Sequence[str], labels: Sequence[str] | None = None,
+                  ticked: Sequence[bool] | None = None) -> None:
+        """Show `texts`, each after its label (an id) when `labels` are given, with a tick box
+        when `ticked` is given."""
         self._filling = True
         try:
             while self.list.count() > len(texts):
                 self.list.takeItem(self.list.count() - 1)
             for row, text in enumerate(texts):
+                label = labels[row] if labels is not None and row < len(labels) else ""
+                shown = f"{label} — {text}" if label else text
                 item = self.list.item(row)
                 if item is None:
-                    item = QListWidgetItem(text)
+                    item = QListWidgetItem(shown)
                     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                     self.list.addItem(item)
-                elif item.text() != text:
-                    item.setText(text)
+                elif item.text() != shown:
+                    item.setText(shown)
+                item.setData(TEXT_ROLE, text)
+                item.setData(ID_ROLE, label)
+                if ticked is not None:
+                    on = row < len(ticked) and ticked[row]
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                    item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+                    item.setData(TICKED_ROLE, on)
         finally:
             self._filling = False
         self.remove_button.setEnabled(self.list.count() > 0)
 
+    def text(self, row: int) -> str:
+        """Row `row`'s text, without its label."""
+        item = self.list.item(row)
+        return str(item.data(TEXT_ROLE) or "") if item is not None else ""
+
     def _changed(self, item: QListWidgetItem) -> None:
-        if not self._filling:
-            self.edited.emit(self.list.row(item), item.text())
+        if self._filling:
+            return
+        ticked = item.data(TICKED_ROLE)
+        if ticked is not None and (item.checkState() == Qt.CheckState.Checked) != ticked:
+            self.toggled.emit(self.list.row(item), not ticked)
+            return
+        self.edited.emit(self.list.row(item), str(item.data(TEXT_ROLE) or ""))
 
     def _remove(self) -> None:
         row = self.list.currentRow()
