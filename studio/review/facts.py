@@ -156,7 +156,7 @@ def scan(text: str, source: bool) -> list[Figure]:
 def _number_keys(value: Decimal, kind: str | None, source: bool) -> tuple[str, ...]:
     number = _number_text(value)
     if source:
-        keys = (f"{number}|{kind}", f"{number}|*") if kind else (f"{number}|", f"{number}|*")
+        keys: tuple[str, ...] = (f"{number}|{kind}", f"{number}|*") if kind else (f"{number}|", f"{number}|*")
         if kind is None and Decimal(0) < abs(value) < 1:  # a share in a cell (0.35) is also a percentage (35%)
             keys += (f"{_number_text(value * 100)}|percent",)
         return keys

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import studio.review.facts as facts
+import studio.review.io_agreement as io_agreement
 from studio.collector import collector_paused
-from studio.review import alignment, availability, context, dependencies, facts, leaks, propagation, weights
+from studio.review import alignment, availability, context, dependencies, leaks, propagation, weights
 from studio.review.context import ReviewContext
 from studio.review.weights import WeightShares
 from studio.store import layout
@@ -15,7 +17,7 @@ from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
 
-FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, facts]
+FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, facts, io_agreement]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 
