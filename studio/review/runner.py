@@ -8,6 +8,7 @@ from typing import Any
 
 import studio.review.facts as facts
 import studio.review.io_agreement as io_agreement
+import studio.review.paraphrase as paraphrase
 from studio.collector import collector_paused
 from studio.review import alignment, availability, context, dependencies, leaks, propagation, weights
 from studio.review.context import ReviewContext
@@ -17,7 +18,7 @@ from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
 
-FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, facts, io_agreement]
+FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, facts, paraphrase, io_agreement]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 

@@ -1,0 +1,177 @@
+"""Paraphrased leaks: an instruction or the brief restates an evaluator-only note in other words.
+
+`leak.reference-quoted` catches copied runs of 12+ words; a rewording ("never let the Zuidkust
+fallback reach a lender document") shares few runs but most words. Each sentence of the brief
+and of every instruction is compared with each sentence of every reference by rapidfuzz's
+token-set ratio on lower-cased words without stop words (word order and repeated words do not
+matter, shared words do). A sentence at or above `THRESHOLD` is a paraphrase, unless a material
+released by then says the same at least as closely: then the reference summarises what the
+agent already has. The threshold and the word limits were tuned on the sample
+(tests/review/data/paraphrases.csv; precision and recall in docs/review-rules.md).
+
+Materials are not checked: references summarise materials by design (R03 restates M15), and
+the agent is meant to have those; the texts authors write *for* the agent are the ones that
+may carry a judge's knowledge into the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy
+from rapidfuzz import fuzz, process
+
+from studio.review.context import ReviewContext
+from studio.review.locations import evaluator_path, material_path
+from studio.validation.findings import Severity
+
+RULES = {
+    "leak.reference-paraphrased": "A sentence of the brief or an instruction closely paraphrases a sentence of an "
+                                  "evaluator-only reference.",
+}
+
+THRESHOLD = 80.0  # token-set ratio, 0-100, on content words
+MIN_WORDS = 6  # content words an agent-facing sentence needs to be compared at all: shorter ones are generic
+REFERENCE_MIN_WORDS = 3  # a reference line may be terse ("The restatement moves only the base year.")
+# A reference sentence much shorter than the agent's is a fragment the agent's sentence merely
+# contains (a table cell "Repay RCF cash drawings"), which the token-set ratio would score 100.
+MIN_LENGTH_RATIO = 0.6
+
+# Function words carry no content: two sentences sharing only these are not saying the same thing.
+STOP_WORDS = frozenset(
+    """a about above after again against all also an and any are as at be because been before being below between
+    both but by can could did do does doing down during each either even every few for from further had has have
+    having he her here hers him his how however i if in into is it its itself just may me might more most must my
+    neither no nor not now of off on once only or other our ours out over own per same shall she should so some
+    such than that the their theirs them then there these they this those through to too under until up upon us
+    very was we were what when where whether which while who whom why will with within would yet you your""".split()
+)
+
+# Sentences end at . ! ? ; (a bold heading's "**Fleet.**" included), blank lines, list items and table cells.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\**\s+|\n\s*\n|\n(?=\s*(?:[-*+|#]|\d+\.)\s)|\|")
+_WORD = re.compile(r"[^\W_]+(?:[.,'][^\W_]+)*")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    text: str
+    words: str  # content words, lower-cased, space-separated
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOP_WORDS]
+
+
+def sentences(text: str, min_words: int = MIN_WORDS) -> list[Sentence]:
+    """The sentences (and list items, table cells) of `text` with at least `min_words` content words."""
+    found = []
+    start = 0
+    for boundary in [*_SENTENCE_END.finditer(text), None]:
+        end = boundary.start() if boundary else len(text)
+        piece = text[start:end]
+        words = content_words(piece)
+        if len(words) >= min_words:
+            offset = start + len(piece) - len(piece.lstrip())
+            found.append(Sentence(offset, " ".join(piece.split()), " ".join(words)))
+        start = boundary.end() if boundary else len(text)
+    return found
+
+
+def similarity(a: str, b: str) -> float:
+    """0-100: how closely two sentences' content words (as `Sentence.words`) agree."""
+    return float(fuzz.token_set_ratio(a, b))
+
+
+@dataclass(frozen=True)
+class Paraphrase:
+    sentence: Sentence
+    reference_id: str
+    reference: Sentence
+    score: float
+
+
+class ReferenceSentences:
+    """Every reference's sentences, split once per review."""
+
+    def __init__(self, references: Iterable[tuple[str, str]]):
+        self.owners: list[str] = []
+        self.sentences: list[Sentence] = []
+        for ref_id, text in references:
+            for sentence in sentences(text, min_words=REFERENCE_MIN_WORDS):
+                self.owners.append(ref_id)
+                self.sentences.append(sentence)
+        self.lengths = numpy.array([len(s.words.split()) for s in self.sentences])
+
+    def paraphrases(self, text: str, threshold: float = THRESHOLD) -> list[Paraphrase]:
+        """The sentences of `text` at or above `threshold` against some reference sentence,
+        each with its closest one."""
+        candidates = sentences(text)
+        if not candidates or not self.sentences:
+            return []
+        scores = process.cdist([s.words for s in candidates], [s.words for s in self.sentences],
+                               scorer=fuzz.token_set_ratio, score_cutoff=threshold)
+        lengths = numpy.array([len(s.words.split()) for s in candidates])
+        scores[self.lengths[None, :] < MIN_LENGTH_RATIO * lengths[:, None]] = 0
+        found = []
+        for row, sentence in enumerate(candidates):
+            best = int(scores[row].argmax())
+            if scores[row][best] >= threshold:
+                found.append(Paraphrase(sentence, self.owners[best], self.sentences[best], float(scores[row][best])))
+        return found
+
+
+def _released_closer(ctx: ReviewContext, paraphrase: Paraphrase, now: int, cache: dict[str, list[Sentence]]) -> bool:
+    """True when a material released by `now` says the sentence at least as closely as the reference."""
+    project = ctx.project
+    for material in project.materials.materials if project.materials else []:
+        when = project.release_position(material)
+        if not material.file or when is None or when > now:
+            continue
+        rel = material_path(material.file)
+        if rel not in cache:
+            cache[rel] = sentences(ctx.text(rel), min_words=REFERENCE_MIN_WORDS)
+        best = process.extractOne(paraphrase.sentence.words, [s.words for s in cache[rel]],
+                                  scorer=fuzz.token_set_ratio, score_cutoff=paraphrase.score)
+        if best is not None:
+            return True
+    return False
+
+
+def check(ctx: ReviewContext) -> None:
+    project = ctx.project
+    references = project.references.references if project.references else []
+    if not references:
+        return
+    index = ReferenceSentences((r.id, ctx.text(evaluator_path(r.file))) for r in references)
+    texts: list[tuple[str, str | None, int]] = []  # (file, subtask, released-by point)
+    if project.info is not None:
+        texts.append((project.info.brief, None, 0))
+    for sid in project.timeline():
+        if sid in project.subtasks:
+            texts.append((ctx.instruction(sid)[0], sid, ctx.positions[sid]))
+    material_sentences: dict[str, list[Sentence]] = {}
+    for rel, sid, now in texts:
+        text = ctx.text(rel)
+        for paraphrase in index.paraphrases(text):
+            if _released_closer(ctx, paraphrase, now, material_sentences):
+                continue
+            where = "the brief" if sid is None else f"the {sid} instruction"
+            ctx.report_text(
+                "leak.reference-paraphrased",
+                Severity.ERROR,
+                f"{where} paraphrases evaluator-only reference {paraphrase.reference_id} "
+                f"(similarity {paraphrase.score:.0f} of 100 with \"{_excerpt(paraphrase.reference.text)}\"): "
+                "say it in the instruction's own terms, or leave it to the judges",
+                rel,
+                text,
+                paraphrase.sentence.start,
+                paraphrase.reference_id,
+            )
+
+
+def _excerpt(text: str, words: int = 14) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + (" ..." if len(parts) > words else "")
