@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from studio.review.context import ReviewContext
@@ -66,6 +67,9 @@ _FIGURE = re.compile(
 )
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*(?:(?: | & )[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*)+\b")
 _WORDS = re.compile(r"\w+")
+_HAS_DIGIT = re.compile(r"\d").search
+_CAPITAL = re.compile(r"[A-Z]").search
+_RAW_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -185,19 +189,45 @@ class _Indexed:
     words: str  # " lower-cased words joined by spaces ", for names
 
 
-class FactIndex:
-    """Every source's figures, once per review."""
+@lru_cache(maxsize=65536)
+def _raw_values(token: str) -> frozenset[str]:
+    """The numbers a bare run of digits may stand for (a share 0.35 also as 35)."""
+    values = set()
+    for value in _value(token.lstrip("-−")):
+        values.add(_number_text(value))
+        if Decimal(0) < value < 1:
+            values.add(_number_text(value * 100))
+    return frozenset(values)
 
-    def __init__(self, sources: Iterable[tuple[Source, str]]):
+
+def _quick_values(figures: Iterable[Figure]) -> set[str]:
+    """The bare numbers a source must contain to hold any of `figures` (a date's day and year)."""
+    quick: set[str] = set()
+    for figure in figures:
+        for key in figure.keys:
+            if key.startswith("d"):
+                quick.update(part for part in key[1:].split("-")[::2] if part != "*")
+            elif not key.startswith("n "):
+                quick.add(key.split("|", 1)[0])
+    return quick
+
+
+class FactIndex:
+    """The figures of every source, split once per review. Only sources that contain one of the
+    numbers asked about (`quick`) are read closely: a project's materials hold far more numbers
+    than its instructions and criteria state."""
+
+    def __init__(self, sources: Iterable[tuple[Source, str]], quick: set[str]):
         self.sources: list[_Indexed] = []
         self.by_key: dict[str, list[_Indexed]] = {}
         for source, text in sources:
             if PurePosixPath(source.file).suffix.lower() in (".csv", ".tsv"):
                 text = _cells_apart(text)
             keys: dict[str, int] = {}
-            for figure in scan(text, source=True):
-                for key in figure.keys:
-                    keys.setdefault(key, figure.start)
+            if quick and any(_raw_values(token) & quick for token in set(_RAW_NUMBER.findall(text))):
+                for figure in scan(text, source=True):
+                    for key in figure.keys:
+                        keys.setdefault(key, figure.start)
             indexed = _Indexed(source, text, keys, "")
             self.sources.append(indexed)
             for key in keys:
@@ -228,10 +258,8 @@ def _cells_apart(text: str) -> str:
     return text.replace(",", " ") if "," in first and ";" not in first else text
 
 
-def build_index(ctx: ReviewContext) -> FactIndex:
-    cached = ctx.memo.get("facts.index")
-    if isinstance(cached, FactIndex):
-        return cached
+def build_index(ctx: ReviewContext, asked: Iterable[Figure]) -> FactIndex:
+    """The index of every text the agent or the judges see, for the figures `asked` about."""
     project = ctx.project
     sources: list[tuple[Source, str]] = []
     if project.info is not None:
@@ -250,9 +278,7 @@ def build_index(ctx: ReviewContext) -> FactIndex:
         rel = evaluator_path(reference.file)
         sources.append((Source(f"evaluator-only reference {reference.id}", rel, float("inf"), False),
                         ctx.text(rel)))
-    index = FactIndex(sources)
-    ctx.memo["facts.index"] = index
-    return index
+    return FactIndex(sources, _quick_values(asked))
 
 
 def _place(indexed: _Indexed, offset: int) -> str:
@@ -262,12 +288,22 @@ def _place(indexed: _Indexed, offset: int) -> str:
     return f"{indexed.source.file}:{line}"
 
 
-def late_figures(index: FactIndex, text: str, now: float, own_file: str) -> list[tuple[Figure, _Indexed, int]]:
-    """(figure, the first later source holding it, offset there) for each figure of `text` that
+def stated(text: str) -> list[Figure]:
+    """The figures and names a text states."""
+    # Most criteria hold no digit and no capital past the first letter: skip the two scans then.
+    figures = scan(text, source=False) if _HAS_DIGIT(text) else []
+    if _CAPITAL(text, 1):
+        figures += names(text)
+    return figures
+
+
+def late_figures(index: FactIndex, figures: list[Figure], now: float,
+                 own_file: str) -> list[tuple[Figure, _Indexed, int]]:
+    """(figure, the first later source holding it, offset there) for each of `figures` that
     nothing released by `now` holds (the file `own_file` itself aside)."""
     found = []
     reported: set[str] = set()
-    for figure in [*scan(text, source=False), *names(text)]:
+    for figure in figures:
         if figure.keys[0] in reported:
             continue
         holders = [(s, o) for s, o in index.holders(figure) if s.source.file != own_file]
@@ -284,38 +320,51 @@ def late_figures(index: FactIndex, text: str, now: float, own_file: str) -> list
 
 def check(ctx: ReviewContext) -> None:
     project = ctx.project
-    index = build_index(ctx)
+    # What each text states, first: the index then reads closely only the sources that could hold it.
+    asked: list[tuple[str, str | None, str, str, list[Figure]]] = []  # (kind, subtask, file, text, figures)
     if project.info is not None:
         rel = project.info.brief
         text = ctx.text(rel)
-        for figure, holder, offset in late_figures(index, text, 0, rel):
-            ctx.report_text("facts.before-release", Severity.ERROR,
-                            f"the brief states '{figure.written}', which no material at start holds; it first "
-                            f"arrives with {holder.source.label} ({_place(holder, offset)}): remove it from the "
-                            f"brief or release its source at start", rel, text, figure.start)
+        asked.append(("brief", None, rel, text, stated(text)))
     for sid in project.timeline():
         if sid not in project.subtasks:
             continue
-        now = ctx.positions[sid]
         rel, text = ctx.instruction(sid)
-        for figure, holder, offset in late_figures(index, text, now, rel):
-            ctx.report_text("facts.before-release", Severity.ERROR,
-                            f"the {sid} instruction states '{figure.written}', which nothing released by {sid} "
-                            f"holds (no material, earlier instruction or the brief); it first arrives with "
-                            f"{holder.source.label} ({_place(holder, offset)}): remove it, or release its source "
-                            f"by {sid}", rel, text, figure.start, sid)
+        asked.append(("instruction", sid, rel, text, stated(text)))
         rubric = project.checkpoint_rubrics.get(sid)
         for criterion in rubric.criteria if rubric else []:
-            if not criterion.text:
-                continue
-            late = late_figures(index, criterion.text, now + 0.5, "")
+            if criterion.text:
+                asked.append(("criterion", sid, criterion.key, criterion.text, stated(criterion.text)))
+    if not any(figures for *_, figures in asked):
+        return
+    index = build_index(ctx, (figure for *_, figures in asked for figure in figures))
+    criteria = {(sid, c.key): c for sid, rubric in project.checkpoint_rubrics.items() for c in rubric.criteria}
+    for kind, owner, rel, text, figures in asked:
+        if not figures:
+            continue
+        if kind == "brief":
+            for figure, holder, offset in late_figures(index, figures, 0, rel):
+                ctx.report_text("facts.before-release", Severity.ERROR,
+                                f"the brief states '{figure.written}', which no material at start holds; it first "
+                                f"arrives with {holder.source.label} ({_place(holder, offset)}): remove it from "
+                                f"the brief or release its source at start", rel, text, figure.start)
+        elif kind == "instruction" and owner is not None:
+            for figure, holder, offset in late_figures(index, figures, ctx.positions[owner], rel):
+                ctx.report_text("facts.before-release", Severity.ERROR,
+                                f"the {owner} instruction states '{figure.written}', which nothing released by {owner} "
+                                f"holds (no material, earlier instruction or the brief); it first arrives with "
+                                f"{holder.source.label} ({_place(holder, offset)}): remove it, or release its "
+                                f"source by {owner}", rel, text, figure.start, owner)
+        elif owner is not None:
+            # Judged on what the agent had at its subtask, its instruction included.
+            late = late_figures(index, figures, ctx.positions[owner] + 0.5, "")
             if late:
                 listed = "; ".join(f"'{figure.written}' ({holder.source.label}, {_place(holder, offset)})"
                                    for figure, holder, offset in late)
                 ctx.report_criterion("facts.criterion-before-release", Severity.WARNING,
-                                     f"criterion {criterion.key} expects figures nothing released by {sid} holds: "
+                                     f"criterion {rel} expects figures nothing released by {owner} holds: "
                                      f"{listed}; make sure the agent can derive them from what it has",
-                                     sid, criterion, "text")
+                                     owner, criteria[(owner, rel)], "text")
 
 
-__all__ = ["FactIndex", "Figure", "RULES", "build_index", "check", "late_figures", "names", "scan"]
+__all__ = ["FactIndex", "Figure", "RULES", "build_index", "check", "late_figures", "names", "scan", "stated"]

@@ -12,7 +12,6 @@ import re
 from pathlib import PurePosixPath
 
 from studio.model.base import split_artifact_ref
-from studio.review.alignment import _mentions as mentions
 from studio.review.context import ReviewContext
 from studio.review.locations import subtask_yaml
 from studio.store import layout
@@ -25,6 +24,15 @@ RULES = {
     "inputs.input-unmentioned": "A subtask input its instruction never names (warning).",
     "inputs.handoff-unmentioned": "A handoff whose file the receiving instruction never names (warning).",
 }
+
+
+# A file name standing apart, as alignment reads it: nothing of a word, path or name glued before it.
+_FILE_NAME = re.compile(r"(?<![\w/.-])[\w.-]+")
+
+
+def _named_files(text: str) -> set[str]:
+    """Every file name the text could name, found in one pass (a trailing full stop dropped)."""
+    return {name for token in _FILE_NAME.findall(text) for name in (token, token.rstrip("."))}
 
 
 def _offset(text: str, path: str) -> int:
@@ -46,6 +54,7 @@ def check(ctx: ReviewContext) -> None:
     for sid, subtask in project.subtasks.items():
         for output in subtask.outputs:
             producers.setdefault(output.path, []).append((ctx.positions.get(sid, 0), sid))
+    file_names = {path: PurePosixPath(path).name for path in producers}
     materials = {m.id: m for m in project.materials.materials} if project.materials else {}
     mentioned: dict[str, set[str]] = {}  # subtask -> paths its instruction names
     for sid in project.timeline():
@@ -72,7 +81,8 @@ def check(ctx: ReviewContext) -> None:
                                 f"{sid} lists {material_id} as an input, but its instruction never names it: say "
                                 "what the agent should use it for, or remove it from inputs",
                                 subtask_yaml(sid), ("inputs", index), sid)
-        paths = {path for path in producers if mentions(text, path)}
+        names = _named_files(text)
+        paths = {path for path, name in file_names.items() if name in names or path in text}
         mentioned[sid] = paths
         for path in sorted(paths - received.get(sid, set())):
             earlier = sorted(p for p in producers[path] if p[0] < here)

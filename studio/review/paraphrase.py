@@ -62,7 +62,7 @@ class Sentence:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOP_WORDS]
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
 
 
 def sentences(text: str, min_words: int = MIN_WORDS) -> list[Sentence]:
@@ -153,12 +153,12 @@ def check(ctx: ReviewContext) -> None:
         if sid in project.subtasks:
             texts.append((ctx.instruction(sid)[0], sid, ctx.positions[sid]))
     material_sentences: dict[str, list[Sentence]] = {}
-    for rel, sid, now in texts:
+    for rel, owner, now in texts:
         text = ctx.text(rel)
         for paraphrase in index.paraphrases(text):
             if _released_closer(ctx, paraphrase, now, material_sentences):
                 continue
-            where = "the brief" if sid is None else f"the {sid} instruction"
+            where = "the brief" if owner is None else f"the {owner} instruction"
             ctx.report_text(
                 "leak.reference-paraphrased",
                 Severity.ERROR,
