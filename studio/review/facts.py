@@ -53,6 +53,7 @@ _SUFFIX = "|".join(re.escape(s) for s in sorted(_SUFFIX_CLASS, key=len, reverse=
 
 _FIGURE = re.compile(
     rf"""
+    (?=[\d€$£A-Z])  # a figure starts with a digit, a currency or a month: a cheap test at every other place
     (?<![\w.,])(?<!\d-)
     (?:
         (?P<iso>(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}}))(?!\d)
@@ -65,7 +66,7 @@ _FIGURE = re.compile(
     """,
     re.VERBOSE,  # case matters: `3M` is a tenor, `3m` money; `may` is a verb, `May` a month
 )
-_NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*(?:(?: | & )[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*)+\b")
+_NAME = re.compile(r"(?=[A-Z])\b[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*(?:(?: | & )[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*)+\b")
 _WORDS = re.compile(r"\w+")
 _HAS_DIGIT = re.compile(r"\d").search
 _CAPITAL = re.compile(r"[A-Z]").search

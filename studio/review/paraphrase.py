@@ -123,21 +123,32 @@ class ReferenceSentences:
         return found
 
 
-def _released_closer(ctx: ReviewContext, paraphrase: Paraphrase, now: int, cache: dict[str, list[Sentence]]) -> bool:
-    """True when a material released by `now` says the sentence at least as closely as the reference."""
-    project = ctx.project
-    for material in project.materials.materials if project.materials else []:
-        when = project.release_position(material)
-        if not material.file or when is None or when > now:
-            continue
-        rel = material_path(material.file)
-        if rel not in cache:
-            cache[rel] = sentences(ctx.text(rel), min_words=REFERENCE_MIN_WORDS)
-        best = process.extractOne(paraphrase.sentence.words, [s.words for s in cache[rel]],
-                                  scorer=fuzz.token_set_ratio, score_cutoff=paraphrase.score)
-        if best is not None:
-            return True
-    return False
+class ReleasedSentences:
+    """The sentences of every material in order of release, each material split on first use:
+    most instructions paraphrase nothing, and a candidate usually meets its material early."""
+
+    def __init__(self, ctx: ReviewContext):
+        self.ctx = ctx
+        project = ctx.project
+        released = []
+        for material in project.materials.materials if project.materials else []:
+            when = project.release_position(material)
+            if material.file and when is not None:
+                released.append((when, material_path(material.file)))
+        self.released = sorted(released, key=lambda pair: pair[0])
+        self._sentences: dict[str, list[str]] = {}
+
+    def says(self, paraphrase: Paraphrase, now: int) -> bool:
+        """True when a material released by `now` says the sentence at least as closely as the reference."""
+        for when, rel in self.released:
+            if when > now:
+                break
+            if rel not in self._sentences:
+                self._sentences[rel] = [s.words for s in sentences(self.ctx.text(rel), REFERENCE_MIN_WORDS)]
+            if process.extractOne(paraphrase.sentence.words, self._sentences[rel], scorer=fuzz.token_set_ratio,
+                                  score_cutoff=paraphrase.score) is not None:
+                return True
+        return False
 
 
 def check(ctx: ReviewContext) -> None:
@@ -152,12 +163,12 @@ def check(ctx: ReviewContext) -> None:
     for sid in project.timeline():
         if sid in project.subtasks:
             texts.append((ctx.instruction(sid)[0], sid, ctx.positions[sid]))
-    material_sentences: dict[str, list[Sentence]] = {}
+    released = ReleasedSentences(ctx)
     for rel, owner, now in texts:
         text = ctx.text(rel)
         for paraphrase in index.paraphrases(text):
-            if _released_closer(ctx, paraphrase, now, material_sentences):
-                continue
+            if released.says(paraphrase, now):
+                continue  # the reference summarises a material the agent has
             where = "the brief" if owner is None else f"the {owner} instruction"
             ctx.report_text(
                 "leak.reference-paraphrased",
