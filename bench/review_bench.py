@@ -299,7 +299,9 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         if m == LARGE_MATERIALS - 1:
             lines += ["    corrects:"] + [f"      - M{c + 1:03d}" for c in range(SEED_UNCHECKED_CORRECTIONS)]
     (root / "materials.yaml").write_text("\n".join(lines) + "\n")
-    (root / "evaluator" / "ref0.md").write_text("# Reference\n\n" + " ".join(reference_words) + f"\n\n{REFERENCE_NOTE}\n")
+    (root / "evaluator" / "ref0.md").write_text(
+        "# Reference\n\n" + " ".join(reference_words) + f"\n\n{REFERENCE_NOTE}\n"
+    )
     (root / "evaluator" / "references.yaml").write_text(
         "references:\n  - id: R0\n    file: ref0.md\n    title: Reference figures\n    for:\n      - final\n"
     )

@@ -20,6 +20,7 @@ not with their product.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -282,11 +283,41 @@ def build_index(ctx: ReviewContext, asked: Iterable[Figure]) -> FactIndex:
     return FactIndex(sources, _quick_values(asked))
 
 
-def _place(indexed: _Indexed, offset: int) -> str:
-    if PurePosixPath(indexed.source.file).suffix.lower() in (".xlsx", ".xlsm", ".pdf"):
+def _place(ctx: ReviewContext, indexed: _Indexed, offset: int, figure: Figure) -> str:
+    """Where a source holds a figure: file:line, a workbook's sheet and cell, or a PDF's file."""
+    suffix = PurePosixPath(indexed.source.file).suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        cell = _cell(ctx.data(indexed.source.file), figure)
+        return f"{indexed.source.file}, {cell}" if cell else indexed.source.file
+    if suffix == ".pdf":
         return indexed.source.file
     line, _ = text_line(indexed.text, offset)
     return f"{indexed.source.file}:{line}"
+
+
+def _cell(data: bytes | None, figure: Figure) -> str | None:
+    """"sheet Plan, cell B3": the first cell holding the figure (read again only to name it)."""
+    if data is None:
+        return None
+    import openpyxl
+
+    wanted = set(figure.keys)
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
+    except Exception:  # a damaged workbook: the file name alone must do
+        return None
+    try:
+        for sheet in book.worksheets:
+            for row in sheet.iter_rows():
+                for cell in row:
+                    value = getattr(cell, "value", None)
+                    if value is None or not hasattr(cell, "coordinate"):
+                        continue
+                    if any(wanted & set(found.keys) for found in scan(str(value), source=True)):
+                        return f"sheet {sheet.title}, cell {cell.coordinate}"
+    finally:
+        book.close()
+    return None
 
 
 def stated(text: str) -> list[Figure]:
@@ -345,23 +376,25 @@ def check(ctx: ReviewContext) -> None:
             continue
         if kind == "brief":
             for figure, holder, offset in late_figures(index, figures, 0, rel):
+                place = _place(ctx, holder, offset, figure)
                 ctx.report_text("facts.before-release", Severity.ERROR,
                                 f"the brief states '{figure.written}', which no material at start holds; it first "
-                                f"arrives with {holder.source.label} ({_place(holder, offset)}): remove it from "
-                                f"the brief or release its source at start", rel, text, figure.start)
+                                f"arrives with {holder.source.label} ({place}): remove it from the brief or release "
+                                "its source at start", rel, text, figure.start)
         elif kind == "instruction" and owner is not None:
             for figure, holder, offset in late_figures(index, figures, ctx.positions[owner], rel):
+                place = _place(ctx, holder, offset, figure)
                 ctx.report_text("facts.before-release", Severity.ERROR,
-                                f"the {owner} instruction states '{figure.written}', which nothing released by {owner} "
-                                f"holds (no material, earlier instruction or the brief); it first arrives with "
-                                f"{holder.source.label} ({_place(holder, offset)}): remove it, or release its "
-                                f"source by {owner}", rel, text, figure.start, owner)
+                                f"the {owner} instruction states '{figure.written}', which nothing released by "
+                                f"{owner} holds (no material, earlier instruction or the brief); it first arrives "
+                                f"with {holder.source.label} ({place}): remove it, or release its source by {owner}",
+                                rel, text, figure.start, owner)
         elif owner is not None:
             # Judged on what the agent had at its subtask, its instruction included.
             late = late_figures(index, figures, ctx.positions[owner] + 0.5, "")
             if late:
-                listed = "; ".join(f"'{figure.written}' ({holder.source.label}, {_place(holder, offset)})"
-                                   for figure, holder, offset in late)
+                listed = "; ".join(f"'{figure.written}' ({holder.source.label}, "
+                                   f"{_place(ctx, holder, offset, figure)})" for figure, holder, offset in late)
                 ctx.report_criterion("facts.criterion-before-release", Severity.WARNING,
                                      f"criterion {rel} expects figures nothing released by {owner} holds: "
                                      f"{listed}; make sure the agent can derive them from what it has",

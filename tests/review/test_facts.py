@@ -149,7 +149,7 @@ def test_a_number_in_a_later_workbook_cell_counts(sample: Path):
                                                            release="at: before\n      subtask: T06"))
     append(sample, "subtasks/T04/instruction.md", "\nAssume adjusted EBITDA of EUR 57.3m.\n")
     [finding] = findings(sample, "facts.before-release")
-    assert "M19, released before T06 (materials/additional-figures.xlsx)" in finding.message
+    assert "M19, released before T06 (materials/additional-figures.xlsx, sheet Sheet, cell B1)" in finding.message
 
 
 def test_a_number_in_a_workbook_at_start_is_released(sample: Path):

@@ -86,6 +86,7 @@ def test_a_handoff_the_instruction_never_names_is_a_warning(sample: Path):
 
 def test_an_output_named_by_file_name_alone_counts(sample: Path):
     _drop_handoff(sample, "T06:outputs/financing_model.xlsx", "T09")
-    replace_in(sample, "subtasks/T09/instruction.md", "`outputs/financing_model.xlsx`", "the model financing_model.xlsx")
+    replace_in(sample, "subtasks/T09/instruction.md", "`outputs/financing_model.xlsx`",
+               "the model financing_model.xlsx")
     [finding] = findings(sample, "inputs.output-without-handoff")
     assert "outputs/financing_model.xlsx" in finding.message and finding.object_id == "T09"
