@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import io
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from studio.model import Criterion
 from studio.review.context import ReviewContext
 from studio.review.locations import evaluator_path, material_path, text_line
 from studio.validation.findings import Severity
@@ -350,6 +352,26 @@ def late_figures(index: FactIndex, figures: list[Figure], now: float,
     return sorted(found, key=lambda item: item[0].start)
 
 
+# A digit, or a capital: what a figure or a name needs (one character class: a fast scan).
+_FIGURE_OR_NAME = re.compile(r"[0-9A-Z]")
+
+
+def _worth_reading(criteria: list[Criterion]) -> list[Criterion]:
+    """The criteria whose text could state a figure or a name (a digit, or a capital past the
+    first letter), found in one pass over the rubric: a rubric may hold thousands of criteria,
+    few of which state any."""
+    starts: list[int] = []
+    pieces: list[str] = []
+    offset = 0
+    for criterion in criteria:
+        text = criterion.text or ""
+        starts.append(offset)
+        pieces.append(text[:1].lower() + text[1:] + "\n")
+        offset += len(text) + 1
+    hits = {bisect_right(starts, m.start()) - 1 for m in _FIGURE_OR_NAME.finditer("".join(pieces))}
+    return [criteria[i] for i in sorted(hits)]
+
+
 def check(ctx: ReviewContext) -> None:
     project = ctx.project
     # What each text states, first: the index then reads closely only the sources that could hold it.
@@ -364,9 +386,9 @@ def check(ctx: ReviewContext) -> None:
         rel, text = ctx.instruction(sid)
         asked.append(("instruction", sid, rel, text, stated(text)))
         rubric = project.checkpoint_rubrics.get(sid)
-        for criterion in rubric.criteria if rubric else []:
-            if criterion.text:
-                asked.append(("criterion", sid, criterion.key, criterion.text, stated(criterion.text)))
+        for criterion in _worth_reading(rubric.criteria if rubric else []):
+            text = criterion.text or ""
+            asked.append(("criterion", sid, criterion.key, text, stated(text)))
     if not any(figures for *_, figures in asked):
         return
     index = build_index(ctx, (figure for *_, figures in asked for figure in figures))

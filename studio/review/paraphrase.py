@@ -50,7 +50,8 @@ STOP_WORDS = frozenset(
 )
 
 # Sentences end at . ! ? ; (a bold heading's "**Fleet.**" included), blank lines, list items and table cells.
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\**\s+|\n\s*\n|\n(?=\s*(?:[-*+|#]|\d+\.)\s)|\|")
+# The first lookahead only makes the scan fast: a boundary always starts with a space, `*` or `|`.
+_SENTENCE_END = re.compile(r"(?=[\s*|])(?:(?<=[.!?;])\**\s+|\n\s*\n|\n(?=\s*(?:[-*+|#]|\d+\.)\s)|\|)")
 _WORD = re.compile(r"[^\W_]+(?:[.,'][^\W_]+)*")
 
 
