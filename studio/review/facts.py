@@ -289,7 +289,8 @@ def _place(ctx: ReviewContext, indexed: _Indexed, offset: int, figure: Figure) -
     """Where a source holds a figure: file:line, a workbook's sheet and cell, or a PDF's file."""
     suffix = PurePosixPath(indexed.source.file).suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
-        cell = _cell(ctx.data(indexed.source.file), figure)
+        wanted = set(figure.keys)
+        cell = next((label for label, keys in _cells(ctx, indexed.source.file) if wanted & keys), None)
         return f"{indexed.source.file}, {cell}" if cell else indexed.source.file
     if suffix == ".pdf":
         return indexed.source.file
@@ -297,29 +298,38 @@ def _place(ctx: ReviewContext, indexed: _Indexed, offset: int, figure: Figure) -
     return f"{indexed.source.file}:{line}"
 
 
-def _cell(data: bytes | None, figure: Figure) -> str | None:
-    """"sheet Plan, cell B3": the first cell holding the figure (read again only to name it)."""
+def _cells(ctx: ReviewContext, rel: str) -> list[tuple[str, frozenset[str]]]:
+    """("sheet Plan, cell B3", the figure keys it holds) for every cell of a workbook that holds
+    a number, read once per review and only when a finding must name a cell."""
+    memo = ctx.memo.setdefault("facts.cells", {})
+    assert isinstance(memo, dict)
+    if rel not in memo:
+        memo[rel] = _read_cells(ctx.data(rel))
+    return memo[rel]
+
+
+def _read_cells(data: bytes | None) -> list[tuple[str, frozenset[str]]]:
     if data is None:
-        return None
+        return []
     import openpyxl
 
-    wanted = set(figure.keys)
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
     except Exception:  # a damaged workbook: the file name alone must do
-        return None
+        return []
+    found = []
     try:
         for sheet in book.worksheets:
             for row in sheet.iter_rows():
                 for cell in row:
                     value = getattr(cell, "value", None)
-                    if value is None or not hasattr(cell, "coordinate"):
-                        continue
-                    if any(wanted & set(found.keys) for found in scan(str(value), source=True)):
-                        return f"sheet {sheet.title}, cell {cell.coordinate}"
+                    if value is not None and hasattr(cell, "coordinate"):
+                        keys = frozenset(key for figure in scan(str(value), source=True) for key in figure.keys)
+                        if keys:
+                            found.append((f"sheet {sheet.title}, cell {cell.coordinate}", keys))
     finally:
         book.close()
-    return None
+    return found
 
 
 def stated(text: str) -> list[Figure]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from studio.review.facts import FactIndex, Source, scan
+from studio.review.facts import FactIndex, Source, _quick_values, scan
 from studio.validation import Severity
 from tests.review.sample_copy import append, copy_sample, findings, line_count
 
@@ -35,8 +35,8 @@ def keys(text: str, source: bool = False) -> list[tuple[str, ...]]:
 
 
 def holds(source_text: str, asked: str, file: str = "materials/m.md") -> bool:
-    index = FactIndex([(Source("M", file, 1, True), source_text)], quick={"38.9", "4.22", "29", "2026", "35"})
     [figure] = scan(asked, source=False)
+    index = FactIndex([(Source("M", file, 1, True), source_text)], quick=_quick_values([figure]))
     return bool(index.holders(figure))
 
 
@@ -61,6 +61,12 @@ def test_dates_agree_on_day_and_month_unless_the_years_differ():
     assert holds("expected on 29 May", "29 May 2026")
     assert holds("2026-05-29 00:00:00", "29 May 2026")
     assert not holds("signed 29 May 2025", "29 May 2026")
+
+
+def test_csv_cells_are_apart():
+    assert holds("EBITDA margin 12,5", "12.5%")  # prose: a decimal comma
+    assert not holds("month,depots\n12,5\n", "12.5%", file="materials/volumes.csv")  # two cells: 12 and 5
+    assert holds("month,rate\n2026-06,2.05\n", "2.05%", file="materials/curve.csv")
 
 
 def test_what_counts_as_a_figure():
