@@ -71,6 +71,7 @@ _FIGURE = re.compile(
 )
 _NAME = re.compile(r"(?=[A-Z])\b[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*(?:(?: | & )[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*)+\b")
 _WORDS = re.compile(r"\w+")
+_SEPARATOR = re.compile(r"[.,]")
 _HAS_DIGIT = re.compile(r"\d").search
 _CAPITAL = re.compile(r"[A-Z]").search
 _RAW_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
@@ -86,8 +87,8 @@ class Figure:
 def _value(number: str) -> list[Decimal]:
     """The numbers a run of digits and separators stands for: `38,9` is 38.9, `1,800` and
     `1.234,5` use thousands separators, anything else is a list (`1.5,38.9`)."""
-    separators = re.findall(r"[.,]", number)
-    groups = re.split(r"[.,]", number)
+    separators = _SEPARATOR.findall(number)
+    groups = _SEPARATOR.split(number)
     text: str | None
     if not separators:
         text = number
@@ -104,7 +105,7 @@ def _value(number: str) -> list[Decimal]:
             text = None
     else:
         text = None
-    parts = [text] if text is not None else [g for g in re.split(r",", number) if g]
+    parts = [text] if text is not None else [g for g in number.split(",") if g]
     values = []
     for part in parts:
         try:
@@ -131,14 +132,17 @@ def _date_keys(day: int, month: int, year: int | None, source: bool) -> tuple[st
     return (f"d{day}-{month}-{year}", f"d{day}-{month}-*") if year else (f"d{day}-{month}",)
 
 
-def scan(text: str, source: bool) -> list[Figure]:
+def scan(text: str, source: bool, quick: set[str] | None = None) -> list[Figure]:
     """The figures of `text`. `source=True`: every number, as the keys under which the text
     holds it; otherwise only figures (numbers with a unit, decimals, dates), as the keys a
-    source must hold for the figure to be found there."""
+    source must hold for the figure to be found there. `quick`: skip the numbers (and dates
+    by their day) not among these, which no figure asked about can match."""
     found = []
     for match in _FIGURE.finditer(text):
         group = match.group
         keys: tuple[str, ...] = ()
+        if quick is not None and not _wanted(match, quick):
+            continue
         if group("iso"):
             keys = _date_keys(int(group("id")), int(group("im")), int(group("iy")), source)
         elif group("day"):
@@ -159,6 +163,14 @@ def scan(text: str, source: bool) -> list[Figure]:
         if keys:
             found.append(Figure(match.start(), match.group(0), keys))
     return found
+
+
+def _wanted(match: re.Match[str], quick: set[str]) -> bool:
+    number = match.group("number")
+    if number is not None:
+        return bool(_raw_values(number) & quick)
+    day = match.group("id") or match.group("day") or match.group("uday")
+    return str(int(day)) in quick
 
 
 def _number_keys(value: Decimal, kind: str | None, source: bool) -> tuple[str, ...]:
@@ -229,7 +241,7 @@ class FactIndex:
                 text = _cells_apart(text)
             keys: dict[str, int] = {}
             if quick and any(_raw_values(token) & quick for token in set(_RAW_NUMBER.findall(text))):
-                for figure in scan(text, source=True):
+                for figure in scan(text, source=True, quick=quick):
                     for key in figure.keys:
                         keys.setdefault(key, figure.start)
             indexed = _Indexed(source, text, keys, "")

@@ -17,10 +17,10 @@ may carry a judge's knowledge into the run.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy
 from rapidfuzz import fuzz, process
 
 from studio.review.context import ReviewContext
@@ -38,6 +38,8 @@ REFERENCE_MIN_WORDS = 3  # a reference line may be terse ("The restatement moves
 # A reference sentence much shorter than the agent's is a fragment the agent's sentence merely
 # contains (a table cell "Repay RCF cash drawings"), which the token-set ratio would score 100.
 MIN_LENGTH_RATIO = 0.6
+STEM_LETTERS = 5
+MIN_SHARED_STEMS = 2
 
 # Function words carry no content: two sentences sharing only these are not saying the same thing.
 STOP_WORDS = frozenset(
@@ -95,33 +97,41 @@ class Paraphrase:
 
 
 class ReferenceSentences:
-    """Every reference's sentences, split once per review."""
+    """Every reference's sentences, split once per review, with the sentences each word stem
+    occurs in: a sentence is scored only against reference sentences sharing `MIN_SHARED_STEMS`
+    stems with it (a sentence sharing fewer says something else), which spares most pairs."""
 
     def __init__(self, references: Iterable[tuple[str, str]]):
         self.owners: list[str] = []
         self.sentences: list[Sentence] = []
+        self.postings: dict[str, list[int]] = {}
         for ref_id, text in references:
             for sentence in sentences(text, min_words=REFERENCE_MIN_WORDS):
+                for stem in _stems(sentence.words):
+                    self.postings.setdefault(stem, []).append(len(self.sentences))
                 self.owners.append(ref_id)
                 self.sentences.append(sentence)
-        self.lengths = numpy.array([len(s.words.split()) for s in self.sentences])
+        self.lengths = [len(s.words.split()) for s in self.sentences]
 
     def paraphrases(self, text: str, threshold: float = THRESHOLD) -> list[Paraphrase]:
         """The sentences of `text` at or above `threshold` against some reference sentence,
         each with its closest one."""
-        candidates = sentences(text)
-        if not candidates or not self.sentences:
-            return []
-        scores = process.cdist([s.words for s in candidates], [s.words for s in self.sentences],
-                               scorer=fuzz.token_set_ratio, score_cutoff=threshold)
-        lengths = numpy.array([len(s.words.split()) for s in candidates])
-        scores[self.lengths[None, :] < MIN_LENGTH_RATIO * lengths[:, None]] = 0
         found = []
-        for row, sentence in enumerate(candidates):
-            best = int(scores[row].argmax())
-            if scores[row][best] >= threshold:
-                found.append(Paraphrase(sentence, self.owners[best], self.sentences[best], float(scores[row][best])))
+        for sentence in sentences(text) if self.sentences else []:
+            shared = Counter(i for stem in _stems(sentence.words) for i in self.postings.get(stem, ()))
+            shortest = MIN_LENGTH_RATIO * len(sentence.words.split())
+            choices = {i: self.sentences[i].words for i, count in shared.items()
+                       if count >= MIN_SHARED_STEMS and self.lengths[i] >= shortest}
+            best = process.extractOne(sentence.words, choices, scorer=fuzz.token_set_ratio, score_cutoff=threshold)
+            if best is not None:
+                _, score, i = best
+                found.append(Paraphrase(sentence, self.owners[i], self.sentences[i], float(score)))
         return found
+
+
+def _stems(words: str) -> set[str]:
+    """The first letters of each word: "lender" and "lenders" share a stem."""
+    return {word[:STEM_LETTERS] for word in words.split()}
 
 
 class ReleasedSentences:
