@@ -4,7 +4,7 @@
 fallback reach a lender document") shares few runs but most words. Each sentence of the brief
 and of every instruction is compared with each sentence of every reference by rapidfuzz's
 token-set ratio on lower-cased words without stop words (word order and repeated words do not
-matter, shared words do). A sentence at or above `THRESHOLD` is a paraphrase, unless a material
+matter, shared words do); pairs sharing fewer than two word stems are not scored. A sentence at or above `THRESHOLD` is a paraphrase, unless a material
 released by then says the same at least as closely: then the reference summarises what the
 agent already has. The threshold and the word limits were tuned on the sample
 (tests/review/data/paraphrases.csv; precision and recall in docs/review-rules.md).
