@@ -69,10 +69,12 @@ _FIGURE = re.compile(
     """,
     re.VERBOSE,  # case matters: `3M` is a tenor, `3m` money; `may` is a verb, `May` a month
 )
-_NAME = re.compile(r"(?=[A-Z])\b[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*(?:(?: | & )[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*)+\b")
+_NAME = re.compile(r"[A-Z](?<!\w[A-Z])[a-z]{2,}(?:[-'][A-Za-z]+)*(?:(?: | & )[A-Z][a-z]{2,}(?:[-'][A-Za-z]+)*)+\b")
 _WORDS = re.compile(r"\w+")
 _SEPARATOR = re.compile(r"[.,]")
-_HAS_DIGIT = re.compile(r"\d").search
+# A digit not glued to a word (`M12`, `FY2025` are ids), or a currency sign: where a figure may
+# start. The character class comes first so that the search skips ahead fast.
+_LOOSE_DIGIT = re.compile(r"[\d€$£](?<![\w.,]\d)").search
 _CAPITAL = re.compile(r"[A-Z]").search
 _RAW_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 
@@ -347,7 +349,7 @@ def _read_cells(data: bytes | None) -> list[tuple[str, frozenset[str]]]:
 def stated(text: str) -> list[Figure]:
     """The figures and names a text states."""
     # Most criteria hold no digit and no capital past the first letter: skip the two scans then.
-    figures = scan(text, source=False) if _HAS_DIGIT(text) else []
+    figures = scan(text, source=False) if _LOOSE_DIGIT(text) else []
     if _CAPITAL(text, 1):
         figures += names(text)
     return figures
