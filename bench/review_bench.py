@@ -180,7 +180,8 @@ def make_project(
         inputs = rng.sample(available, min(len(available), 4))
         outputs = [f"outputs/{sid}-main.md", f"outputs/{sid}-annex.xlsx"]
         (folder / "instruction.md").write_text(
-            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. {_prose(rng, 150)}\n"
+            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}.{_builds_on(subtasks, i)} "
+            f"{_prose(rng, 150)}\n"
         )
         _write_subtask_file(folder, sid, inputs, outputs)
         lines = [f"# Checkpoint rubric of {sid}.", "criteria:"]
@@ -214,6 +215,11 @@ def make_project(
     (root / "final" / "rubric.yaml").write_text("\n".join(lines) + "\n")
 
 
+def _builds_on(subtasks: list[str], i: int) -> str:
+    """The sentence naming the file handed to the i-th subtask (every instruction names what it receives)."""
+    return f" Build on outputs/{subtasks[i - 1]}-main.md." if i else ""
+
+
 def make_corpus(base: Path, seed: int = 11) -> list[Path]:
     rng = random.Random(seed)
     roots = []
@@ -245,6 +251,14 @@ SEED_NO_REVIEWER = 3  # approved T01 criteria without a reviewer
 SEED_UNKNOWN_REUSE = 2  # final entries reusing a criterion that does not exist
 SEED_QUOTES = 1  # materials quoting 15 words of a reference
 SEED_UNCHECKED_CORRECTIONS = 1  # a material that corrects another, checked by no criterion
+SEED_LATE_FIGURES = 1  # the T01 instruction states a figure only a material released before T03 holds
+SEED_LATE_CRITERION_FIGURES = 1  # a T01 criterion expects another figure only that material holds
+SEED_PARAPHRASES = 1  # the T02 instruction rewords a note of the reference
+SEED_UNLISTED_MATERIALS = 1  # the T03 instruction works on a released material not in its inputs
+SEED_UNHANDED_OUTPUTS = 1  # the T03 instruction works on T01's annex, which no handoff brings
+LATE_FIGURE, LATE_CRITERION_FIGURE = "4.87x", "5.12x"
+REFERENCE_NOTE = "Lenders privately accept a covenant reset only after the sponsor injects fresh equity."
+PARAPHRASE = "Only after fresh sponsor equity will lenders privately accept a covenant reset."
 
 
 def make_large_project(root: Path, seed: int = 5) -> None:
@@ -270,6 +284,8 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         body = _prose(rng, 120)
         if m < SEED_QUOTES:
             body += " " + " ".join(reference_words[40:55]) + "."
+        if m == LARGE_MATERIALS - 1:  # released before T03: the figures the seeded T01 texts state too early
+            body += f" Leverage stands at {LATE_FIGURE}, and at {LATE_CRITERION_FIGURE} in the downside."
         (root / "materials" / f"{mid}.md").write_text(f"# {mid}\n\n{body}\n")
         lines += [
             f"  - id: {mid}",
@@ -286,7 +302,9 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         if m == LARGE_MATERIALS - 1:
             lines += ["    corrects:"] + [f"      - M{c + 1:03d}" for c in range(SEED_UNCHECKED_CORRECTIONS)]
     (root / "materials.yaml").write_text("\n".join(lines) + "\n")
-    (root / "evaluator" / "ref0.md").write_text("# Reference\n\n" + " ".join(reference_words) + "\n")
+    (root / "evaluator" / "ref0.md").write_text(
+        "# Reference\n\n" + " ".join(reference_words) + f"\n\n{REFERENCE_NOTE}\n"
+    )
     (root / "evaluator" / "references.yaml").write_text(
         "references:\n  - id: R0\n    file: ref0.md\n    title: Reference figures\n    for:\n      - final\n"
     )
@@ -298,9 +316,14 @@ def make_large_project(root: Path, seed: int = 5) -> None:
         outputs = [f"outputs/{sid}-main.md", f"outputs/{sid}-annex.md"]
         inputs = start_materials[i * 3 : i * 3 + 3]
         named_late = f" Compare with {' and '.join(late[:SEED_LATE_IN_INSTRUCTION])}." if sid == "T01" else ""
+        seeded = {
+            "T01": f" Leverage stands at {LATE_FIGURE}.",
+            "T02": f" {PARAPHRASE}",
+            "T03": f" Check against {start_materials[0]} and outputs/T01-annex.md.",
+        }[sid]
         (folder / "instruction.md").write_text(
-            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}. "
-            f"{_prose(rng, 150)}{named_late}\n"
+            f"# {sid}\n\nUsing {', '.join(inputs)}, write {outputs[0]} and {outputs[1]}.{_builds_on(subtasks, i)} "
+            f"{_prose(rng, 150)}{named_late}{seeded}\n"
         )
         _write_subtask_file(folder, sid, inputs, outputs)
         count = LARGE_CRITERIA if sid == "T01" else 4
@@ -310,6 +333,8 @@ def make_large_project(root: Path, seed: int = 5) -> None:
             if sid == "T01" and c < SEED_LATE_IN_CRITERIA:
                 # Not the last material, the unchecked correction: a reused copy naming it would check it.
                 text = text[:-1] + f" as in {late[-2 - c]}."
+            if sid == "T01" and c == SEED_LATE_IN_CRITERIA + SEED_DRAFTS:  # approved, reviewed: only the figure
+                text = text[:-1] + f" at {LATE_CRITERION_FIGURE}."
             status = "approved"
             reviewer: str | None = REVIEWER
             if sid == "T01" and SEED_LATE_IN_CRITERIA <= c < SEED_LATE_IN_CRITERIA + SEED_DRAFTS:
@@ -354,6 +379,11 @@ def expected_large_counts() -> Counter[str]:
     return Counter(
         {
             "availability.named-before-release": SEED_LATE_IN_CRITERIA + SEED_LATE_IN_INSTRUCTION,
+            "facts.before-release": SEED_LATE_FIGURES,
+            "facts.criterion-before-release": SEED_LATE_CRITERION_FIGURES,
+            "inputs.material-not-listed": SEED_UNLISTED_MATERIALS,
+            "inputs.output-without-handoff": SEED_UNHANDED_OUTPUTS,
+            "leak.reference-paraphrased": SEED_PARAPHRASES,
             "dependencies.unused-output": 3,  # the three annexes
             "leak.reference-quoted": SEED_QUOTES,
             "propagation.correction-unchecked": 1,

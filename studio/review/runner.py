@@ -7,7 +7,19 @@ from pathlib import Path
 from typing import Any
 
 from studio.collector import collector_paused
-from studio.review import alignment, availability, context, contract, dependencies, leaks, propagation, weights
+from studio.review import (
+    alignment,
+    availability,
+    context,
+    contract,
+    dependencies,
+    facts,
+    io_agreement,
+    leaks,
+    paraphrase,
+    propagation,
+    weights,
+)
 from studio.review.context import ReviewContext
 from studio.review.weights import WeightShares
 from studio.store import layout
@@ -15,7 +27,8 @@ from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
 
-FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract]
+FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract, facts, paraphrase,
+            io_agreement]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 # The kinds of project file each family reads. A family whose file did not load (syntax or
@@ -30,6 +43,9 @@ READS: dict[str, tuple[str, ...]] = {
     "propagation": ("project", "stages", "materials", "dependencies", "subtasks", "rubrics"),
     "weights": ("rubrics",),
     "dependencies": ("project", "stages", "materials", "dependencies", "subtasks"),
+    "facts": ("project", "stages", "materials", "references", "subtasks", "rubrics"),
+    "paraphrase": ("project", "stages", "materials", "references", "subtasks"),
+    "io_agreement": ("project", "stages", "materials", "dependencies", "subtasks"),
 }
 
 

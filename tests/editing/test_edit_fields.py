@@ -48,7 +48,7 @@ def test_a_reused_criterion_is_found_at_its_original():
     ("subtask", "T77", r"there is no subtask 'T77' \(subtasks/T77/subtask.yaml does not exist\)"),
     ("material", "M99", "materials.yaml: there is no material with the id 'M99'"),
     ("criterion", "X-1", "no rubric has a criterion with the id 'X-1'"),
-    ("handoff", "99", r"dependencies.yaml: there is no handoff 99 \(the map has 27\)"),
+    ("handoff", "99", r"dependencies.yaml: there is no handoff 99 \(the map has 31\)"),
     ("handoff", "first", "there is no handoff first"),
     ("widget", "W1", "'widget' is not a kind of object"),
 ])

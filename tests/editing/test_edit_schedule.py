@@ -168,7 +168,7 @@ def test_a_material_nobody_names_is_removed_cleanly(sample: Path, source: Path):
     (lambda d: add_handoff(d, "outputs/x.md", "T05", None), HandoffError, "'outputs/x.md' is not an output reference"),
     (lambda d: add_handoff(d, "T01:outputs/x.md", "T50", None), UnknownObjectError, "'T50' is not a scheduled"),
     (lambda d: add_handoff(d, "T01:outputs/x.md", "T05", None, 99), HandoffError, "dependencies.yaml has no place 99"),
-    (lambda d: remove_handoff(d, 27), UnknownObjectError, r"there is no handoff 27 \(the map has 27\)"),
+    (lambda d: remove_handoff(d, 31), UnknownObjectError, r"there is no handoff 31 \(the map has 31\)"),
     (lambda d: add_deliverable(d, {"id": "F2"}), IdError, "'F2' is already the id of a final deliverable"),
     (lambda d: remove_deliverable(d, "F3"), DeliveryError, r"final deliverable F3 is still covered by "
                                                            r"final/rubric.yaml: criteria\.\d+\.covers\.0"),

@@ -94,7 +94,9 @@ def test_enter_on_a_finding_opens_the_subtask_at_fault(qtbot, tmp_path: Path, mo
     window = open_window(qtbot, sample_copy(tmp_path, monkeypatch))
     context, model = window.context, window.findings_model
     with qtbot.waitSignal(window.findings_refreshed, timeout=20000):
-        context.push(set_field(context.session.documents, "subtask", "T02", "inputs", ["M01", "M99"]))
+        # M03, M06 and M07 stay: the T02 instruction works on them (inputs.material-not-listed otherwise)
+        context.push(set_field(context.session.documents, "subtask", "T02", "inputs",
+                               ["M01", "M99", "M03", "M06", "M07"]))
     row = next(r for r in range(model.rowCount()) if "M99" in model.index(r, 2).data())
     view = window.findings
     view.setFocus()

@@ -18,8 +18,10 @@ from tests.helpers import make_rich_project, read, replace_in, write
 def clean_project(tmp_path: Path) -> Path:
     """The rich test project, amended until review finds no errors and no warnings."""
     root = make_rich_project(tmp_path / "proj")
-    write(root, "subtasks/T02/instruction.md", "# T02\n\nBuild outputs/model.xlsx from the term sheet (M02).\n")
-    write(root, "subtasks/T03/instruction.md", "# T03\n\nWrite outputs/memo.md for the credit committee.\n")
+    write(root, "subtasks/T02/instruction.md",
+          "# T02\n\nBuild outputs/model.xlsx from the term sheet (M02), M01 and your outputs/report.md.\n")
+    write(root, "subtasks/T03/instruction.md",
+          "# T03\n\nWrite outputs/memo.md for the credit committee from M01, M03 and outputs/model.xlsx.\n")
     replace_in(
         root,
         "subtasks/T02/rubric.yaml",
