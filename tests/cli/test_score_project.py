@@ -3,7 +3,7 @@ the project's rubrics, a dropped row is a missing verdict (never a smaller rubri
 is an error even when every system repeats it, and a missing verdict gives a range, not a blank.
 
 The tables are made by `dbstudio verdicts template` and filled in here; the expected scores are
-worked out by hand from the sample's final rubric (W+ = 131).
+worked out by hand from the sample's final rubric (W+ = 143).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from studio.cli.main import main
 from studio.store.workspace import sample_project
 
 PROJECT_ID = "kestrel-refinancing"
-# The sample's final rubric: W+ = 131 (positive weights, reused ones at their original's weight).
-FINAL_W_PLUS = 131
+# The sample's final rubric: W+ = 143 (positive weights, reused ones at their original's weight).
+FINAL_W_PLUS = 143
 # alpha fails A-02, A-03 and A-04 (4 + 5 + 5) and passes every other positive final criterion:
-# credit 131 - 14 = 117 -> 89.31.
+# credit 143 - 14 = 129 -> 90.21.
 ALPHA_FAILS = {"A-02", "A-03", "A-04"}
 # beta passes final criteria worth 9 + 8 + 8 + 7 + 8 + 7 + 4 = 51 and leaves A-06 (3 points) unjudged.
 BETA_PASSES = {"T06-C02", "T06-C07", "T07-C01", "T07-C03", "T08-C02", "T09-C02", "P-02"}
@@ -85,8 +85,8 @@ def test_the_filled_template_scores_as_worked_out_by_hand(project: Path, tmp_pat
     status, data, _ = score_json(capsys, str(table), "--project", str(project))
     assert status == 0 and data is not None
     alpha = data["projects"][PROJECT_ID]["alpha"]
-    assert alpha["final"] == round(100 * 117 / FINAL_W_PLUS, 4) == 89.313
-    assert alpha["final_range"] == [89.313, 89.313] and alpha["absent"] == []
+    assert alpha["final"] == round(100 * 129 / FINAL_W_PLUS, 4) == 90.2098
+    assert alpha["final_range"] == [90.2098, 90.2098] and alpha["absent"] == []
     assert alpha["process"] == 100.0 and alpha["missing"] == 0
     # The same table without --project gives the same scores (nothing is absent).
     status, plain, _ = score_json(capsys, str(table))
@@ -98,15 +98,15 @@ def test_a_dropped_row_is_a_missing_verdict_not_a_smaller_rubric(project: Path, 
     dropped = [r for r in rows if not (r["system"] == "alpha" and r["scope"] == "final" and r["criterion"] == "A-01")]
     assert len(dropped) == len(rows) - 1
     write(table, header, dropped)
-    # Without the project the rubric silently shrinks: (117 - 8) / (131 - 8) = 88.62.
+    # Without the project the rubric silently shrinks: (129 - 8) / (143 - 8) = 89.63.
     status, plain, _ = score_json(capsys, str(table))
-    assert plain is not None and plain["projects"][PROJECT_ID]["alpha"]["final"] == round(100 * 109 / 123, 4)
-    # With it, A-01 (weight 8) is a missing verdict: between 109 / 131 and 117 / 131.
+    assert plain is not None and plain["projects"][PROJECT_ID]["alpha"]["final"] == round(100 * 121 / 135, 4)
+    # With it, A-01 (weight 8) is a missing verdict: between 121 / 143 and 129 / 143.
     status, data, _ = score_json(capsys, str(table), "--project", str(project))
     assert status == 0 and data is not None
     alpha = data["projects"][PROJECT_ID]["alpha"]
     assert alpha["final"] is None
-    assert alpha["final_range"] == [round(100 * 109 / FINAL_W_PLUS, 4), round(100 * 117 / FINAL_W_PLUS, 4)]
+    assert alpha["final_range"] == [round(100 * 121 / FINAL_W_PLUS, 4), round(100 * 129 / FINAL_W_PLUS, 4)]
     assert alpha["absent"] == ["final/A-01"] and alpha["missing"] == 1
     assert data["systems"]["alpha"]["final_left_out"] == [PROJECT_ID]
     assert data["projects"][PROJECT_ID]["beta"]["absent"] == []
@@ -114,7 +114,7 @@ def test_a_dropped_row_is_a_missing_verdict_not_a_smaller_rubric(project: Path, 
     assert main(["score", str(table), "--project", str(project)]) == 0
     out = capsys.readouterr().out
     assert f"{PROJECT_ID} alpha: final/A-01" in out
-    assert "83.2–89.3" in out
+    assert "84.6–90.2" in out
 
 
 def test_a_single_missing_3_point_verdict_gives_a_range_instead_of_a_blank(project: Path, tmp_path: Path, capsys):
@@ -122,14 +122,14 @@ def test_a_single_missing_3_point_verdict_gives_a_range_instead_of_a_blank(proje
     status, data, _ = score_json(capsys, str(table), "--project", str(project))
     assert data is not None
     beta = data["projects"][PROJECT_ID]["beta"]
-    # credit 51 or 54 of 131: 38.93 to 41.22
+    # credit 51 or 54 of 143: 35.66 to 37.76
     assert beta["final"] is None and beta["missing"] == 1
     assert beta["final_range"] == [round(100 * 51 / FINAL_W_PLUS, 4), round(100 * 54 / FINAL_W_PLUS, 4)]
     assert beta["process_range"] == [100.0, 100.0] and beta["process"] == 100.0
     assert main(["score", str(table), "--project", str(project)]) == 0
     text = capsys.readouterr().out
     line = next(line for line in text.splitlines() if line.startswith(PROJECT_ID) and " beta " in line)
-    assert "38.9–41.2" in line
+    assert "35.7–37.8" in line
 
 
 def test_a_weight_typo_repeated_for_every_system_is_an_error_naming_row_and_column(project: Path, tmp_path: Path,
@@ -235,13 +235,13 @@ def test_a_project_without_rows_in_the_table_is_an_error(project: Path, tmp_path
     second = [dict(row, project="kestrel-two") for row in rows]
     for row in second:
         if row["system"] == "alpha" and row["scope"] == "final" and row["criterion"] == "A-02":
-            row["verdict"] = ""  # alpha's final on kestrel-two: 117..121 of 131
+            row["verdict"] = ""  # alpha's final on kestrel-two: 129..133 of 143
     write(table, header, rows + second)
     status, data, _ = score_json(capsys, str(table), "--project", str(project), "--project", str(other))
     assert status == 0 and data is not None
     alpha = data["systems"]["alpha"]
-    assert alpha["final_mean"] == round(100 * 117 / FINAL_W_PLUS, 4)  # kestrel-refinancing alone
+    assert alpha["final_mean"] == round(100 * 129 / FINAL_W_PLUS, 4)  # kestrel-refinancing alone
     assert alpha["final_left_out"] == ["kestrel-two"] and alpha["process_left_out"] == []
-    assert data["projects"]["kestrel-two"]["alpha"]["final_range"] == [89.313, round(100 * 121 / FINAL_W_PLUS, 4)]
+    assert data["projects"]["kestrel-two"]["alpha"]["final_range"] == [90.2098, round(100 * 133 / FINAL_W_PLUS, 4)]
     assert main(["score", str(table), "--project", str(project), "--project", str(other)]) == 0
     assert "alpha: the final mean leaves out kestrel-two (no known score)" in capsys.readouterr().out

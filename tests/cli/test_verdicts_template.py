@@ -40,7 +40,7 @@ def test_csv_has_one_row_per_system_and_criterion_with_every_column_filled(proje
     assert main(["verdicts", "template", str(project), str(out), "--system", "alpha", "--system", "beta"]) == 0
     rows = read_csv(out)
     expected = criteria_of(project)
-    assert len(expected) == 97
+    assert len(expected) == 99
     assert [(r["system"], r["scope"], r["criterion"]) for r in rows] == \
         [(system, scope, cid) for system in ("alpha", "beta") for scope, cid in expected]
     assert {r["project"] for r in rows} == {PROJECT_ID}
@@ -64,7 +64,7 @@ def test_the_blank_table_fits_the_project_and_every_score_is_a_range(project: Pa
     assert main(["score", str(out), "--project", str(project), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     alpha = data["projects"][PROJECT_ID]["alpha"]
-    assert alpha["missing"] == 97 and alpha["absent"] == []
+    assert alpha["missing"] == 99 and alpha["absent"] == []
     assert alpha["final"] is None and alpha["final_range"] == [0.0, 100.0]
 
 
@@ -75,7 +75,7 @@ def test_xlsx_has_a_pass_fail_drop_down_on_every_verdict_cell(project: Path, tmp
     header = [cell.value for cell in sheet[1]]
     assert header[:10] == ["project", "system", "scope", "criterion", "weight", "target", "dimension", "verdict",
                            "gate", "requires"]
-    assert sheet.max_row == 1 + 2 * 97
+    assert sheet.max_row == 1 + 2 * 99
     letter = openpyxl.utils.get_column_letter(header.index("verdict") + 1)
     lists = [v for v in sheet.data_validations.dataValidation if v.type == "list"]
     assert len(lists) == 1 and lists[0].formula1 == '"pass,fail"' and lists[0].allow_blank
@@ -110,7 +110,7 @@ def test_text_that_looks_like_a_formula_stays_text(project: Path, tmp_path: Path
 def test_systems_may_follow_one_option_and_the_file_name_may_come_last(project: Path, tmp_path: Path):
     out = tmp_path / "verdicts.csv"
     assert main(["verdicts", "template", str(project), "--system", "alpha", "beta", str(out)]) == 0
-    assert [r["system"] for r in read_csv(out)] == ["alpha"] * 97 + ["beta"] * 97
+    assert [r["system"] for r in read_csv(out)] == ["alpha"] * 99 + ["beta"] * 99
 
 
 def test_an_existing_file_is_kept_unless_forced(project: Path, tmp_path: Path, capsys):
@@ -120,7 +120,7 @@ def test_an_existing_file_is_kept_unless_forced(project: Path, tmp_path: Path, c
     assert "exists (it may hold verdicts)" in capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == "verdicts someone typed\n"
     assert main(["verdicts", "template", str(project), str(out), "--system", "alpha", "--force"]) == 0
-    assert len(read_csv(out)) == 97
+    assert len(read_csv(out)) == 99
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -167,8 +167,8 @@ def test_a_rubric_that_fails_its_schema_skips_the_families_that_read_it(sample: 
     # item untested" or "correction unchecked" about the rest of a project whose final rubric did not load.
     assert [(f.code, f.file) for f in errors] == [("validate.schema", FINAL)]
     skipped = sorted(f.code for f in report.findings if f.code.endswith(".skipped"))
-    assert skipped == ["alignment.skipped", "availability.skipped", "contract.skipped", "propagation.skipped",
-                       "weights.skipped"]
+    assert skipped == ["alignment.skipped", "availability.skipped", "contract.skipped", "facts.skipped",
+                       "propagation.skipped", "weights.skipped"]
     for finding in report.findings:
         if finding.code.endswith(".skipped"):
             assert finding.severity is Severity.INFO and finding.file == FINAL

@@ -40,7 +40,8 @@ SMALL: dict[str, str] = {
         delivery:
           scope: Two files.
           acceptance:
-            - Everything agrees.
+            - id: AC1
+              text: Everything agrees.
           final_deliverables:
             - id: F1
               path: final/b.md

@@ -28,7 +28,7 @@ def reuse(project: Path, *ids: str) -> None:
 def test_scopes_follow_the_timeline_and_the_final_rubric_comes_last(project: Path):
     rubrics = project_rubrics(load_project(project).project)
     assert list(rubrics) == [f"T{n:02d}" for n in range(1, 11)] + ["final"]
-    assert sum(len(entries) for entries in rubrics.values()) == 97
+    assert sum(len(entries) for entries in rubrics.values()) == 99
     t01 = rubrics["T01"]["T01-C02"]
     assert (t01.weight, t01.target, t01.dimension, t01.gate) == (-6, "checkpoint", "correctness", False)
 
