@@ -934,6 +934,8 @@ class MainWindow(QMainWindow):
             return
         self.save_layout()
         self.review_timer.stop()
+        if self.preview is not None:
+            self.preview.show_file(None)  # closes the file it showed (on the helper, waited for below)
         self.runner.wait()
         if self.watcher is not None:
             self.watcher.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import weakref
 from array import array
 from pathlib import Path
 
@@ -33,6 +34,8 @@ class CsvPreview:
         except PreviewError:
             self._file.close()
             raise
+        # A preview dropped without close() (its window closed) still lets go of the file.
+        weakref.finalize(self, self._file.close)
 
     def _start(self) -> None:
         head = self._file.read(FIRST_CHUNK)

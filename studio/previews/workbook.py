@@ -5,6 +5,7 @@ so a 50-sheet workbook opens without reading its cells; a view reads the block i
 
 from __future__ import annotations
 
+import weakref
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,8 @@ class WorkbookPreview:
         self._values: Any = None
         self._formulas: Any = None
         self._sizes: dict[str, tuple[int, int]] = {}
+        self._opened: list[Any] = []  # read-only workbooks keep their zip open until closed
+        weakref.finalize(self, _close_all, self._opened)
         self.sheet_names: list[str] = list(self._workbook(formulas=False).sheetnames)
 
     def _workbook(self, formulas: bool) -> Any:
@@ -54,6 +57,7 @@ class WorkbookPreview:
             except _DAMAGED as error:
                 raise PreviewError(self.path, f"the workbook is damaged: {error or type(error).__name__}") from error
             setattr(self, attr, book)
+            self._opened.append(book)
         return getattr(self, attr)
 
     def _sheet(self, sheet: str, formulas: bool) -> Any:
@@ -103,6 +107,9 @@ class WorkbookPreview:
         return Cell(value, formula, cell_ref(sheet, row, column))
 
     def close(self) -> None:
-        for book in (self._values, self._formulas):
-            if book is not None:
-                book.close()
+        _close_all(self._opened)
+
+
+def _close_all(books: list[Any]) -> None:
+    while books:
+        books.pop().close()

@@ -202,3 +202,23 @@ def test_binary_text_and_missing_image(tmp_path: Path) -> None:
         read_text(path)
     with pytest.raises(PreviewError, match=r"none\.png: cannot be read"):
         read_image(tmp_path / "none.png")
+
+
+def test_a_reader_dropped_without_close_lets_go_of_its_file(tmp_path: Path, workbook_file: Path) -> None:
+    import gc
+    import warnings
+
+    from studio.previews.table import CsvPreview
+    from studio.previews.workbook import WorkbookPreview
+
+    table = tmp_path / "rates.csv"
+    table.write_text("date,rate\n2026-01-01,2.1\n", encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        csv_reader = CsvPreview(table)
+        assert csv_reader.rows(1, 1) == [["2026-01-01", "2.1"]]
+        book = WorkbookPreview(workbook_file)
+        book.read(book.sheet_names[0], 1, 1, 1, 1)
+        del csv_reader, book  # as when a preview's window closes without closing it
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
