@@ -9,9 +9,8 @@ Sections (one function each; other views add their own):
    alone on the same dot source (the layout library's own share). Goal: <= 1 s. Checked: every
    node laid out once, no two boxes overlapping, one scene item per node.
 1. pdf-first-page: a 300-page PDF shown in `MaterialPreview` - from `show_file` until the page
-   canvas has painted its first page (opened and drawn on the background helper - the first
-   screen of the page first, the rest right after -, turned into a QImage, painted by Qt's own
-   paint event); floor: pymupdf alone opening the file and rendering that whole page at the
+   canvas has painted its first page (opened and drawn on the background helper, turned into a
+   QImage, painted by Qt's own paint event, nothing forced); floor: pymupdf alone opening the file and rendering that whole page at the
    same zoom. Goal: <= 1.5x the floor.
 2. csv-first-screen: a 10 MB and a 100 MB CSV shown in `MaterialPreview` - from `show_file` until
    the table with its first rows is painted (the rest is indexed afterwards in the background);

@@ -238,8 +238,7 @@ def page_image(page: RenderedPage, hits: list[SearchHit], zoom: float) -> QImage
 
 class PageCanvas(QWidget):
     """One page, painted straight from its image: only the part in view is drawn (and converted to
-    the screen's format), so a page shows as soon as pymupdf has rendered it. While only the top
-    of the page is drawn the canvas already has the whole page's size, the rest white."""
+    the screen's format), so a page shows as soon as pymupdf has rendered it."""
 
     painted = Signal()
     """After each paint (the first one after a page arrives is when it is on screen)."""
@@ -248,17 +247,14 @@ class PageCanvas(QWidget):
         super().__init__(parent)
         self.image = QImage()
 
-    def show_image(self, image: QImage, page_height: int | None = None) -> None:
+    def show_image(self, image: QImage) -> None:
         self.image = image
-        self.setFixedSize(image.width(), max(image.height(), page_height or 0))
+        self.setFixedSize(image.size())
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt naming)
         painter = QPainter(self)
-        drawn = event.rect().intersected(self.image.rect())
-        if drawn != event.rect():
-            painter.fillRect(event.rect(), QColor("white"))
-        painter.drawImage(drawn, self.image, drawn)
+        painter.drawImage(event.rect(), self.image, event.rect())
         painter.end()
         self.painted.emit()
 
@@ -320,10 +316,8 @@ class PdfView(QWidget):
 
     def _draw(self, page: RenderedPage) -> None:
         self.page = page
-        self.image.show_image(page_image(page, self.hits, PDF_ZOOM), page.page_height)
+        self.image.show_image(page_image(page, self.hits, PDF_ZOOM))
         self.page_shown.emit(page.number)
-        if not page.complete:  # the first screen is shown: now the whole page, for scrolling
-            self.show_page(page.number)
 
     def show_page(self, number: int) -> None:
         pdf = self.pdf
@@ -590,11 +584,9 @@ class MaterialPreview(QWidget):
 
     # -- one opener per kind ----------------------------------------------------------------
     def _open_pdf(self, path: Path) -> None:
-        screen = max(self.height(), 200)  # the first screen of page 1 is drawn first, then the rest
-
         def work() -> tuple[PdfPreview, RenderedPage]:
             pdf = PdfPreview(path)
-            return pdf, pdf.render(0, PDF_ZOOM, top=screen)
+            return pdf, pdf.render(0, PDF_ZOOM)
 
         def done(result: tuple[PdfPreview, RenderedPage]) -> None:
             pdf, first = result

@@ -15,20 +15,13 @@ from studio.previews.errors import PreviewError, starts_with
 
 @dataclass(frozen=True)
 class RenderedPage:
-    """One page, or its top part, as an RGB buffer (rows of `stride` bytes) - what a QImage is
-    built from. `page_height` is the whole page's height at the same zoom: it is larger than
-    `height` when only the top of the page was drawn (`complete` is then False)."""
+    """One page as an RGB buffer (rows of `stride` bytes) - what a QImage is built from."""
 
     number: int
     width: int
     height: int
     stride: int
     samples: bytes
-    page_height: int = 0
-
-    @property
-    def complete(self) -> bool:
-        return self.height >= self.page_height
 
     def png(self) -> bytes:
         pixmap = pymupdf.Pixmap(pymupdf.csRGB, self.width, self.height, self.samples, False)
@@ -71,22 +64,14 @@ class PdfPreview:
         except (pymupdf.FileDataError, RuntimeError, ValueError) as error:
             raise PreviewError(self.path, f"page {number + 1} is damaged: {error}") from error
 
-    def render(self, number: int, zoom: float = 1.0, top: float | None = None) -> RenderedPage:
-        """Page `number` (0-based) as RGB pixels at `zoom` (1.0 = 72 dpi); with `top` (in pixels
-        at that zoom) only the page's top that high, the first screen of a page taller than the
-        view (drawn in about half the time of the whole page)."""
+    def render(self, number: int, zoom: float = 1.0) -> RenderedPage:
+        """Page `number` (0-based) as RGB pixels at `zoom` (1.0 = 72 dpi)."""
         page = self._page(number)
-        bounds = page.rect
-        whole = round(bounds.height * zoom)
-        clip = None
-        if top is not None and top < bounds.height * zoom:
-            clip = pymupdf.Rect(bounds.x0, bounds.y0, bounds.x1, bounds.y0 + top / zoom)
         try:
-            pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False, clip=clip)
+            pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
         except (pymupdf.FileDataError, RuntimeError, ValueError) as error:
             raise PreviewError(self.path, f"page {number + 1} cannot be drawn: {error}") from error
-        return RenderedPage(number, pixmap.width, pixmap.height, pixmap.stride, bytes(pixmap.samples),
-                            max(whole, pixmap.height))
+        return RenderedPage(number, pixmap.width, pixmap.height, pixmap.stride, bytes(pixmap.samples))
 
     def page_text(self, number: int) -> str:
         return str(self._page(number).get_text())

@@ -40,16 +40,6 @@ def test_pdf_pages_render_and_search(pdf_file: Path) -> None:
     pdf.close()
 
 
-def test_the_first_screen_of_a_page_is_its_top_rows(pdf_file: Path) -> None:
-    pdf = PdfPreview(pdf_file)
-    whole = pdf.render(1, zoom=2.0)
-    top = pdf.render(1, zoom=2.0, top=150)
-    pdf.close()
-    assert whole.complete and not top.complete
-    assert (top.width, top.height, top.page_height) == (600, 150, 400)
-    assert top.samples == whole.samples[:top.stride * 150]  # the same pixels as the whole page's top
-
-
 def test_pdf_page_is_not_blank(pdf_file: Path) -> None:
     pdf = PdfPreview(pdf_file)
     page = pdf.render(0)
