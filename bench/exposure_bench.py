@@ -21,8 +21,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,6 +34,7 @@ from bench.review_bench import (  # noqa: E402
     REUSED,
     SUBTASKS,
     make_project,
+    timed,
 )
 from studio.model import Project  # noqa: E402
 from studio.model.vocabulary import FINAL_SCOPE  # noqa: E402
@@ -88,12 +87,6 @@ def plain_way(project: Project) -> Weights:
             sums[scope] = (plus + max(weight, 0), minus + max(-weight, 0))
         found[item[1]] = sums
     return found
-
-
-def timed(fn: Callable[..., T], *args: object) -> tuple[float, T]:
-    start = time.perf_counter()
-    result = fn(*args)
-    return time.perf_counter() - start, result
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -310,3 +310,12 @@ def files_of(folder: Path) -> dict[str, bytes | str]:
             rel = path.relative_to(folder).as_posix()
             found[rel] = os.readlink(path) if path.is_symlink() else path.read_bytes()
     return found
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """`dbstudio ARGV...` in this process: (exit code, stdout, stderr)."""
+    from studio.cli.main import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

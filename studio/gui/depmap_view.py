@@ -105,6 +105,20 @@ class ImpactCriteriaModel(QAbstractTableModel):
         return None
 
 
+def _label(box: QGraphicsRectItem, label: str, rect: QRectF, italic: bool = False) -> None:
+    """A box's label, centred and shrunk to fit its width."""
+    text = QGraphicsSimpleTextItem(label, box)
+    font = text.font()
+    font.setPointSizeF(8.0)
+    font.setItalic(italic)
+    text.setFont(font)
+    bounds = text.boundingRect()
+    scale = min(1.0, (rect.width() - 6) / max(bounds.width(), 1.0))
+    text.setScale(scale)
+    text.setPos(rect.x() + (rect.width() - bounds.width() * scale) / 2,
+                rect.y() + (rect.height() - bounds.height() * scale) / 2)
+
+
 class NodeItem(QGraphicsRectItem):
     """One node of the map: a box in its kind's colour with its label elided to the box."""
 
@@ -115,15 +129,7 @@ class NodeItem(QGraphicsRectItem):
         self.setBrush(QBrush(QColor(FILL.get(node[0], "#ffffff"))))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setToolTip(f"{node[0]} {node[1]}")
-        text = QGraphicsSimpleTextItem(label, self)
-        font = text.font()
-        font.setPointSizeF(8.0)
-        text.setFont(font)
-        bounds = text.boundingRect()
-        scale = min(1.0, (rect.width() - 6) / max(bounds.width(), 1.0))
-        text.setScale(scale)
-        text.setPos(rect.x() + (rect.width() - bounds.width() * scale) / 2,
-                    rect.y() + (rect.height() - bounds.height() * scale) / 2)
+        _label(self, label, rect)
         self.set_highlighted(False)
 
     def set_highlighted(self, on: bool) -> None:
@@ -157,16 +163,7 @@ class ConnectorItem(QGraphicsRectItem):
         self.setBrush(QBrush(QColor(FILL.get(node[0], "#ffffff")).lighter(104)))
         self.setToolTip(f"{node[0]} {node[1]}, further back on the timeline (feeds {target[1]}).\n"
                         "Double-click to go to it.")
-        text = QGraphicsSimpleTextItem(label, self)
-        font = text.font()
-        font.setPointSizeF(8.0)
-        font.setItalic(True)
-        text.setFont(font)
-        bounds = text.boundingRect()
-        scale = min(1.0, (rect.width() - 6) / max(bounds.width(), 1.0))
-        text.setScale(scale)
-        text.setPos(rect.x() + (rect.width() - bounds.width() * scale) / 2,
-                    rect.y() + (rect.height() - bounds.height() * scale) / 2)
+        _label(self, label, rect, italic=True)
         self.set_highlighted(False)
 
     def set_highlighted(self, on: bool) -> None:

@@ -12,7 +12,7 @@ from studio.cli.main import main
 from studio.model import MaterialKind
 from studio.store.loader import load_project
 from studio.store.yamlfile import YamlDocument
-from tests.helpers import BLANK_TEMPLATE, git, isolate_git
+from tests.helpers import BLANK_TEMPLATE, git, isolate_git, run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -21,9 +21,7 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *argv)
 
 
 @pytest.fixture

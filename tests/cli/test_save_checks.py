@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.cli.main import main
-from tests.helpers import git, isolate_git, line_of, replace_in
+from tests.helpers import git, isolate_git, line_of, replace_in, run_cli
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 LONG_NAME = "Marta Lindqvist-Oyelaran de la Fuente"
@@ -20,9 +19,7 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *argv)
 
 
 @pytest.fixture

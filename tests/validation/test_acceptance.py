@@ -3,24 +3,21 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from studio.cli.main import main
-from studio.store.workspace import sample_project
 from studio.validation import validate_project
 from tests.helpers import line_of, read, replace_in, write
+from tests.review.sample_copy import copy_sample
 
 FINAL = "final/rubric.yaml"
 
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Path:
-    root = tmp_path / "kestrel"
-    shutil.copytree(sample_project(), root)
-    return root
+    return copy_sample(tmp_path)
 
 
 def plain_acceptance(root: Path) -> str:
