@@ -9,9 +9,9 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import LiteralScalarString, ScalarString
 
 from studio.editing.commands import Command, Compound, RemoveItem, SetValue
+from studio.editing.comments import InsertKeyInOrder, RemoveKeyKeepingComments, inserted, removed
 from studio.editing.documents import EditPathError, ProjectDocuments
 from studio.editing.rubric import CRITERIA, add_criterion, remove_criterion, rubric_file, set_criterion_field
-from studio.sheets.comments import InsertKeyInOrder, RemoveKeyKeepingComments, inserted, removed
 from studio.sheets.diff import AddedCriterion, FieldChange, SheetDiff
 
 REVIEW = "review"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.editing.commands import Compound
+from studio.editing.comments import InsertKeyInOrder, RemoveKeyKeepingComments
 from studio.editing.documents import ProjectDocuments
 from studio.sheets.apply import KEY_ORDER
-from studio.sheets.comments import InsertKeyInOrder, RemoveKeyKeepingComments
 
 RUBRIC = """\
 criteria:
