@@ -265,7 +265,22 @@ def compare(repo: ProjectRepository, scope: Scope, old: str, new: str | None,
 
 
 # -- item models ---------------------------------------------------------------------------------
-class HistoryModel(QAbstractTableModel):
+class _ColumnsModel(QAbstractTableModel):
+    """A read-only table whose columns are named by `HEADERS`."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+
+class HistoryModel(_ColumnsModel):
     """The revisions of the scope, newest first. Rows are handed to the view in batches
     (`fetchMore`), so a long history shows at once."""
 
@@ -288,8 +303,6 @@ class HistoryModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
         return 0 if parent.isValid() else self._shown
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
-        return 0 if parent.isValid() else len(self.HEADERS)
 
     def canFetchMore(self, parent: Index) -> bool:  # noqa: N802 (Qt naming)
         return not parent.isValid() and self._shown < len(self._entries)
@@ -321,14 +334,8 @@ class HistoryModel(QAbstractTableModel):
             return f"{entry.sha}\n{entry.author}, {entry.date.isoformat()}\n\n{entry.message}"
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
-
-class DiffModel(QAbstractTableModel):
+class DiffModel(_ColumnsModel):
     """Field, old value, new value."""
 
     HEADERS = ("Field", "Old", "New")
@@ -345,8 +352,6 @@ class DiffModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
-        return 0 if parent.isValid() else len(self.HEADERS)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self.rows):
@@ -354,12 +359,6 @@ class DiffModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return (row.field, row.old, row.new)[index.column()]
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
         return None
 
 

@@ -111,10 +111,15 @@ def test_subtask_history_has_only_its_changes_and_the_diff_includes_its_rubric(q
     assert len(weight) == 1 and diff[weight[0]] == ("5", "6")
 
 
-def test_criterion_history_lists_the_revisions_where_it_changed(qtbot, panel, project):
+def _criterion_weighing_six(project: Path) -> str:
+    """The id of the criterion whose weight the fixture's last commit set to 6."""
     text = (project / RUBRIC).read_text(encoding="utf-8")
     before_weight = text[: text.index("weight: 6\n")]
-    criterion = before_weight[before_weight.rindex("- id: ") + 6:].split("\n", 1)[0].strip()
+    return before_weight[before_weight.rindex("- id: ") + 6:].split("\n", 1)[0].strip()
+
+
+def test_criterion_history_lists_the_revisions_where_it_changed(qtbot, panel, project):
+    criterion = _criterion_weighing_six(project)
     _wait_rows(qtbot, panel, 3)
     panel.show_object("criterion", criterion)
     _wait_rows(qtbot, panel, 2)
@@ -166,8 +171,7 @@ def test_commit_without_a_message_is_refused(qtbot, panel, project):
 
 def test_restoring_a_criterion_changes_only_its_entry(qtbot, panel, project):
     text = (project / RUBRIC).read_text(encoding="utf-8")
-    before_weight = text[: text.index("weight: 6\n")]
-    criterion = before_weight[before_weight.rindex("- id: ") + 6:].split("\n", 1)[0].strip()
+    criterion = _criterion_weighing_six(project)
     _wait_rows(qtbot, panel, 3)
     panel.show_object("criterion", criterion)
     _wait_rows(qtbot, panel, 2)
