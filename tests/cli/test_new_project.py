@@ -20,14 +20,10 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate_git(tmp_path / "home", monkeypatch, "Cli Author", "cli@example.com")
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    return run_cli(capsys, *argv)
-
-
 @pytest.fixture
 def created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     root = tmp_path / "lease-review"
-    code, _, err = run(capsys, "new", str(root), "--id", "lease-review", "--title", "Lease portfolio review",
+    code, _, err = run_cli(capsys, "new", str(root), "--id", "lease-review", "--title", "Lease portfolio review",
                        "--domain", "Law", "--role", "Junior  real-estate associate")
     assert (code, err) == (0, "")
     return root
@@ -42,7 +38,7 @@ def test_domain_and_role_land_in_project_yaml_with_its_comments(created: Path) -
 
 def test_without_them_the_template_keeps_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "plain"
-    assert run(capsys, "new", str(root), "--id", "plain", "--title", "Plain")[0] == 0
+    assert run_cli(capsys, "new", str(root), "--id", "plain", "--title", "Plain")[0] == 0
     data = YamlDocument.load(root / "project.yaml").data
     template = YamlDocument.load(BLANK_TEMPLATE / "project.yaml").data
     assert (data["domain"], data["role"]) == (template["domain"], template["role"])
@@ -58,9 +54,9 @@ def test_a_blank_domain_or_role_is_refused(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_the_new_project_validates_and_reviews_with_no_error(created: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "validate", str(created))
+    code, out, _ = run_cli(capsys, "validate", str(created))
     assert code == 0 and out.startswith("OK: 2 subtasks")
-    code, out, _ = run(capsys, "review", str(created), "--format", "json")
+    code, out, _ = run_cli(capsys, "review", str(created), "--format", "json")
     findings = json.loads(out)["findings"]
     assert code == 0
     assert [f for f in findings if f["severity"] == "error"] == []

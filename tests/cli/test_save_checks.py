@@ -18,14 +18,10 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate_git(tmp_path / "home", monkeypatch, "Cli Author", "cli@example.com")
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    return run_cli(capsys, *argv)
-
-
 @pytest.fixture
 def project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     root = tmp_path / "acme"
-    assert run(capsys, "new", str(root), "--id", "acme", "--title", "Acme")[0] == 0
+    assert run_cli(capsys, "new", str(root), "--id", "acme", "--title", "Acme")[0] == 0
     return root
 
 
@@ -42,7 +38,7 @@ def test_save_refuses_a_changed_file_that_does_not_load(project: Path, capsys: p
                                                         old: str, new: str, fragment: str) -> None:
     text = replace_in(project, RUBRIC, old, new)
     before = state(project)
-    code, out, err = run(capsys, "save", str(project), "-m", "Broken weight")
+    code, out, err = run_cli(capsys, "save", str(project), "-m", "Broken weight")
     assert (code, out) == (1, "")
     assert err.startswith("dbstudio save: nothing was saved: subtasks/T01/rubric.yaml has YAML or schema errors")
     located = [line for line in err.splitlines() if line.startswith(f"  {RUBRIC}:")]
@@ -52,7 +48,7 @@ def test_save_refuses_a_changed_file_that_does_not_load(project: Path, capsys: p
     assert "nothing was saved" in err and "--force" in err and "Traceback" not in err
     assert state(project) == before
 
-    code, out, err = run(capsys, "save", str(project), "-m", "Broken weight", "--force")
+    code, out, err = run_cli(capsys, "save", str(project), "-m", "Broken weight", "--force")
     assert code == 0 and out.startswith("saved ")
     assert "saved although it does not parse" in err and RUBRIC in err
     assert git(project, "show", "--name-only", "--format=", "HEAD").split() == [RUBRIC]
@@ -62,7 +58,7 @@ def test_save_refuses_a_changed_file_that_does_not_load(project: Path, capsys: p
 def test_a_broken_file_outside_the_save_does_not_stop_it(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     replace_in(project, RUBRIC, "weight: 5", "weight: 50")
     (project / "notes.md").write_text("# Notes\n", encoding="utf-8")
-    code, out, err = run(capsys, "save", str(project), "notes.md", "-m", "Add notes")
+    code, out, err = run_cli(capsys, "save", str(project), "notes.md", "-m", "Add notes")
     assert code == 0 and out.startswith("saved ")
     assert "the project has 1 validation problem" in err
     assert git(project, "show", "--name-only", "--format=", "HEAD").split() == ["notes.md"]
@@ -71,15 +67,15 @@ def test_a_broken_file_outside_the_save_does_not_stop_it(project: Path, capsys: 
 
 def test_a_clean_save_says_nothing_on_stderr(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     replace_in(project, RUBRIC, "weight: 5", "weight: 6")
-    assert run(capsys, "save", str(project), "-m", "Raise")[::2] == (0, "")
+    assert run_cli(capsys, "save", str(project), "-m", "Raise")[::2] == (0, "")
 
 
 def test_history_shows_whole_author_names(project: Path, capsys: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_AUTHOR_NAME", LONG_NAME)
     replace_in(project, RUBRIC, "weight: 5", "weight: 6")
-    assert run(capsys, "save", str(project), "-m", "Raise the weight")[0] == 0
-    code, out, _ = run(capsys, "history", str(project))
+    assert run_cli(capsys, "save", str(project), "-m", "Raise the weight")[0] == 0
+    code, out, _ = run_cli(capsys, "history", str(project))
     newest, oldest = out.splitlines()
     assert code == 0 and f"  {LONG_NAME}  Raise the weight" in newest
     # The column is as wide as the longest name: the shorter one is padded, the messages line up.
@@ -98,7 +94,7 @@ def test_subtask_diff_shows_instruction_rubric_and_changed_words(project: Path,
     replace_in(project, RUBRIC, "weight: 5", "weight: 7")
     with (project / "subtasks/T01/instruction.md").open("a", encoding="utf-8") as instruction:
         instruction.write("\nCite every figure's source.\n")
-    code, out, err = run(capsys, "diff", str(project), "T01", first)
+    code, out, err = run_cli(capsys, "diff", str(project), "T01", first)
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == "subtask T01 (subtasks/T01/subtask.yaml)"
@@ -118,7 +114,7 @@ def test_subtask_diff_lists_added_and_removed_criteria(project: Path, capsys: py
     criterion = text.split("criteria:\n", 1)[1]
     (project / RUBRIC).write_text(text.replace("T01-C01", "T01-C09") + criterion.replace("T01-C01", "T01-C10"),
                                   encoding="utf-8")
-    code, out, _ = run(capsys, "diff", str(project), "T01", first)
+    code, out, _ = run_cli(capsys, "diff", str(project), "T01", first)
     assert code == 0
     assert "    criterion T01-C09: added" in out.splitlines()
     assert "    criterion T01-C10: added" in out.splitlines()
@@ -128,7 +124,7 @@ def test_subtask_diff_lists_added_and_removed_criteria(project: Path, capsys: py
 def test_subtask_diff_says_when_its_rubric_does_not_parse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first = git(project, "rev-parse", "HEAD").strip()
     replace_in(project, RUBRIC, "weight: 5", "weight: [5")
-    code, out, _ = run(capsys, "diff", str(project), "T01", first)
+    code, out, _ = run_cli(capsys, "diff", str(project), "T01", first)
     assert code == 0
     assert out.splitlines()[-2:] == [f"  rubric ({RUBRIC}):",
                                      "    does not parse in the new revision: its criteria are not compared"]
