@@ -198,18 +198,19 @@ def dot_source(dmap: DependencyMap, routed_crossings: int = ROUTED_CROSSINGS) ->
         members.setdefault(column[node], []).append(name)
     labels = {name: dmap.nodes[node].label for node, name in names.items()}
     connectors: dict[str, tuple[Node, Node]] = {}
-    edge_lines = []
-    crossed = sum(max(column[e.target] - column[e.source] - 1, 0) for e in dmap.edges)
-    for edge in sorted(dmap.edges, key=lambda e: column[e.source] - column[e.target]):  # longest first
-        span = column[edge.target] - column[edge.source]
-        tail = names[edge.source]
-        if crossed > routed_crossings and span > 2:
-            tail = f"k{len(connectors)}"
-            connectors[tail] = (edge.source, edge.target)
-            members.setdefault(column[edge.target] - 1, []).append(tail)
-            labels[tail] = connector_label(dmap.nodes[edge.source])
-            crossed -= span - 2
-        edge_lines.append(f"  {tail} -> {names[edge.target]};")
+    span = {id(e): column[e.target] - column[e.source] for e in dmap.edges}
+    crossed = sum(max(s - 1, 0) for s in span.values())
+    from_connector: dict[int, str] = {}  # edge -> the connector it starts from
+    for edge in sorted(dmap.edges, key=lambda e: -span[id(e)]):  # longest first, until the rest fit
+        if crossed <= routed_crossings or span[id(edge)] <= 2:
+            break
+        tail = from_connector[id(edge)] = f"k{len(connectors)}"
+        connectors[tail] = (edge.source, edge.target)
+        members.setdefault(column[edge.target] - 1, []).append(tail)
+        labels[tail] = connector_label(dmap.nodes[edge.source])
+        crossed -= span[id(edge)] - 1  # from the column before its target it crosses none
+    # Edges in the map's own order either way: a map under the budget is laid out as before.
+    edge_lines = [f"  {from_connector.get(id(e), names[e.source])} -> {names[e.target]};" for e in dmap.edges]
     lines = [
         "digraph map {",
         "  rankdir=LR; nodesep=0.25; ranksep=0.6; splines=true;",
