@@ -99,7 +99,7 @@ def _shown_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
 def _painted_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
     """Seconds from show_file(path) until the PDF page's canvas has painted it (the event loop
     runs as in the app: the paint is the one Qt schedules, nothing forced)."""
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
 
     from studio.gui.preview import PageCanvas
 
@@ -115,8 +115,6 @@ def _painted_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
         check(kind == "pdf" and canvas is not None, f"{path.name}: the preview showed {kind}")
         if canvas is not None:
             canvas.painted.connect(on_paint, Qt.ConnectionType.SingleShotConnection)
-
-    from PySide6.QtCore import Qt
 
     preview.shown.connect(shown)
     QTimer.singleShot(20000, loop.quit)  # never hang the bench
