@@ -12,6 +12,7 @@ import hashlib
 import shutil
 import tempfile
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from studio.errors import StudioError
 from studio.store import layout
 from studio.store.editing import ProjectEditor
 from studio.store.fastyaml import FastDocument
-from studio.store.yamlfile import YamlDocument
+from studio.store.yamlfile import YamlDocument, YamlSyntaxError
 
 Step = str | int
 Path_ = tuple[Step, ...]
@@ -89,14 +90,23 @@ class ProjectDocuments:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 raise EditPathError(f"{rel}: the file is not UTF-8 text: save it as UTF-8") from None
-            document = YamlDocument.parse(self.root / rel, text)
+            document = self._parsed(rel, lambda: YamlDocument.parse(self.root / rel, text))
             del self._files[rel]  # from now on the document is the file's content
         elif not (self.root / rel).is_file():
             raise self._absent(rel)
         else:
-            document = self.editor.open_document(rel)
+            document = self._parsed(rel, lambda: self.editor.open_document(rel))
         self._documents[rel] = document
         return document
+
+    @staticmethod
+    def _parsed(rel: str, parse: Callable[[], YamlDocument]) -> YamlDocument:
+        """`parse()`, its syntax error located in `rel`: an edit cannot start on a file that does not read."""
+        try:
+            return parse()
+        except YamlSyntaxError as error:
+            raise YamlSyntaxError(f"{rel}:{error.line}:{error.column}: {error.message}; fix the file first "
+                                  "(dbstudio validate lists every problem)", error.line, error.column) from None
 
     def read_bytes(self, rel: str) -> bytes | None:
         """The file as it would be saved now: an open document, content read or edited before, else

@@ -92,3 +92,15 @@ def test_tests_on_a_checkpoint_criterion_is_misplaced(sample: Path):
                "    propagates:\n      - M12\n    tests:\n      - AC2\n")
     (found,) = validate_project(sample)
     assert (found.code, found.object_id) == ("misplaced-tests", "T06-C02")
+
+
+def test_migrate_refuses_what_it_cannot_read_and_writes_nothing(sample: Path, tmp_path: Path, capsys):
+    assert main(["migrate", str(tmp_path / "nowhere")]) == 2
+    assert "is not a project folder" in capsys.readouterr().err
+    broken = (sample / "project.yaml").read_text(encoding="utf-8") + "extra: [unclosed\n"
+    (sample / "project.yaml").write_text(broken, encoding="utf-8")
+    assert main(["migrate", str(sample)]) == 2
+    err = capsys.readouterr().err
+    line = len(broken.splitlines())
+    assert f"project.yaml:{line}:" in err and "YAML syntax" in err and "fix the file first" in err
+    assert (sample / "project.yaml").read_text(encoding="utf-8") == broken
