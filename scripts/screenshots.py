@@ -228,8 +228,12 @@ def main() -> int:
     settle(app, window)
     save(window, out / "versioning-panel.png")
 
-    # Rubric editor: every criterion, the versions dock closed to give the table the width.
+    # Rubric editor: every criterion, the docks on the right closed to give the table the width
+    # (closing Versions alone brings forward the Preview dock tabbed with it).
     versions.close()
+    preview_dock = window.findChild(QDockWidget, "previewDock")
+    assert preview_dock is not None
+    preview_dock.close()
     window.resizeDocks([explorer_dock], [400], Qt.Orientation.Horizontal)
     editor = window.open_rubric(None)
     assert editor is not None
@@ -263,8 +267,6 @@ def main() -> int:
     save(window, out / "dependency-map.png")
 
     # Previews: each kind in the preview dock, given most of the width as an expert would.
-    preview_dock = window.findChild(QDockWidget, "previewDock")
-    assert preview_dock is not None
     preview_dock.show()
     for material, name, act in (("M06", "preview-pdf.png", search_pdf), ("M02", "preview-xlsx.png", pick_cell),
                                 ("M04", "preview-csv.png", None), ("M01", "preview-markdown.png", None)):
