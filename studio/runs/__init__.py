@@ -1,0 +1,1 @@
+"""Trial runs in Docker along the project timeline: plan, runner, checkpoint store, harnesses."""
