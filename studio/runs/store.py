@@ -192,7 +192,7 @@ class CheckpointStore:
             return
         with _naming(self.root, "write to the checkpoint store"):
             if self.durable:  # the objects' names must be on disk before a manifest can name them
-                for folder in sorted(touched | {self._objects}):
+                for folder in sorted(touched | ({self._objects} if touched else set())):
                     files.flush_folder(folder)
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
