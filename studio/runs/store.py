@@ -220,8 +220,8 @@ class CheckpointStore:
         if hashlib.sha256(data).hexdigest() != manifest_id:
             raise CheckpointError(f"The manifest {path} is damaged (its content no longer matches its name): "
                                   "this checkpoint cannot be read; rerun the subtask that made it")
-        try:
-            manifest = Manifest.build(_decode(json.loads(data)))
+        try:  # the bytes hash to the id, so they are canonical JSON: entries come sorted, the id is known
+            manifest = Manifest(MappingProxyType(_decode(json.loads(data))), manifest_id)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise CheckpointError(f"The manifest {path} is not a checkpoint manifest ({exc}): "
                                   "rerun the subtask that made it") from exc
@@ -354,8 +354,8 @@ def _naming(subject: Path | str, action: str) -> Iterator[None]:
         if isinstance(exc, StudioError):
             raise
         name = exc.filename if exc.filename is not None else subject
-        raise CheckpointError(f"Could not {action} {subject}: {name}: {exc.strerror or exc}; check that the "
-                              "path exists, is readable and that the disk has room, then try again") from exc
+        raise CheckpointError(f"{name}: {exc.strerror or exc}, while trying to {action} {subject}: check that it "
+                              "exists and can be read and written, and that the disk has room, then try again") from exc
 
 
 # -- the manifest's JSON -------------------------------------------------------------------------
