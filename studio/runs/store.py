@@ -133,6 +133,22 @@ class CheckpointStore:
             cache.save()
         return manifest
 
+    def put_manifest(self, entries: Mapping[str, Entry]) -> Manifest:
+        """A checkpoint made of files already in the store (a final package picked from a
+        checkpoint, say): CheckpointError when one of them is not."""
+        for path, entry in entries.items():
+            if entry.kind == "file" and not self.object_path(entry.sha256 or "").is_file():
+                raise CheckpointError(f"Cannot record {path}: its content {entry.sha256} is not in the store {self.root}")
+        try:
+            for path in entries:
+                _check_path(path)
+            _check_parents(entries)
+        except ValueError as exc:
+            raise CheckpointError(f"Cannot record this checkpoint: {exc}") from None
+        manifest = Manifest.build(entries)
+        self._write_manifest(manifest, set())
+        return manifest
+
     def _file_entry(self, found: files.Found, cache: files.StatCache, touched: set[Path]) -> Entry:
         assert found.info is not None
         key = files.stat_key(found.info)

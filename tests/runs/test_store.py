@@ -616,3 +616,19 @@ def test_manifests_build_the_same_id_however_the_entries_are_ordered():
     assert forward.id == backward.id and list(forward.entries) == ["a", "b"]
     assert forward == backward and hash(forward) == hash(backward)
     assert forward.id == hashlib.sha256(forward.canonical_json()).hexdigest()
+
+
+def test_a_manifest_can_be_made_of_files_already_stored(tmp_path: Path) -> None:
+    folder = tmp_path / "ws"
+    (folder / "outputs").mkdir(parents=True)
+    (folder / "outputs/report.md").write_bytes(b"final words\n")
+    store = CheckpointStore(tmp_path / "store")
+    checkpoint = store.snapshot(folder)
+    package = store.put_manifest({"final/report.md": checkpoint.entries["outputs/report.md"]})
+    assert store.manifest(package.id).files() == ["final/report.md"]
+    assert store.read_bytes(package, "final/report.md") == b"final words\n"
+    missing = Entry("file", "0" * 64, 3, False, None)
+    with pytest.raises(CheckpointError, match="not in the store"):
+        store.put_manifest({"x.md": missing})
+    with pytest.raises(CheckpointError, match="not a relative path"):
+        store.put_manifest({"../x.md": checkpoint.entries["outputs/report.md"]})
