@@ -155,6 +155,7 @@ class CheckpointBrowser(QWidget):
         self.preview_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.preview_note.setWordWrap(True)
         self.preview_stack = QStackedWidget(self)
+        self.preview_stack.setObjectName("checkpointPreview")
         self.preview_stack.addWidget(self.preview)
         self.preview_stack.addWidget(self.preview_note)
         files = QSplitter(Qt.Orientation.Horizontal, self)
