@@ -89,7 +89,7 @@ def test_the_log_tail_reads_only_the_end_of_a_big_log(tmp_path: Path):
 def test_the_panel_follows_a_run_as_its_record_and_log_change_on_disk(qtbot, tmp_path: Path):
     project = tmp_path / "project"
     runs = project / "runs"
-    done = make_run(runs, "20261130-170000-dddddd", done=3)
+    make_run(runs, "20261130-170000-dddddd", done=3)
     going = make_run(runs, "20261130-180000-eeeeee", done=1, status=RunStatus.RUNNING, log_lines=400)
     panel = RunsPanel(TaskRunner())
     qtbot.addWidget(panel)
