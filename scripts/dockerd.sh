@@ -12,9 +12,13 @@
 #   dockerd.log    the engine's output
 # Each path can also be pointed elsewhere on its own, so an engine started by hand can be the one this
 # script manages (e.g. the test suite's `restart_dockerd`): DBSTUDIO_DOCKERD_DATA_ROOT, _EXEC_ROOT,
-# _PIDFILE, _SOCKET and _LOG. DBSTUDIO_DOCKERD_ARGS adds arguments to dockerd: a second engine beside
-# another one on the same machine needs "--bridge=none --iptables=false" (containers then have no
-# network at all), or the two fight over the docker0 bridge and the firewall rules.
+# _PIDFILE, _SOCKET and _LOG, set in the environment or as KEY=value lines (no quotes) in the state
+# directory's dockerd.env (the environment wins). DBSTUDIO_DOCKERD_ARGS adds arguments to dockerd.
+# A second engine beside another one on the same machine must not touch the first one's docker0 bridge
+# or firewall rules: set DBSTUDIO_DOCKERD_BRIDGE="NAME CIDR" (e.g. "dbsd1 10.213.7.1/24"): the script
+# creates that bridge and starts dockerd with --bridge=NAME --iptables=false (containers with network
+# then reach the host's bridge only), and deletes the bridge on stop. Never "--bridge=none" there:
+# dockerd then deletes docker0, under the other engine's feet.
 #
 # `start` reuses an engine already answering on the socket, waits until a new one answers
 # (DBSTUDIO_DOCKERD_TIMEOUT seconds, default 60) and prints the DOCKER_HOST url on stdout.
@@ -22,6 +26,15 @@
 set -euo pipefail
 
 dir="${DBSTUDIO_DOCKERD_DIR:-/var/lib/dbstudio-dockerd}"
+if [ -f "$dir/dockerd.env" ]; then
+  while IFS='=' read -r key value; do
+    case "$key" in
+      DBSTUDIO_DOCKERD_DATA_ROOT|DBSTUDIO_DOCKERD_EXEC_ROOT|DBSTUDIO_DOCKERD_PIDFILE|DBSTUDIO_DOCKERD_SOCKET|\
+      DBSTUDIO_DOCKERD_LOG|DBSTUDIO_DOCKERD_ARGS|DBSTUDIO_DOCKERD_BRIDGE|DBSTUDIO_DOCKERD_TIMEOUT)
+        [ -n "${!key+set}" ] || printf -v "$key" '%s' "$value" ;;
+    esac
+  done < "$dir/dockerd.env"
+fi
 data_root="${DBSTUDIO_DOCKERD_DATA_ROOT:-$dir/data}"
 exec_root="${DBSTUDIO_DOCKERD_EXEC_ROOT:-$dir/exec}"
 pidfile="${DBSTUDIO_DOCKERD_PIDFILE:-$dir/dockerd.pid}"
@@ -82,13 +95,30 @@ start() {
     say "dockerd (pid $pid) owns $pidfile but does not answer at $url; stop it first: $0 stop"
     exit 1
   fi
+  case " ${DBSTUDIO_DOCKERD_ARGS:-} " in
+    *" --bridge=none "*|*" -b none "*|*" --bridge none "*)
+      if ip link show docker0 >/dev/null 2>&1; then
+        say "--bridge=none makes dockerd delete docker0, which another engine uses here; set"
+        say "DBSTUDIO_DOCKERD_BRIDGE=\"NAME CIDR\" for a bridge of this engine's own instead"
+        exit 1
+      fi ;;
+  esac
+  local bridge_args=()
+  if [ -n "${DBSTUDIO_DOCKERD_BRIDGE:-}" ]; then
+    local bridge cidr
+    read -r bridge cidr <<<"$DBSTUDIO_DOCKERD_BRIDGE"
+    if ! ip link show "$bridge" >/dev/null 2>&1; then
+      ip link add "$bridge" type bridge && ip addr add "$cidr" dev "$bridge" && ip link set "$bridge" up
+    fi
+    bridge_args=(--bridge="$bridge" --iptables=false)
+  fi
   rm -f "$pidfile"
   mkdir -p "$data_root" "$exec_root" "$(dirname "$pidfile")" "$(dirname "$socket")" "$(dirname "$logfile")"
   # A socket file left by an engine that died would make the new one fail to listen.
   [ -S "$socket" ] && rm -f "$socket"
   # shellcheck disable=SC2086  # DBSTUDIO_DOCKERD_ARGS is a list of arguments on purpose
   setsid dockerd --data-root "$data_root" --exec-root "$exec_root" --pidfile "$pidfile" \
-    -H "$url" ${DBSTUDIO_DOCKERD_ARGS:-} >>"$logfile" 2>&1 </dev/null &
+    -H "$url" "${bridge_args[@]}" ${DBSTUDIO_DOCKERD_ARGS:-} >>"$logfile" 2>&1 </dev/null &
   local child=$! waited=0
   until answers; do
     if ! kill -0 "$child" 2>/dev/null; then
@@ -127,6 +157,9 @@ stop() {
     sleep 0.1
     waited=$((waited + 1))
   done
+  if [ -n "${DBSTUDIO_DOCKERD_BRIDGE:-}" ]; then
+    ip link delete "${DBSTUDIO_DOCKERD_BRIDGE%% *}" 2>/dev/null || true
+  fi
   say "engine stopped (pid $pid)"
 }
 
