@@ -204,7 +204,7 @@ class CheckpointBrowser(QWidget):
         self.resize(1200, 760)
 
         self.picker.currentIndexChanged.connect(self._checkpoint_changed)
-        self.compare.currentIndexChanged.connect(self._compare_changed)
+        self.compare.currentIndexChanged.connect(self._comparison_picked)
         self.summary.setText("Reading the checkpoints…")
         self._set_busy(True)
         ids = [manifest_id for _label, manifest_id in run.checkpoints()]
@@ -246,6 +246,11 @@ class CheckpointBrowser(QWidget):
         if manifest is not None:
             self.tree.expandToDepth(0)
         self._compare_changed()
+
+    def _comparison_picked(self) -> None:
+        self._compare_changed()
+        if self.diff is not None:
+            self.tabs.setCurrentWidget(self.diff_view)  # what the user asked to see
 
     def _compare_changed(self) -> None:
         after, before = self.current(), self.compared()

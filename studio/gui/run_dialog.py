@@ -146,6 +146,10 @@ class RunDialog(QDialog):
     def _presets_read(self, presets: list[runs_data.PresetChoice]) -> None:
         for preset in presets:
             self.harness.addItem(preset.label, preset.name)
+            self.harness.setItemData(self.harness.count() - 1,
+                                     f"Needs {preset.key_variable} in the environment or the OS keyring "
+                                     "(never written to the project, the run or a log); docs/runs.md",
+                                     Qt.ItemDataRole.ToolTipRole)
 
     def _images_read(self, images: list[str]) -> None:
         typed = self.image.currentText()

@@ -216,41 +216,37 @@ def cancel_run(run_dir: Path) -> None:
 # -- the engine and the harnesses --------------------------------------------------------------
 @dataclass(frozen=True)
 class PresetChoice:
-    name: str
-    label: str
+    name: str  # the harness spec
+    label: str  # "Claude Code (claude-code)"
+    key_variable: str  # the API key it needs, from the environment or the keyring
 
 
 def presets() -> list[PresetChoice]:
-    """The CLI-agent presets the harness module knows, for the start-a-run dialog."""
+    """The CLI-agent presets, for the start-a-run dialog."""
     from studio.runs.harness import PRESETS
 
-    return [PresetChoice(name, _preset_label(name, info)) for name, info in PRESETS.items()]
-
-
-def _preset_label(name: str, info: object) -> str:
-    title = getattr(info, "title", None) or getattr(info, "label", None) or getattr(info, "description", None)
-    return f"{title} ({name})" if isinstance(title, str) and title and title != name else name
+    return [PresetChoice(name, f"{info.title} ({name})", info.key_variable) for name, info in PRESETS.items()]
 
 
 def local_images() -> list[str]:
-    """The tagged images on the local engine, sorted (a RunError saying what to do when no engine answers)."""
+    """The tagged images on the local engine, sorted (EngineError saying what to do when no engine answers)."""
     import docker
     from docker.errors import DockerException
     from requests.exceptions import RequestException
 
-    from studio.runs.errors import RunError
+    from studio.runs.engine import DockerEngine, EngineError
 
-    url = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
     try:
         client = docker.from_env()
         try:
             images = client.images.list()
         finally:
             client.close()
-    except (DockerException, RequestException) as exc:
-        raise RunError(f"No Docker engine at {url}: start it (docs/runs.md), or set DOCKER_HOST to the engine's "
-                       f"socket, then open this dialog again ({type(exc).__name__})") from None
-    return sorted({tag for image in images for tag in image.tags})
+    except (DockerException, RequestException, OSError) as exc:
+        engine = DockerEngine.connect()  # raises the engine's own message when none answers
+        raise EngineError(f"The Docker engine at {engine.url()} did not list its images ({type(exc).__name__}): "
+                          "restart it (docs/runs.md), then open this dialog again") from None
+    return sorted({tag for image in images for tag in image.tags if not tag.endswith(":<none>")})
 
 
 # -- the checkpoint store ----------------------------------------------------------------------
