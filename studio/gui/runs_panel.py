@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -330,6 +330,31 @@ class RunsPanel(QWidget):
             self.message.show()
 
 
+class _TabWithOnFirstShow(QObject):
+    """Tabs the Runs dock with the Findings once the window is first shown. Tabbing a second pair
+    of docks before the window is shown leaves a stray copy of the tab bar drawn over the window
+    (Qt 6.11); after the first show it does not. A layout restored from the settings that already
+    places the dock is kept."""
+
+    def __init__(self, window: QMainWindow, findings: QDockWidget, dock: QDockWidget) -> None:
+        super().__init__(window)
+        self.window_, self.findings, self.dock = window, findings, dock
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
+        if watched is self.window_ and event.type() == QEvent.Type.Show:
+            self.window_.removeEventFilter(self)
+            QTimer.singleShot(0, self, self.place)
+        return False
+
+    def place(self) -> None:
+        window, dock = self.window_, self.dock
+        placed_by_user = dock.isFloating() or window.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea
+        if not placed_by_user and dock not in window.tabifiedDockWidgets(self.findings):
+            window.tabifyDockWidget(self.findings, dock)
+            self.findings.raise_()
+
+
 def install_runs(window: QMainWindow, runner: TaskRunner) -> tuple[QDockWidget, RunsPanel]:
     """The Runs dock (tabbed with the findings) and the Runs menu of the main window."""
     panel = RunsPanel(runner, window)
@@ -339,8 +364,7 @@ def install_runs(window: QMainWindow, runner: TaskRunner) -> tuple[QDockWidget, 
     window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     findings = window.findChild(QDockWidget, "findingsDock")
     if findings is not None:
-        window.tabifyDockWidget(findings, dock)
-        findings.raise_()
+        _TabWithOnFirstShow(window, findings, dock)
     menu = QMenu("R&uns", window)
     menu.setObjectName("menuRuns")
     menu.addAction(panel.action_start)
