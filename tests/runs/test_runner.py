@@ -247,3 +247,35 @@ def test_resume_after_the_docker_engine_restarts(project, tmp_path, test_image, 
     assert load_run(run_dir).status in (RunStatus.INTERRUPTED, RunStatus.FAILED)
     _finish_with_a_fixed_harness(run_dir, harness)
     assert _snapshot_of_done(run_dir)["T01"] == before["T01"]
+
+
+def test_cancel_stops_the_subtask_that_is_going_and_resume_reruns_it(project, tmp_path, test_image, docker_engine,
+                                                                     capsys):
+    from tests.helpers import run_cli
+
+    harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
+    process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs")
+    _wait_for(lambda: _subtask_running(docker_engine, run_dir, "T02"), "T02 to start")
+    code, out, _ = run_cli(capsys, "runs", "cancel", str(run_dir))
+    assert code == 0 and "cancel requested" in out
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 1, output
+    assert "cancelled during T02" in output
+    record = load_run(run_dir)
+    assert record.status == RunStatus.CANCELLED
+    assert record.subtask("T02").status == SubtaskStatus.PENDING and record.subtask("T02").checkpoint is None
+    assert docker_engine.count_labelled({"dbstudio.run": run_dir.name}) == 0
+    _finish_with_a_fixed_harness(run_dir, harness)
+
+
+def test_a_run_another_process_executes_is_not_resumed_twice(project, tmp_path, test_image, docker_engine):
+    harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
+    process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs")
+    try:
+        _wait_for(lambda: _subtask_running(docker_engine, run_dir, "T02"), "T02 to start")
+        with pytest.raises(RunError, match="going in another process"):
+            execute_run(run_dir)
+    finally:
+        process.kill()
+        process.wait()
+        docker_engine.kill_labelled({"dbstudio.run": run_dir.name})
