@@ -53,6 +53,9 @@ COMMANDS = [
     Command("verdicts", "a blank verdict table for a project: verdicts template PROJECT --system NAME OUT",
             "verdicts_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
+    Command("run", "run an agent through the project's timeline in Docker, a checkpoint per subtask", "runs_cmd",
+            "configure_run"),
+    Command("runs", "trial runs: runs list|show|resume|cancel|export|diff", "runs_cmd", "configure_runs"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]
 
