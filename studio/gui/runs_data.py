@@ -27,7 +27,7 @@ TAIL_LINES = 200
 TAIL_BYTES = 64 * 1024
 """The log tail reads at most this much from the end of a log: a harness may log megabytes."""
 PROCESS_LOG = "process.log"
-RECORD_FILE = "run.json"
+RECORD_FILE = "run.json"  # studio.runs.record.RECORD_FILE, not imported: pydantic loads with the project
 FINISHED = ("completed", "failed", "cancelled", "interrupted")
 
 
@@ -116,22 +116,16 @@ def runs_dir_of(project_dir: Path) -> Path:
 
 
 def view_of(run_dir: Path, record: RunRecord) -> RunView:
+    from studio.runs.runner import shown_status
+
     subtasks = tuple(
         SubtaskView(id=sub.id, status=sub.status.value, exit_code=sub.exit_code, timed_out=sub.timed_out,
                     started=sub.started, ended=sub.ended, tokens=dict(sub.tokens) if sub.tokens else None,
                     checkpoint=sub.checkpoint, log=sub.log, attempts=sub.attempts)
         for sub in record.subtasks)
-    return RunView(run_dir=Path(run_dir), run_id=record.run_id, status=_shown_status(run_dir, record),
+    return RunView(run_dir=Path(run_dir), run_id=record.run_id, status=shown_status(run_dir, record).value,
                    harness=record.harness, image=record.image, created=record.created, message=record.message,
                    project_commit=record.project_commit, subtasks=subtasks, final=record.final)
-
-
-def _shown_status(run_dir: Path, record: RunRecord) -> str:
-    from studio.runs.lock import is_live
-
-    if record.status.value == "running" and not is_live(run_dir):
-        return "interrupted"
-    return record.status.value
 
 
 def read_runs(runs_dir: Path) -> list[RunView]:
@@ -252,9 +246,9 @@ def local_images() -> list[str]:
 # -- the checkpoint store ----------------------------------------------------------------------
 def store_of(run_dir: Path) -> CheckpointStore:
     """The store shared by the runs beside this one (<runs_dir>/store)."""
-    from studio.runs.store import CheckpointStore
+    from studio.runs.runner import store_of as store
 
-    return CheckpointStore(Path(run_dir).parent / "store")
+    return store(Path(run_dir))
 
 
 def manifests(run_dir: Path, ids: Sequence[str]) -> dict[str, Manifest]:
