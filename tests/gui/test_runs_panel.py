@@ -344,3 +344,37 @@ def test_a_run_left_going_when_the_window_closes_ends_on_its_own_and_shows_when_
     panel = child(again, RunsPanel, "runsPanel")
     qtbot.waitUntil(lambda: run_row(panel)[1:2] == ["Completed"], timeout=20000)
     assert run_row(panel)[5] == "3/3"
+
+
+def test_a_run_cancelled_from_the_panel_resumes_from_its_last_checkpoint(qtbot, tmp_path: Path, monkeypatch,
+                                                                         test_image: str):
+    git_identity(monkeypatch)
+    project = three_subtask_project(tmp_path / "project")
+    # T02 waits for a file in its workspace: it is going when Cancel is pressed, and goes through on resume
+    harness = write_harness(tmp_path / "harness.sh", listing=False, t02="while [ ! -e gate ]; do sleep 0.2; done")
+    window = open_window(qtbot, project)
+    panel = child(window, RunsPanel, "runsPanel")
+    qtbot.waitUntil(lambda: panel.project_dir is not None, timeout=10000)
+    start_from_dialog(qtbot, window, harness, test_image)
+    qtbot.waitUntil(lambda: cells(panel.subtasks_model, 1)[1:2] == ["Running"], timeout=180000)
+    run_dir = panel.selected_run().run_dir
+    first_checkpoint = load_run(run_dir).subtask("T01").checkpoint
+    assert panel.action_cancel.isEnabled() and not panel.action_resume.isEnabled()
+
+    child(window, QAction, "runCancelAction").trigger()
+    qtbot.waitUntil(lambda: run_row(panel)[1:2] == ["Cancelled"], timeout=60000)
+    assert panel.message.text().startswith("cancelled during T02")
+    assert [cells(panel.subtasks_model, row)[1] for row in range(3)] == ["Completed", "Pending", "Pending"]
+    qtbot.waitUntil(lambda: panel.action_resume.isEnabled(), timeout=30000)  # its process has ended
+
+    (run_dir / "workspace" / "gate").touch()  # lost on resume: the workspace is T01's checkpoint again
+    child(window, QAction, "runResumeAction").trigger()
+    assert not panel.action_resume.isEnabled()
+    qtbot.waitUntil(lambda: run_row(panel)[1:2] == ["Running"], timeout=60000)
+    assert not panel.message.isVisible()
+    qtbot.waitUntil(lambda: cells(panel.subtasks_model, 1)[1:2] == ["Running"], timeout=60000)
+    (run_dir / "workspace" / "gate").touch()
+    qtbot.waitUntil(lambda: run_row(panel)[1:2] == ["Completed"], timeout=180000)
+    record = load_run(run_dir)
+    assert record.subtask("T01").checkpoint == first_checkpoint and record.subtask("T01").attempts == 1
+    assert record.subtask("T02").attempts == 2 and run_row(panel)[5] == "3/3"
