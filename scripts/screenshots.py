@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from openpyxl import load_workbook
 from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
@@ -31,6 +32,10 @@ from studio.store.workspace import create_project, sample_project
 IDENTITY = {"GIT_AUTHOR_NAME": "Hanna Verbeek", "GIT_AUTHOR_EMAIL": "hanna.verbeek@example.com",
             "GIT_COMMITTER_NAME": "Hanna Verbeek", "GIT_COMMITTER_EMAIL": "hanna.verbeek@example.com"}
 SUBTASK = "T03"  # the subtask the history, the editor and the diff are about
+RUN_IMAGE = os.environ.get("DBSTUDIO_TEST_IMAGE", "dbstudio/test-busybox:1")
+RUN_LOG_ROW = 5  # T06, the model revision after the EBITDA restatement
+RUN_COMPARE = ("T06", "T05")  # its checkpoint against the one before it
+RUN_CHANGED_FILE = "outputs/assumptions_memo.md"
 
 
 def wait_until(app: QApplication, done: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
@@ -154,6 +159,120 @@ def chart_image(root: Path, out: Path) -> Path:
     painter.end()
     image.save(str(out))
     return out
+
+
+DEMO_AGENT = '''\
+"""A demo agent for the screenshots (python3, standard library only): it reads its instruction
+and the materials released so far, writes each Markdown output the instruction names, and
+revises the ones it wrote in an earlier subtask, logging what it does as an agent would."""
+import os
+import re
+from pathlib import Path
+
+subtask = os.environ["STUDIO_SUBTASK"]
+instruction = Path(os.environ["STUDIO_INSTRUCTION"]).read_text(encoding="utf-8")
+title = next((line.lstrip("# ").strip() for line in instruction.splitlines() if line.startswith("#")), subtask)
+items, current = [], None
+for line in instruction.splitlines():
+    start = re.match(r"\\s*(?:[-*]|\\d+\\.)\\s+(.*)", line)
+    if start:
+        current = [start.group(1)]
+        items.append(current)
+    elif current is not None and line.startswith("  ") and line.strip():
+        current.append(line.strip())
+    else:
+        current = None
+
+
+def plain(words):
+    text = re.sub(r"^outputs/\\S+?:\\s*", "", re.sub(r"[*`]", "", " ".join(words)))
+    sentence = re.split(r"(?<=\\.)\\s", text, maxsplit=1)[0].rstrip(".:; ")
+    return sentence[:1].upper() + sentence[1:]
+
+
+points = [point for point in (plain(item) for item in items) if point and not point.startswith("Outputs/")]
+print(f"[{subtask}] {title}", flush=True)
+materials = sorted(p for p in Path("materials").glob("*") if p.is_file()) if Path("materials").is_dir() else []
+for material in materials:
+    print(f"[{subtask}] read {material} ({material.stat().st_size:,} bytes)", flush=True)
+outputs = sorted(set(re.findall(r"outputs/[A-Za-z0-9_./-]+\\.md", instruction)))
+for rel in outputs:
+    path = Path(rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        text = path.read_text(encoding="utf-8") + f"\\n## Revision ({subtask})\\n\\n"
+        text += "".join(f"- {point}.\\n" for point in points[:4])
+        print(f"[{subtask}] revised {rel}", flush=True)
+    else:
+        text = (f"# {path.stem.replace('_', ' ').capitalize()}\\n\\n{title}.\\n\\n## Sources\\n\\n"
+                + "".join(f"- {m.name}\\n" for m in materials[-5:])
+                + "\\n## Points addressed\\n\\n" + "".join(f"- {point}.\\n" for point in points[:6]))
+        print(f"[{subtask}] wrote {rel}", flush=True)
+    path.write_text(text, encoding="utf-8")
+print(f"[{subtask}] done: {len(outputs)} file(s) written", flush=True)
+'''
+"""The script harness of the runs shots: a stand-in for a CLI agent (the test image has python3 and
+no agent), so the run, its log and its checkpoints are real and made in a few seconds."""
+
+
+def runs_shots(app: QApplication, window: Any, work: Path, out: Path) -> None:
+    """A real run of the copy in Docker (DOCKER_HOST, image dbstudio/test-busybox:1 from
+    scripts/test-image.sh) started from the Runs panel, followed to its end, then its checkpoints."""
+    from studio.gui.checkpoint_browser import CheckpointBrowser
+    from studio.gui.run_dialog import RunDialog
+
+    panel = window.runs_panel
+    runs_dock = window.findChild(QDockWidget, "runsDock")
+    explorer_dock = window.findChild(QDockWidget, "explorerDock")
+    runs_dock.show()
+    runs_dock.raise_()
+    # A first draft of the agent that stops in T03, then the fixed one that goes to the end.
+    first = work / "demo-agent-draft.py"
+    first.write_text(DEMO_AGENT.replace(
+        'subtask = os.environ["STUDIO_SUBTASK"]\n',
+        'subtask = os.environ["STUDIO_SUBTASK"]\nif subtask == "T03":\n'
+        '    raise SystemExit("error: outputs/diligence_notes.md is missing (T02 wrote no notes); stopping")\n'),
+        encoding="utf-8")
+    agent = work / "demo-agent.py"
+    agent.write_text(DEMO_AGENT, encoding="utf-8")
+    for script, status in ((first, "failed"), (agent, "completed")):
+        dialog = panel.new_run()
+        assert isinstance(dialog, RunDialog)
+        wait_until(app, lambda d=dialog: d.image.findText(RUN_IMAGE) >= 0,
+                   f"the engine's images (is {RUN_IMAGE} built? scripts/test-image.sh; DOCKER_HOST set?)")
+        dialog.script.setText(str(script))
+        dialog.image.setEditText(RUN_IMAGE)
+        count = panel.runs_model.rowCount()
+        dialog.start()
+        wait_until(app, lambda d=dialog, n=count: panel.runs_model.rowCount() > n or d.start_button.isEnabled(),
+                   "the run to be recorded")
+        if panel.runs_model.rowCount() == count:
+            raise SystemExit(f"screenshots: the run did not start: {dialog.message.text()}")
+        wait_until(app, lambda: panel.selected_run() is not None and panel.selected_run().finished
+                   and not panel.monitor.processes, "the run to end", timeout=300)
+        run = panel.selected_run()
+        if run.status != status:
+            raise SystemExit(f"screenshots: the run ended {run.status}, not {status}: {run.message}")
+    window.open_object("subtask", "T06")
+    window.resizeDocks([explorer_dock], [330], Qt.Orientation.Horizontal)
+    window.resizeDocks([runs_dock], [560], Qt.Orientation.Vertical)
+    panel.subtasks_view.selectRow(RUN_LOG_ROW)  # the subtask whose log is shown
+    settle(app, window)
+    save(window, out / "runs-panel.png")
+
+    browser = panel.open_checkpoints()
+    assert isinstance(browser, CheckpointBrowser)
+    browser.resize(1360, 780)
+    wait_until(app, lambda: bool(browser.manifests), "the run's checkpoints")
+    shown: list[str] = []
+    browser.text_diff_shown.connect(shown.append)
+    browser.choose(RUN_COMPARE[0], compare_with=RUN_COMPARE[1])
+    browser.select_change(RUN_CHANGED_FILE)
+    wait_until(app, lambda: RUN_CHANGED_FILE in shown, "the text diff")
+    browser.diff_view.setSizes([560, 800])
+    settle(app, window)
+    save(browser, out / "checkpoint-browser.png")
+    browser.close()
 
 
 def save(widget: QWidget, path: Path) -> None:
@@ -295,6 +414,9 @@ def main() -> int:
     settle(app, window, 0.3)
     save(dialog, out / "import-diff.png")
     dialog.reject()
+
+    # Runs: a real run of the copy in Docker, and its checkpoints compared.
+    runs_shots(app, window, args.work, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()

@@ -34,6 +34,8 @@ from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
 from studio.gui.project_actions import ProjectActions
+from studio.gui.run_monitor import hold_close
+from studio.gui.runs_panel import install_runs
 from studio.gui.status_bar import GitState, StatusParts, read_git_state
 from studio.gui.tasks import TaskRunner
 from studio.gui.watcher import ProjectWatcher
@@ -189,6 +191,7 @@ class MainWindow(QMainWindow):
         self.undo_group = QUndoGroup(self)
         self.edits = ProjectActions(self)
         self._build_actions()
+        self.runs_dock, self.runs_panel = install_runs(self, self.runner)
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)
@@ -931,6 +934,8 @@ class MainWindow(QMainWindow):
                 self._closing = True
                 self.close()
             self.when_saved_or_discarded(close_now)
+            return
+        if hold_close(self, self.runs_panel.monitor, event):  # a run started here is going: leave it or stop it
             return
         self.save_layout()
         self.review_timer.stop()

@@ -45,7 +45,7 @@ def test_actions_carry_their_names_and_shortcuts(qtbot):
         assert window.findChild(QAction, name) is not None
     assert not window.action_save.isEnabled()  # nothing open yet
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&Edit", "&Project", "&View"]
+    assert menus == ["&File", "&Edit", "&Project", "R&uns", "&View"]
 
 
 def test_add_stage_and_subtask_undo_redo_save_and_commit(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
