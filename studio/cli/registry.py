@@ -53,7 +53,7 @@ COMMANDS = [
     Command("verdicts", "a blank verdict table for a project: verdicts template PROJECT --system NAME OUT",
             "verdicts_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
-    Command("export", "write a project for another tool: export harbor PROJECT OUT (a Harbor multi-step task)",
+    Command("export", "write a project for another tool: export harbor PROJECT OUT (a Harbor task, one step per subtask)",
             "harbor_cmd", "configure_export"),
     Command("import", "read another tool's results back as runs: import harbor JOB_DIR PROJECT", "harbor_cmd",
             "configure_import"),
