@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from studio.runs.harbor_format import METADATA_KEY, WORKSPACE_ARTIFACT, WORKSPACE_HASHES, task_name
 from studio.runs.harbor_job import (
     TIMEOUT_EXCEPTION,
+    HarborJobError,
     StepResult,
     Trial,
     TrialResult,
@@ -119,6 +120,7 @@ def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path
 
     task_dir = trial.task_dir(job_dir)
     exported = task_metadata(task_dir, METADATA_KEY)
+    _check_timeline(trial, result, exported, plan)
     scale = float(exported.get("agent_timeout_scale", 1.0))
     run_id = new_run_id(result.started_at)
     run_dir = runs_dir / run_id
@@ -147,6 +149,21 @@ def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path
         shutil.rmtree(run_dir, ignore_errors=True)  # no run.json: nothing half-imported is listed
         raise
     return record
+
+
+def _check_timeline(trial: Trial, result: TrialResult, exported: dict[str, object], plan: RunPlan) -> None:
+    """Refuse a trial whose steps are not the project's subtasks as they are now."""
+    timeline = [step.subtask for step in plan.subtasks]
+    ran = [step.step_name for step in result.step_results or []]
+    steps = exported.get("subtasks")
+    if isinstance(steps, list) and [str(s) for s in steps] != timeline:
+        raise HarborJobError(f"{trial.folder}: the task was exported with the subtasks {', '.join(map(str, steps))} "
+                             f"but the project's timeline is now {', '.join(timeline)}: import into the project "
+                             f"as it was exported (commit {exported.get('project_commit', 'unknown')})")
+    unknown = [name for name in ran if name not in timeline]
+    if unknown:
+        raise HarborJobError(f"{trial.folder}: its steps {', '.join(unknown)} are not subtasks of the project "
+                             f"({', '.join(timeline)}): import into the project the task was exported from")
 
 
 def _origin(result: TrialResult, the_job: str, job_dir: Path, trial: Trial) -> dict[str, str]:

@@ -13,6 +13,7 @@ import pytest
 
 from studio.runs.harbor_export import export_harbor
 from studio.runs.harbor_import import import_harbor
+from studio.runs.harbor_job import HarborJobError
 from studio.runs.record import RunStatus, SubtaskStatus, list_runs
 from studio.runs.store import CheckpointStore
 from tests.helpers import run_cli, write
@@ -185,3 +186,15 @@ def test_the_command_reports_each_trial_and_refuses_a_folder_that_is_not_a_job(t
     assert code == 0 and out.count("already imported as run") == 2 and "0 runs added" in err
     code, out, err = run_cli(capsys, "import", "harbor", str(project), str(project), "--runs-dir", str(runs_dir))
     assert code == 2 and "not a Harbor job directory (it has no config.json)" in err
+
+
+def test_a_project_whose_timeline_changed_since_the_export_is_refused(tmp_path: Path):
+    job_dir, project, _ = make_job(tmp_path, TRIALS[:1])
+    stages = project / "stages.yaml"
+    text = stages.read_text(encoding="utf-8")
+    stages.write_text(text.replace("- T01\n", "- TXX\n").replace("- T02\n", "- T01\n").replace("- TXX\n", "- T02\n"),
+                      encoding="utf-8")
+    with pytest.raises(HarborJobError, match="exported with the subtasks T01, T02, T03 but the project's timeline "
+                                             "is now T02, T01, T03"):
+        import_harbor(job_dir, project, tmp_path / "runs")
+    assert list_runs(tmp_path / "runs") == []
