@@ -14,7 +14,9 @@ QT_RUNTIME="libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdb
 BASE="git graphviz"
 # The tests run Qt offscreen; tests/test_packaging.py builds the app with PyInstaller, which
 # reads binaries with binutils' objdump.
-TEST_EXTRA="binutils"
+# docker.io and busybox-static: the trial-run tests start their own dockerd (scripts/dockerd.sh) and
+# build their image from a static busybox (scripts/test-image.sh), since no registry is reachable.
+TEST_EXTRA="binutils docker.io busybox-static"
 
 wanted="$QT_RUNTIME $BASE"
 [ "${1:-}" = "--test" ] && wanted="$wanted $TEST_EXTRA"

@@ -119,7 +119,7 @@ class CheckpointStore:
         cache = files.StatCache(stat_cache)
         entries: dict[str, Entry] = {}
         touched: set[Path] = set()
-        with _naming(folder, "read"):
+        with _naming(folder, "checkpoint"):
             for found in files.walk(str(folder), exclude):
                 if found.kind == "link":
                     entries[found.path] = Entry("link", None, 0, False, found.target)

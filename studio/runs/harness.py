@@ -1,0 +1,250 @@
+"""Harnesses: what runs in the container for each subtask.
+
+`script:PATH` runs a script of the user's (tests, demos); the presets run the CLI agents the paper
+uses, non-interactively, continuing their own session from the second subtask on. A preset's API key
+comes from the environment or the OS keyring (service "dbstudio") and goes into the container's
+environment only: never into describe(), a record or a log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.runs.engine import Mount
+from studio.runs.errors import RunError
+
+HOME_IN_CONTAINER = "/studio/home"
+TASK_IN_CONTAINER = "/studio/task"
+HARNESS_IN_CONTAINER = "/studio/harness"
+KEYRING_SERVICE = "dbstudio"
+SCRIPT_PREFIX = "script:"
+
+
+class HarnessError(RunError):
+    """A harness spec names no preset or script, its script is missing, or its API key is nowhere."""
+
+
+@dataclass(frozen=True)
+class HarnessStep:
+    subtask: str
+    first: bool          # the first subtask of the run: nothing to continue yet
+    instruction: str     # the instruction file's path inside the container
+
+
+@dataclass(frozen=True)
+class TokenCounts:
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"input": self.input_tokens, "output": self.output_tokens,
+                "cache_read": self.cache_read_tokens, "cache_creation": self.cache_creation_tokens}
+
+
+def instruction_path(subtask: str) -> str:
+    return f"{TASK_IN_CONTAINER}/{subtask}/instruction.md"
+
+
+class Harness:
+    """What a run needs of a harness; `ScriptHarness` and `PresetHarness` are the two kinds."""
+
+    name: str
+
+    def command(self, step: HarnessStep) -> list[str]:
+        raise NotImplementedError
+
+    def environment(self, step: HarnessStep) -> dict[str, str]:
+        return {"STUDIO_SUBTASK": step.subtask, "STUDIO_INSTRUCTION": step.instruction, "HOME": HOME_IN_CONTAINER}
+
+    def mounts(self) -> list[Mount]:
+        return []
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def tokens(self, log_text: str) -> TokenCounts | None:
+        return None
+
+    def check(self) -> None:
+        """Raises HarnessError now for what would fail at the first subtask (a missing script or key)."""
+
+
+class ScriptHarness(Harness):
+    """`script:PATH`: the file, mounted read-only at /studio/harness/<name>, run once per subtask in the
+    workspace; by its shebang line if it has one, else python3 for .py and sh for anything else."""
+
+    def __init__(self, path: Path) -> None:
+        resolved = Path(path).expanduser().resolve()
+        if not resolved.is_file():
+            raise HarnessError(f"harness script {resolved} does not exist (from {SCRIPT_PREFIX}{path}): "
+                               "give the path of a script file, relative to the current folder or absolute")
+        self.path = resolved
+        self.name = f"{SCRIPT_PREFIX}{resolved}"
+        self.target = f"{HARNESS_IN_CONTAINER}/{resolved.name}"
+
+    def _interpreter(self) -> list[str]:
+        with open(self.path, "rb") as script:
+            first_line = script.readline(512)
+        if first_line.startswith(b"#!"):
+            words = shlex.split(first_line[2:].decode("utf-8", errors="replace"))
+            if words:
+                return words
+        return ["python3"] if self.path.suffix == ".py" else ["sh"]
+
+    def command(self, step: HarnessStep) -> list[str]:
+        return [*self._interpreter(), self.target]
+
+    def mounts(self) -> list[Mount]:
+        return [Mount(self.path, self.target, read_only=True)]
+
+    def describe(self) -> str:
+        digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        return f"{shlex.join([*self._interpreter(), self.target])}  (script {self.path}, sha256 {digest})"
+
+    def check(self) -> None:
+        if not self.path.is_file():
+            raise HarnessError(f"harness script {self.path} no longer exists")
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    name: str
+    title: str
+    key_variable: str            # the API key's environment variable (also its name in the keyring)
+    first: tuple[str, ...]       # the command for the first subtask; PROMPT stands for the instruction text
+    later: tuple[str, ...]       # the command from the second subtask on, continuing the agent's session
+    passthrough: tuple[str, ...] = ()   # optional settings copied from the environment when set (never secrets)
+    reference: str = ""          # where the flags are documented
+
+    def describe(self) -> str:
+        return f"{' '.join(self.first)}; from the 2nd subtask: {' '.join(self.later)}"
+
+
+PROMPT = "PROMPT"
+
+PRESETS: dict[str, PresetInfo] = {
+    info.name: info for info in (
+        PresetInfo("claude-code", "Claude Code", "ANTHROPIC_API_KEY",
+                   ("claude", "-p", PROMPT, "--output-format", "json", "--dangerously-skip-permissions"),
+                   ("claude", "--continue", "-p", PROMPT, "--output-format", "json",
+                    "--dangerously-skip-permissions"),
+                   ("ANTHROPIC_MODEL", "ANTHROPIC_BASE_URL"),
+                   "https://docs.anthropic.com/en/docs/claude-code/cli-reference"),
+        PresetInfo("codex", "Codex CLI", "OPENAI_API_KEY",
+                   ("codex", "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", PROMPT),
+                   ("codex", "exec", "--skip-git-repo-check", "resume", "--last", PROMPT),
+                   ("OPENAI_BASE_URL",),
+                   "https://developers.openai.com/codex/noninteractive"),
+        PresetInfo("gemini", "Gemini CLI", "GEMINI_API_KEY",
+                   ("gemini", "--yolo", "-p", PROMPT),
+                   ("gemini", "--yolo", "--resume", "latest", "-p", PROMPT),
+                   ("GEMINI_MODEL",),
+                   "https://geminicli.com/docs/cli/cli-reference"),
+        PresetInfo("qwen", "Qwen Code", "OPENAI_API_KEY",
+                   ("qwen", "--yolo", "-p", PROMPT),
+                   ("qwen", "--yolo", "--continue", "-p", PROMPT),
+                   ("OPENAI_BASE_URL", "OPENAI_MODEL"),
+                   "https://qwenlm.github.io/qwen-code-docs/en/users/features/headless"),
+        PresetInfo("kimi", "Kimi CLI", "KIMI_API_KEY",
+                   ("kimi", "--print", "-p", PROMPT),
+                   ("kimi", "--print", "--continue", "-p", PROMPT),
+                   ("KIMI_BASE_URL", "KIMI_MODEL_NAME"),
+                   "https://moonshotai.github.io/kimi-cli/en/customization/print-mode"),
+    )
+}
+
+
+def api_key(variable: str) -> str | None:
+    """The key from the environment, else from the OS keyring (service "dbstudio"); None if in neither.
+    A machine without a keyring backend (a server, CI) counts as an empty keyring."""
+    value = os.environ.get(variable)
+    if value:
+        return value
+    try:
+        import keyring
+        import keyring.errors
+    except ImportError:
+        return None
+    try:
+        return keyring.get_password(KEYRING_SERVICE, variable) or None
+    except (keyring.errors.KeyringError, RuntimeError, OSError):
+        return None
+
+
+class PresetHarness(Harness):
+    """A CLI agent run non-interactively with the instruction as its prompt (read from the instruction
+    file inside the container, so no instruction text is on the host's command line or in the record)."""
+
+    def __init__(self, info: PresetInfo) -> None:
+        self.info = info
+        self.name = info.name
+
+    def command(self, step: HarnessStep) -> list[str]:
+        words = self.info.first if step.first else self.info.later
+        line = " ".join('"$(cat "$STUDIO_INSTRUCTION")"' if word == PROMPT else shlex.quote(word) for word in words)
+        return ["sh", "-c", f"exec {line}"]
+
+    def environment(self, step: HarnessStep) -> dict[str, str]:
+        env = super().environment(step)
+        for variable in self.info.passthrough:
+            if os.environ.get(variable):
+                env[variable] = os.environ[variable]
+        env[self.info.key_variable] = self._key()
+        return env
+
+    def _key(self) -> str:
+        key = api_key(self.info.key_variable)
+        if key is None:
+            raise HarnessError(
+                f"{self.info.title} needs its API key in {self.info.key_variable}: export {self.info.key_variable}=... "
+                f"before the run, or store it once in the OS keyring with `keyring set {KEYRING_SERVICE} "
+                f"{self.info.key_variable}`. The key goes into the container only, never into the project or the run.")
+        return key
+
+    def describe(self) -> str:
+        return f"{self.info.title}: {self.info.describe()} (PROMPT = the subtask's instruction.md)"
+
+    def tokens(self, log_text: str) -> TokenCounts | None:
+        if self.info.name == "claude-code":
+            return claude_tokens(log_text)
+        return None
+
+    def check(self) -> None:
+        self._key()
+
+
+def claude_tokens(log_text: str) -> TokenCounts | None:
+    """The usage of Claude Code's `--output-format json` result (the last JSON object with a usage)."""
+    for line in reversed(log_text.splitlines()):
+        line = line.strip()
+        if not (line.startswith("{") and '"usage"' in line):
+            continue
+        try:
+            result = json.loads(line)
+        except ValueError:
+            continue
+        usage = result.get("usage") if isinstance(result, dict) else None
+        if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int):
+            return TokenCounts(input_tokens=usage["input_tokens"], output_tokens=int(usage.get("output_tokens") or 0),
+                               cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+                               cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0))
+    return None
+
+
+def harness_from_spec(spec: str) -> Harness:
+    """`script:PATH` or a preset name; HarnessError naming the choices otherwise."""
+    text = spec.strip()
+    if text.startswith(SCRIPT_PREFIX) and text[len(SCRIPT_PREFIX):].strip():
+        return ScriptHarness(Path(text[len(SCRIPT_PREFIX):].strip()))
+    if text in PRESETS:
+        return PresetHarness(PRESETS[text])
+    choices = ", ".join(PRESETS)
+    raise HarnessError(f"unknown harness {spec!r}: use script:PATH (a script run once per subtask) or a preset: "
+                       f"{choices} (docs/runs.md, \"Harnesses\")")

@@ -1,0 +1,210 @@
+"""Harnesses: the script harness and the CLI-agent presets, run for real in containers of the test image."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from studio.runs.engine import ContainerSpec, DockerEngine, Mount
+from studio.runs.harness import (
+    PRESETS,
+    Harness,
+    HarnessError,
+    HarnessStep,
+    PresetHarness,
+    ScriptHarness,
+    TokenCounts,
+    api_key,
+    harness_from_spec,
+    instruction_path,
+)
+
+SECRET = "sk-test-" + uuid.uuid4().hex
+
+
+def _run(engine: DockerEngine, image: str, harness: Harness, step: HarnessStep, tmp_path: Path,
+         extra: list[Mount] | None = None) -> tuple[int | None, str]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir(exist_ok=True)
+    task = tmp_path / "task" / step.subtask
+    task.mkdir(parents=True, exist_ok=True)
+    (task / "instruction.md").write_text(f"Do {step.subtask} with care.\n")
+    mounts = [Mount(workspace, "/workspace", read_only=False), Mount(tmp_path / "task", "/studio/task", read_only=True),
+              *harness.mounts(), *(extra or [])]
+    spec = ContainerSpec(image=image, command=harness.command(step), workdir="/workspace",
+                         env=harness.environment(step), mounts=mounts, timeout_s=120.0,
+                         labels={"org.dbstudio.test": uuid.uuid4().hex})
+    log = tmp_path / "logs" / f"{step.subtask}.log"
+    result = engine.run(spec, log=log)
+    return result.exit_code, log.read_text()
+
+
+def _step(subtask: str = "S2", first: bool = False) -> HarnessStep:
+    return HarnessStep(subtask=subtask, first=first, instruction=instruction_path(subtask))
+
+
+def test_a_shell_script_runs_in_the_workspace_with_the_studio_variables(docker_engine, test_image, tmp_path):
+    script = tmp_path / "agent.sh"
+    script.write_text('pwd; echo "$STUDIO_SUBTASK|$STUDIO_INSTRUCTION|$HOME"; cat "$STUDIO_INSTRUCTION"; '
+                      'echo done > "out-$STUDIO_SUBTASK.txt"\n')
+    harness = harness_from_spec(f"script:{script}")
+    assert harness.name == f"script:{script.resolve()}"
+    code, log = _run(docker_engine, test_image, harness, _step("S2"), tmp_path)
+    assert code == 0, log
+    assert log == "/workspace\nS2|/studio/task/S2/instruction.md|/studio/home\nDo S2 with care.\n"
+    assert (tmp_path / "workspace" / "out-S2.txt").read_text() == "done\n"
+    assert harness.command(_step()) == ["sh", "/studio/harness/agent.sh"]
+
+
+def test_a_python_script_runs_by_extension_and_a_shebang_wins(docker_engine, test_image, tmp_path):
+    by_extension = tmp_path / "agent.py"
+    by_extension.write_text("import os, pathlib\nprint('py', os.environ['STUDIO_SUBTASK'])\n")
+    harness = harness_from_spec(f"script:{by_extension}")
+    assert harness.command(_step()) == ["python3", "/studio/harness/agent.py"]
+    code, log = _run(docker_engine, test_image, harness, _step("S1", first=True), tmp_path)
+    assert (code, log) == (0, "py S1\n")
+
+    with_shebang = tmp_path / "agent.tool"
+    with_shebang.write_text("#!/usr/bin/env python3\nimport sys\nprint(sys.argv[0])\n")
+    harness = harness_from_spec(f"script:{with_shebang}")
+    assert harness.command(_step()) == ["/usr/bin/env", "python3", "/studio/harness/agent.tool"]
+    code, log = _run(docker_engine, test_image, harness, _step("S1", first=True), tmp_path)
+    assert (code, log) == (0, "/studio/harness/agent.tool\n")
+
+
+def test_the_script_is_mounted_read_only(docker_engine, test_image, tmp_path):
+    script = tmp_path / "agent.sh"
+    script.write_text('echo changed >> "$0"\n')
+    code, log = _run(docker_engine, test_image, harness_from_spec(f"script:{script}"), _step(), tmp_path)
+    assert code != 0
+    assert "Read-only file system" in log
+    assert script.read_text() == 'echo changed >> "$0"\n'
+
+
+def test_a_missing_script_and_an_unknown_spec_are_clear_errors(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(HarnessError) as missing:
+        harness_from_spec("script:agents/none.sh")
+    assert f"harness script {tmp_path / 'agents' / 'none.sh'} does not exist" in str(missing.value)
+    with pytest.raises(HarnessError) as unknown:
+        harness_from_spec("claude")
+    assert "unknown harness 'claude'" in str(unknown.value)
+    for name in PRESETS:
+        assert name in str(unknown.value)
+    with pytest.raises(HarnessError, match="unknown harness"):
+        harness_from_spec("script:")
+
+
+def test_the_script_describes_itself_with_its_content_hash(tmp_path):
+    script = tmp_path / "agent.sh"
+    script.write_text("echo a\n")
+    first = ScriptHarness(script).describe()
+    script.write_text("echo b\n")
+    second = ScriptHarness(script).describe()
+    assert first.startswith("sh /studio/harness/agent.sh  (script ") and first != second
+
+
+EXPECTED_COMMANDS = {
+    "claude-code": ("claude -p {P} --output-format json --dangerously-skip-permissions",
+                    "claude --continue -p {P} --output-format json --dangerously-skip-permissions"),
+    "codex": ("codex exec --skip-git-repo-check --sandbox danger-full-access {P}",
+              "codex exec --skip-git-repo-check resume --last {P}"),
+    "gemini": ("gemini --yolo -p {P}", "gemini --yolo --resume latest -p {P}"),
+    "qwen": ("qwen --yolo -p {P}", "qwen --yolo --continue -p {P}"),
+    "kimi": ("kimi --print -p {P}", "kimi --print --continue -p {P}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_COMMANDS))
+def test_each_preset_continues_its_session_from_the_second_subtask(name, monkeypatch):
+    info = PRESETS[name]
+    monkeypatch.setenv(info.key_variable, SECRET)
+    harness = harness_from_spec(name)
+    prompt = '"$(cat "$STUDIO_INSTRUCTION")"'
+    first, later = (f"exec {text.format(P=prompt)}" for text in EXPECTED_COMMANDS[name])
+    assert harness.command(_step("S1", first=True)) == ["sh", "-c", first]
+    assert harness.command(_step("S2", first=False)) == ["sh", "-c", later]
+    env = harness.environment(_step("S2"))
+    assert env[info.key_variable] == SECRET
+    assert env["STUDIO_SUBTASK"] == "S2" and env["HOME"] == "/studio/home"
+    assert SECRET not in harness.describe()
+    assert harness.mounts() == []
+
+
+def test_a_preset_gets_its_key_and_the_instruction_as_prompt_in_the_container(docker_engine, test_image, tmp_path,
+                                                                             monkeypatch):
+    """A stand-in `claude` on the image's PATH prints what it received: the real command line of the preset."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_MODEL", "claude-test-model")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    fake = tools / "claude"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do echo "arg:$a"; done\necho "key:$ANTHROPIC_API_KEY"\n'
+                    'echo "model:$ANTHROPIC_MODEL"\n')
+    fake.chmod(0o755)
+    harness = harness_from_spec("claude-code")
+    code, log = _run(docker_engine, test_image, harness, _step("S3"), tmp_path,
+                     extra=[Mount(tools, "/usr/local/bin", read_only=True)])
+    assert code == 0, log
+    assert log.splitlines() == ["arg:--continue", "arg:-p", "arg:Do S3 with care.", "arg:--output-format",
+                                "arg:json", "arg:--dangerously-skip-permissions", f"key:{SECRET}",
+                                "model:claude-test-model"]
+    assert SECRET not in harness.describe()
+    assert SECRET not in json.dumps(harness.command(_step("S3")))
+
+
+def test_a_missing_key_names_the_variable_and_the_keyring_command(monkeypatch):
+    monkeypatch.delenv("KIMI_API_KEY", raising=False)
+    # an empty keyring: the "fail" backend is what a machine without any keyring service has
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    harness = harness_from_spec("kimi")
+    with pytest.raises(HarnessError) as missing:
+        harness.environment(_step())
+    message = str(missing.value)
+    assert "KIMI_API_KEY" in message and "keyring set dbstudio KIMI_API_KEY" in message
+    with pytest.raises(HarnessError):
+        harness.check()
+
+
+def test_a_key_in_the_keyring_is_used_when_the_environment_has_none(monkeypatch):
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class MemoryKeyring(KeyringBackend):
+        priority = 1
+        stored: dict[tuple[str, str], str] = {("dbstudio", "GEMINI_API_KEY"): SECRET}
+
+        def get_password(self, service: str, username: str) -> str | None:
+            return self.stored.get((service, username))
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            self.stored[(service, username)] = password
+
+        def delete_password(self, service: str, username: str) -> None:
+            self.stored.pop((service, username), None)
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    try:
+        monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+        assert api_key("GEMINI_API_KEY") == SECRET
+        assert PresetHarness(PRESETS["gemini"]).environment(_step())["GEMINI_API_KEY"] == SECRET
+        monkeypatch.setenv("GEMINI_API_KEY", "from-env")
+        assert api_key("GEMINI_API_KEY") == "from-env"
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_claude_json_usage_becomes_token_counts():
+    result = {"type": "result", "subtype": "success", "result": "done", "session_id": "abc",
+              "usage": {"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 5000,
+                        "cache_creation_input_tokens": 60}}
+    log = "some stderr line\n" + json.dumps(result) + "\n"
+    harness = harness_from_spec("claude-code")
+    assert harness.tokens(log) == TokenCounts(1200, 340, 5000, 60)
+    assert harness.tokens(log).as_dict() == {"input": 1200, "output": 340, "cache_read": 5000, "cache_creation": 60}
+    assert harness.tokens("no json here\n{broken\n") is None
+    assert harness_from_spec("gemini").tokens(log) is None
