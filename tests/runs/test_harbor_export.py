@@ -188,3 +188,29 @@ def test_the_two_presentations_draw_different_questions(sample: Path, tmp_path: 
                        check=True)
         outputs.append(target.read_text(encoding="utf-8"))
     assert outputs[0] != outputs[1]
+
+
+def test_each_steps_test_sh_writes_a_placeholder_reward_and_the_workspace_hashes_the_import_reads(
+        docker_engine: Any, test_image: str, sample: Path, tmp_path: Path):
+    from studio.runs.engine import ContainerSpec, Mount
+    from studio.runs.harbor_job import read_hashes
+
+    done = export_harbor(sample, tmp_path / "export")
+    test_sh = done.task_dir / "steps" / "T03" / "tests" / "test.sh"
+    workspace, verifier = tmp_path / "workspace", tmp_path / "verifier"
+    write(workspace, "outputs/model.md", "the model\n")
+    write(workspace, "materials/name with spaces.md", "released\n")
+    verifier.mkdir()
+    spec = ContainerSpec(image=test_image, command=["sh", "/tests/test.sh"], workdir="/workspace",
+                         mounts=[Mount(workspace, "/workspace", False), Mount(test_sh, "/tests/test.sh", True),
+                                 Mount(verifier, "/logs/verifier", False)],
+                         cpus=1.0, memory="1g", timeout_s=120.0, labels={"dbstudio.test": "harbor-test-sh"},
+                         user=f"{os.getuid()}:{os.getgid()}")
+    result = docker_engine.run(spec, log=tmp_path / "test.log")
+    assert result.exit_code == 0, (tmp_path / "test.log").read_text()
+    assert json.loads((verifier / "reward.json").read_text()) == {"reward": 0, "placeholder": 1}
+    assert "placeholder reward" in (tmp_path / "test.log").read_text()
+    assert read_hashes(verifier / "workspace.sha256") == {
+        "outputs/model.md": hashlib.sha256(b"the model\n").hexdigest(),
+        "materials/name with spaces.md": hashlib.sha256(b"released\n").hexdigest(),
+    }
