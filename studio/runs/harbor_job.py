@@ -48,9 +48,14 @@ class AgentContext(BaseModel):
     cost_usd: float | None = None
 
     def tokens(self) -> dict[str, int] | None:
-        counts = {"input": self.n_input_tokens, "cache": self.n_cache_tokens, "output": self.n_output_tokens}
-        kept = {name: count for name, count in counts.items() if count is not None}
-        return kept or None
+        """In the local harnesses' terms (harness.TokenCounts): Harbor's input count includes the
+        cached tokens, a local run's `input` does not, and `cache_read` holds them."""
+        if self.n_input_tokens is None and self.n_output_tokens is None and self.n_cache_tokens is None:
+            return None
+        counts = {"output": self.n_output_tokens, "cache_read": self.n_cache_tokens}
+        if self.n_input_tokens is not None:
+            counts["input"] = self.n_input_tokens - (self.n_cache_tokens or 0)
+        return {name: count for name, count in counts.items() if count is not None}
 
 
 class StepResult(BaseModel):

@@ -118,7 +118,7 @@ def test_each_finished_trial_becomes_a_run_with_a_checkpoint_per_completed_step(
     assert (t01.status, t02.status, t03.status) == \
         (SubtaskStatus.COMPLETED, SubtaskStatus.TIMED_OUT, SubtaskStatus.COMPLETED)
     assert t02.timed_out and not t01.timed_out
-    assert t01.tokens == {"input": 12000, "cache": 3000, "output": 800}
+    assert t01.tokens == {"input": 9000, "cache_read": 3000, "output": 800}  # Harbor: 12000 in, cache included
     assert (t01.started.isoformat(), t01.ended.isoformat()) == ("2026-11-30T10:00:00+00:00", "2026-11-30T10:09:30+00:00")
     assert t01.time_limit_s == 240 * 60  # the template's T01 limit, at the exported task's scale 1
     generated = _workspace_after("T02", COMPLETE)["materials/M03.md"]
