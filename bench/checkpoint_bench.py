@@ -12,12 +12,21 @@ unchanged-checkpoint: a checkpoint of the unchanged workspace (a fresh Checkpoin
    stat cache, as a resumed run has) against `cp -a` of the workspace; paired rounds, alternating
    which side goes first. Goal: <= 0.2.
 
+runner: the runner's own cost per subtask (copying the released materials and the instruction in,
+   creating, starting, waiting for and removing the container, storing the checkpoint and the
+   harness's state, writing the run record) on the bundled sample (10 subtasks) with a script
+   harness that does nothing (`true`), against `docker run --rm IMAGE true` on the same engine.
+   Per run, each subtask's time is taken from its start to its checkpoint (progress events); the
+   figure is the median subtask (T08 also runs its generated release's script in a second
+   container: its time is printed apart). Needs a Docker engine (DOCKER_HOST) and the test image
+   (scripts/test-image.sh builds it). Goal: <= 2.
+
 Checked (exit 1 if wrong): every one of the 14 checkpoints restored (each over the one before,
 into one folder) holds exactly the files of its workspace state, each with the same sha256 as the
 bench computed when it wrote it; the last is also compared byte for byte with the workspace; the
 store's unique bytes are the bench's own count; the unchanged checkpoint is the last one.
 
-Usage: python bench/checkpoint_bench.py [--rounds N] [--quick] [--only SECTION]
+Usage: DOCKER_HOST=... python bench/checkpoint_bench.py [--rounds N] [--quick] [--only SECTION]
 (--quick: 40 files, 20 MB, for a smoke run). MB = 10^6 bytes.
 """
 
@@ -221,9 +230,71 @@ def bench_unchanged_checkpoint(args: argparse.Namespace, work: Path) -> None:
     print(spread("  ratio", ratios) + f"  (goal: median <= {GOAL_UNCHANGED_RATIO}: {'met' if met else 'NOT MET'})")
 
 
+GOAL_RUNNER_RATIO = 2.0
+TEST_IMAGE = "dbstudio/test-busybox:1"
+
+
+def bench_runner(args: argparse.Namespace, work: Path) -> None:
+    from studio.bundled import samples_dir
+    from studio.runs.record import RunStatus
+    from studio.runs.runner import RunEvent, create_run, execute_run
+
+    subprocess.run(["bash", str(ROOT / "scripts/test-image.sh")], check=True, capture_output=True)
+    project = work / "sample"
+    shutil.copytree(samples_dir() / "kestrel-refinancing", project)
+    harness = work / "nothing.sh"
+    harness.write_text("#!/bin/sh\ntrue\n", encoding="utf-8")
+    generated_subtasks = {"T08"}
+
+    def one_run() -> tuple[list[float], list[float]]:
+        started: dict[str, float] = {}
+        plain, generated = [], []
+
+        def progress(event: RunEvent) -> None:
+            if event.subtask is None:
+                return
+            if event.kind == "started":
+                started[event.subtask] = time.perf_counter()
+            elif event.kind == "checkpoint":
+                took = time.perf_counter() - started[event.subtask]
+                (generated if event.subtask in generated_subtasks else plain).append(took)
+
+        run_dir = create_run(project, f"script:{harness}", TEST_IMAGE, runs_dir=work / "runs")
+        record = execute_run(run_dir, progress)
+        check(record.status == RunStatus.COMPLETED, f"the bench's run ended {record.status.value}")
+        check(all(sub.checkpoint for sub in record.subtasks), "a subtask of the bench's run has no checkpoint")
+        return plain, generated
+
+    def docker_run_true() -> float:
+        start = time.perf_counter()
+        subprocess.run(["docker", "run", "--rm", TEST_IMAGE, "true"], check=True, capture_output=True)
+        return time.perf_counter() - start
+
+    one_run(), docker_run_true()  # warm: the image's layers and the page cache
+    rounds = max(3, args.rounds // 2)
+    per_subtask, floors, generated_times = [], [], []
+    for number in range(rounds):
+        floor_first = number % 2 == 1
+        if floor_first:
+            floors.append(statistics.median(docker_run_true() for _ in range(5)))
+        plain, generated = one_run()
+        per_subtask.append(statistics.median(plain))
+        generated_times += generated
+        if not floor_first:
+            floors.append(statistics.median(docker_run_true() for _ in range(5)))
+    ratios = [s / f for s, f in zip(per_subtask, floors)]
+    print(f"\nrunner ({rounds} paired rounds; a run of the sample's 10 subtasks against 5 docker runs):")
+    print(spread("  per subtask (median subtask of a run)", per_subtask, " s"))
+    print(spread("  T08 with its generated release", generated_times, " s"))
+    print(spread("  floor: docker run --rm IMAGE true", floors, " s"))
+    met = statistics.median(ratios) <= GOAL_RUNNER_RATIO
+    print(spread("  ratio", ratios) + f"  (goal: median <= {GOAL_RUNNER_RATIO}: {'met' if met else 'NOT MET'})")
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace, Path], None]] = {
     "store-size": bench_store_size,
     "unchanged-checkpoint": bench_unchanged_checkpoint,
+    "runner": bench_runner,
 }
 
 

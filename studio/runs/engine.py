@@ -140,11 +140,21 @@ class DockerEngine:
         return ContainerResult(exit_code=exit_code, timed_out=timed_out, cancelled=cancelled,
                                started=started, ended=ended, image_id=image_id)
 
+    def count_labelled(self, labels: dict[str, str]) -> int:
+        """How many containers, running or not, carry all of `labels`."""
+        try:
+            return len(self._client.containers.list(all=True, filters=self._label_filter(labels)))
+        except (docker.errors.DockerException, OSError) as error:
+            raise self._gone(error, "listing a run's containers") from error
+
+    @staticmethod
+    def _label_filter(labels: dict[str, str]) -> dict[str, list[str]]:
+        return {"label": [f"{key}={value}" for key, value in sorted(labels.items())]}
+
     def kill_labelled(self, labels: dict[str, str]) -> int:
         """Kills and removes the containers carrying all of `labels` (leftovers of an interrupted run)."""
-        filters = {"label": [f"{key}={value}" for key, value in sorted(labels.items())]}
         try:
-            leftovers = self._client.containers.list(all=True, filters=filters)
+            leftovers = self._client.containers.list(all=True, filters=self._label_filter(labels))
         except (docker.errors.DockerException, OSError) as error:
             raise self._gone(error, "listing a run's containers") from error
         for container in leftovers:

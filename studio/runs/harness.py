@@ -17,6 +17,7 @@ from pathlib import Path
 
 from studio.runs.engine import Mount
 from studio.runs.errors import RunError
+from studio.runs.scripts import interpreter_for
 
 HOME_IN_CONTAINER = "/studio/home"
 TASK_IN_CONTAINER = "/studio/task"
@@ -90,13 +91,7 @@ class ScriptHarness(Harness):
         self.target = f"{HARNESS_IN_CONTAINER}/{resolved.name}"
 
     def _interpreter(self) -> list[str]:
-        with open(self.path, "rb") as script:
-            first_line = script.readline(512)
-        if first_line.startswith(b"#!"):
-            words = shlex.split(first_line[2:].decode("utf-8", errors="replace"))
-            if words:
-                return words
-        return ["python3"] if self.path.suffix == ".py" else ["sh"]
+        return interpreter_for(self.path)
 
     def command(self, step: HarnessStep) -> list[str]:
         return [*self._interpreter(), self.target]

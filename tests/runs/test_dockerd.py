@@ -20,12 +20,19 @@ from studio.runs.engine import ContainerSpec, DockerEngine, EngineError
 from tests.runs.conftest import TEST_IMAGE, TEST_IMAGE_SCRIPT, dockerd
 
 
+def _without_engine_paths() -> dict[str, str]:
+    """The environment minus paths that point dockerd.sh at the tests' own engine (set on a machine
+    whose engine was started by hand), so an engine of a test's own folder is really its own."""
+    return {key: value for key, value in os.environ.items()
+            if not key.startswith("DBSTUDIO_DOCKERD_") or key == "DBSTUDIO_DOCKERD_ARGS"}
+
+
 class PrivateEngine:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.bridge = "dbsd" + uuid.uuid4().hex[:6]
         # its own bridge and no firewall rules: the machine's other engine keeps docker0 and iptables
-        self.env = {**os.environ, "DBSTUDIO_DOCKERD_DIR": str(folder),
+        self.env = {**_without_engine_paths(), "DBSTUDIO_DOCKERD_DIR": str(folder),
                     "DBSTUDIO_DOCKERD_BRIDGE": f"{self.bridge} 10.213.{random.randint(1, 250)}.1/24"}
         self.env.pop("DBSTUDIO_DOCKERD_ARGS", None)
         for name in ("DATA_ROOT", "EXEC_ROOT", "PIDFILE", "SOCKET", "LOG"):
@@ -144,7 +151,7 @@ def test_stop_removes_the_engines_own_bridge_and_never_touches_docker0(private_e
 def test_a_second_engine_may_not_delete_the_first_ones_bridge(tmp_path):
     if not Path("/sys/class/net/docker0").exists():
         pytest.fail("this machine's engine has no docker0 bridge; the check needs one (CI's engine makes it)")
-    env = {**os.environ, "DBSTUDIO_DOCKERD_DIR": str(tmp_path / "e"), "DBSTUDIO_DOCKERD_ARGS": "--bridge=none"}
+    env = {**_without_engine_paths(), "DBSTUDIO_DOCKERD_DIR": str(tmp_path / "e"), "DBSTUDIO_DOCKERD_ARGS": "--bridge=none"}
     refused = dockerd("start", env=env)
     assert refused.returncode == 1
     assert "--bridge=none makes dockerd delete docker0" in refused.stderr

@@ -1,0 +1,233 @@
+"""`dbstudio run PROJECT ...` and `dbstudio runs list|show|resume|cancel|export|diff`: trial runs
+in Docker along the project timeline, their checkpoints and their final package."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from studio.cli.exit_codes import ExitCode
+
+ACTIONS = ("list", "show", "resume", "cancel", "export", "diff")
+
+
+def _runs_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runs-dir", metavar="DIR",
+                        help="where the runs live (default: the project's runs/ folder)")
+
+
+def configure_run(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("HARNESS is script:PATH (a script run once per subtask in the workspace) or a preset: "
+                     "claude-code, codex, gemini, qwen, kimi (docs/runs.md)")
+    parser.add_argument("project", help="the project folder")
+    parser.add_argument("--harness", required=True, help="script:PATH or a preset name")
+    parser.add_argument("--image", required=True, help="a Docker image on the local engine")
+    parser.add_argument("--cpus", type=float, default=2.0, help="CPUs per container (default 2)")
+    parser.add_argument("--memory", default="8g", help="memory per container, e.g. 8g (default)")
+    parser.add_argument("--network", action="store_true", help="let the agent reach the network (off by default)")
+    parser.add_argument("--time-scale", type=float, default=1.0, metavar="X",
+                        help="multiply every subtask's time limit by X (e.g. 0.05 for a smoke run)")
+    _runs_dir_option(parser)
+    parser.set_defaults(run=run_new)
+
+
+def configure_runs(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("list PROJECT; show RUN; resume RUN; cancel RUN; export RUN SUBTASK|final OUT "
+                     "(a folder, or OUT.tar.gz); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder.")
+    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument("target", help="PROJECT for list, else RUN")
+    parser.add_argument("rest", nargs="*", help="export: SUBTASK|final OUT; diff: SUBTASK_A SUBTASK_B")
+    parser.add_argument("--stat", action="store_true", help="diff: list the files only, no text diff")
+    _runs_dir_option(parser)
+    parser.set_defaults(run=run_runs)
+
+
+def _stop_on_sigterm() -> None:
+    # A terminated run is saved as interrupted (the runner's handler of any exception).
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _printer(verbose: bool = True) -> Any:
+    from studio.runs.runner import RunEvent
+
+    def show(event: RunEvent) -> None:
+        done, total = event.record.progress()
+        where = f"[{done}/{total}] {event.subtask}" if event.subtask else f"[{done}/{total}]"
+        lines = {
+            "started": f"{where} started" if event.subtask else f"run {event.record.run_id}: going",
+            "released": f"{where} materials released: {event.text}",
+            "generated": f"{where} generated release written: {event.text}",
+            "harness": f"{where} harness finished ({event.text})",
+            "checkpoint": f"{where} checkpoint {event.text[:12]}",
+            "finished": f"run {event.record.run_id}: completed",
+            "stopped": f"run {event.record.run_id}: {event.record.status.value}: {event.text}",
+        }
+        print(lines.get(event.kind, f"{where} {event.kind} {event.text}"), flush=True)
+
+    return show
+
+
+def run_new(args: argparse.Namespace) -> int:
+    from studio.runs.record import RunSettings
+    from studio.runs.runner import create_run
+
+    settings = RunSettings(cpus=args.cpus, memory=args.memory, network=args.network,
+                           time_limit_scale=args.time_scale)
+    run_dir = create_run(Path(args.project), args.harness, args.image, settings,
+                         Path(args.runs_dir) if args.runs_dir else None)
+    print(f"run {run_dir.name} in {run_dir}", flush=True)
+    return _execute(run_dir)
+
+
+def _execute(run_dir: Path) -> int:
+    from studio.runs.record import RunStatus
+    from studio.runs.runner import execute_run
+
+    _stop_on_sigterm()
+    try:
+        record = execute_run(run_dir, _printer())
+    except KeyboardInterrupt:
+        print(f"run {run_dir.name}: stopped; `dbstudio runs resume {run_dir.name}` goes on", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    if record.status == RunStatus.COMPLETED:
+        if record.final_missing:
+            print(f"final package: missing {', '.join(record.final_missing)}")
+        return ExitCode.OK
+    return ExitCode.PROBLEMS
+
+
+def _run_dir(target: str, runs_dir: str | None) -> Path:
+    from studio.runs.record import RECORD_FILE, find_run
+
+    path = Path(target)
+    if (path / RECORD_FILE).is_file():
+        return path
+    if runs_dir:
+        return find_run(target, Path(runs_dir))
+    here = Path.cwd()
+    default = here / "runs" if (here / "project.yaml").is_file() else here
+    return find_run(target, default)
+
+
+def run_runs(args: argparse.Namespace) -> int:
+    wanted = {"export": 2, "diff": 2}.get(args.action, 0)
+    if len(args.rest) != wanted:
+        usage = {"export": "RUN SUBTASK|final OUT", "diff": "RUN SUBTASK_A SUBTASK_B"}.get(args.action, args.target)
+        print(f"dbstudio runs {args.action}: give {usage}", file=sys.stderr)
+        return ExitCode.UNUSABLE
+    if args.action == "list":
+        return _list(Path(args.target), args.runs_dir)
+    run_dir = _run_dir(args.target, args.runs_dir)
+    if args.action == "show":
+        return _show(run_dir)
+    if args.action == "resume":
+        return _execute(run_dir)
+    if args.action == "cancel":
+        from studio.runs.runner import cancel_run
+
+        record = cancel_run(run_dir)
+        print(f"run {record.run_id}: cancel requested" if record.status.value == "running"
+              else f"run {record.run_id}: {record.status.value}")
+        return ExitCode.OK
+    if args.action == "export":
+        return _export(run_dir, args.rest[0], Path(args.rest[1]))
+    return _diff(run_dir, args.rest[0], args.rest[1], args.stat)
+
+
+def _list(project: Path, runs_dir: str | None) -> int:
+    from studio.runs.record import list_runs
+    from studio.runs.runner import default_runs_dir, shown_status
+
+    folder = Path(runs_dir) if runs_dir else default_runs_dir(project)
+    runs = list_runs(folder)
+    if not runs:
+        print(f"no runs in {folder}")
+        return ExitCode.OK
+    print(f"{'run':<24} {'status':<12} {'done':>5}  {'harness':<28} image")
+    for path, record in runs:
+        done, total = record.progress()
+        harness = record.harness if len(record.harness) <= 28 else "…" + record.harness[-27:]
+        print(f"{record.run_id:<24} {shown_status(path, record).value:<12} {done:>2}/{total:<2}  {harness:<28} "
+              f"{record.image}")
+    return ExitCode.OK
+
+
+def _show(run_dir: Path) -> int:
+    from studio.runs.record import load_run
+    from studio.runs.runner import shown_status
+
+    record = load_run(run_dir)
+    done, total = record.progress()
+    commit = (record.project_commit or "no commit")[:12] + (" (with uncommitted changes)" if record.project_dirty else "")
+    print(f"run {record.run_id}: {shown_status(run_dir, record).value}, {done}/{total} subtasks")
+    print(f"  project {record.project_id} at {commit} ({record.project_dir})")
+    print(f"  harness {record.harness}; image {record.image} ({(record.image_id or '?')[:19]})")
+    s = record.settings
+    print(f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
+          + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else ""))
+    if record.message:
+        print(f"  {record.message}")
+    for sub in record.subtasks:
+        took = f"{(sub.ended - sub.started).total_seconds():.1f} s" if sub.started and sub.ended else ""
+        extra = [f"exit {sub.exit_code}" if sub.exit_code is not None else "", took,
+                 f"checkpoint {sub.checkpoint[:12]}" if sub.checkpoint else "",
+                 ", ".join(f"{k} {v}" for k, v in (sub.tokens or {}).items())]
+        print(f"  {sub.id:<10} {sub.status.value:<10} " + "  ".join(part for part in extra if part))
+    if record.final:
+        print(f"  final package {record.final[:12]}" + (f"; missing {', '.join(record.final_missing)}"
+                                                       if record.final_missing else ""))
+    return ExitCode.OK
+
+
+def _manifest(run_dir: Path, which: str) -> Any:
+    from studio.runs.errors import RunError
+    from studio.runs.record import load_run
+    from studio.runs.runner import store_of
+
+    record = load_run(run_dir)
+    if which == "final":
+        if record.final is None:
+            raise RunError(f"run {record.run_id} has no final package yet: it is assembled when the run completes")
+        return store_of(run_dir).manifest(record.final)
+    sub = record.subtask(which)
+    if sub.checkpoint is None:
+        raise RunError(f"run {record.run_id} has no checkpoint of {which} yet (status {sub.status.value})")
+    return store_of(run_dir).manifest(sub.checkpoint)
+
+
+def _export(run_dir: Path, which: str, out: Path) -> int:
+    from studio.runs.runner import store_of
+
+    manifest = _manifest(run_dir, which)
+    store = store_of(run_dir)
+    if out.name.endswith((".tar.gz", ".tgz")):
+        store.export_tar(manifest, out)
+    else:
+        store.export_folder(manifest, out)
+    print(f"wrote {which} of run {run_dir.name} ({len(manifest.files())} files) to {out}")
+    return ExitCode.OK
+
+
+def _diff(run_dir: Path, a: str, b: str, stat_only: bool) -> int:
+    from studio.runs.runner import store_of
+
+    store = store_of(run_dir)
+    first, second = _manifest(run_dir, a), _manifest(run_dir, b)
+    diff = store.diff(first, second)
+    for mark, paths in (("A", diff.added), ("D", diff.removed), ("M", diff.changed)):
+        for path in paths:
+            print(f"{mark} {path}")
+    if not stat_only:
+        for path in diff.changed:
+            text = store.text_diff(first, second, path)
+            print(f"\n{text}" if text is not None else f"\nbinary file {path} differs")
+    if diff.is_empty():
+        print(f"no difference between {a} and {b}")
+    return ExitCode.OK

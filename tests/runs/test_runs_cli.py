@@ -1,0 +1,80 @@
+"""`dbstudio run` and `dbstudio runs ...` end to end on real containers."""
+
+from __future__ import annotations
+
+import tarfile
+
+import pytest
+
+from studio.runs.record import load_run
+from tests.helpers import run_cli
+from tests.runs.harnesses import write_harness
+from tests.runs.projects import three_subtask_project
+
+
+@pytest.fixture(scope="module")
+def cli_project(tmp_path_factory):
+    """A 3-subtask project, its script harness and a runs folder, shared by the tests below."""
+    base = tmp_path_factory.mktemp("cli-run")
+    project = three_subtask_project(base / "proj")
+    harness = write_harness(base / "agent.sh", listing=False)
+    return project, harness, base / "runs"
+
+
+def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, tmp_path, test_image):
+    project, harness, runs = cli_project
+    code, out, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
+                             "--runs-dir", str(runs), "--cpus", "1", "--memory", "512m")
+    assert code == 0, err
+    run_id = out.splitlines()[0].split()[1]
+    for line in ("[0/3] T01 started", "[1/3] T01 checkpoint", "[1/3] T02 generated release written: M03",
+                 "[3/3] T03 checkpoint", f"run {run_id}: completed"):
+        assert line in out, line
+    record = load_run(runs / run_id)
+    assert record.settings.cpus == 1 and record.settings.memory == "512m"
+
+    code, out, _ = run_cli(capsys, "runs", "list", str(project), "--runs-dir", str(runs))
+    assert code == 0 and run_id in out and "completed" in out and " 3/3" in out
+
+    code, out, _ = run_cli(capsys, "runs", "show", run_id[:15], "--runs-dir", str(runs))
+    assert code == 0
+    assert f"run {run_id}: completed, 3/3 subtasks" in out
+    assert "1 CPUs, 512m memory, network off" in out
+    assert "final package" in out and "missing" not in out
+
+    folder = tmp_path / "t02"
+    code, out, _ = run_cli(capsys, "runs", "export", run_id, "T02", str(folder), "--runs-dir", str(runs))
+    assert code == 0
+    assert (folder / "outputs/report.md").read_text(encoding="utf-8").startswith("# Draft report")
+    archive = tmp_path / "final.tar.gz"
+    code, _, _ = run_cli(capsys, "runs", "export", str(runs / run_id), "final", str(archive))
+    assert code == 0
+    with tarfile.open(archive) as tar:
+        names = [m.name.removeprefix("./") for m in tar.getmembers() if m.isfile()]
+        report = tar.extractfile([m for m in tar.getmembers() if m.name.endswith("final/report.md")][0])
+        assert report is not None and report.read() == (folder / "outputs/report.md").read_bytes()
+    assert names == ["final/report.md"]
+
+    code, out, _ = run_cli(capsys, "runs", "diff", run_id, "T01", "T02", "--runs-dir", str(runs))
+    assert code == 0
+    assert "A materials/M03.md" in out and "D outputs/notes.txt" in out and "M outputs/report.md" in out
+    assert "+## Revision" in out
+
+
+def test_runs_commands_name_what_is_wrong(cli_project, capsys, tmp_path, test_image, monkeypatch):
+    project, harness, runs = cli_project
+    code, _, err = run_cli(capsys, "runs", "show", "20990101", "--runs-dir", str(runs))
+    assert code == 2 and "no run 20990101" in err and "runs list" in err
+    code, _, err = run_cli(capsys, "runs", "export", "x", "T01", "--runs-dir", str(runs))
+    assert code == 2 and "give RUN SUBTASK|final OUT" in err
+    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image",
+                           "dbstudio/no-such-image:1", "--runs-dir", str(tmp_path / "r"))
+    assert code == 2 and "dbstudio/no-such-image:1" in err and "docs/runs.md" in err
+    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{tmp_path}/missing.sh", "--image",
+                           test_image, "--runs-dir", str(tmp_path / "r"))
+    assert code == 2 and "missing.sh" in err
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
+                           "--runs-dir", str(tmp_path / "r"))
+    assert code == 2 and "No Docker engine" in err and "DOCKER_HOST" in err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
