@@ -198,3 +198,16 @@ def test_a_project_whose_timeline_changed_since_the_export_is_refused(tmp_path: 
                                              "is now T02, T01, T03"):
         import_harbor(job_dir, project, tmp_path / "runs")
     assert list_runs(tmp_path / "runs") == []
+
+
+def test_an_imported_run_that_stopped_part_way_is_not_resumed_here_and_stays_as_imported(tmp_path: Path):
+    from studio.runs.errors import RunError
+    from studio.runs.runner import execute_run
+
+    job_dir, project, _ = make_job(tmp_path, TRIALS[1:2])
+    import_harbor(job_dir, project, tmp_path / "runs")
+    ((run_dir, record),) = list_runs(tmp_path / "runs")
+    before = (run_dir / "run.json").read_bytes()
+    with pytest.raises(RunError, match="was imported from harbor and cannot be resumed here"):
+        execute_run(run_dir)
+    assert (run_dir / "run.json").read_bytes() == before and record.status == RunStatus.FAILED
