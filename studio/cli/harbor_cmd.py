@@ -12,10 +12,10 @@ from pathlib import Path
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
+from studio.runs.harbor_format import DEFAULT_AGENT, DEFAULT_IMAGE, ENVIRONMENTS, PAPER_CPUS, PAPER_MEMORY_MB
 
 EXPORT_FORMATS = ("harbor",)
 IMPORT_FORMATS = ("harbor",)
-ENVIRONMENTS = ("docker", "daytona", "modal", "e2b", "runloop", "gke")  # = harbor_format.ENVIRONMENTS
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
@@ -25,16 +25,20 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("format", choices=EXPORT_FORMATS, help="the format to write")
     parser.add_argument("project", help="the project folder")
     parser.add_argument("out", help="a new (or empty) folder for the export")
-    parser.add_argument("--image", help="the environment's base image (default: python:3.12-slim; it needs bash, "
+    parser.add_argument("--image", help=f"the environment's base image (default: {DEFAULT_IMAGE}; it needs bash, "
                                         "and python3 for the project's scripts)")
     parser.add_argument("--agent-timeout-scale", type=float, default=1.0, metavar="X",
                         help="multiply every subtask's time limit by X (default 1)")
     parser.add_argument("--environment", choices=ENVIRONMENTS, default="docker",
                         help="where Harbor runs the trials (default: the local Docker engine)")
-    parser.add_argument("--agent", default="claude-code",
-                        help="the Harbor agent in the job config (default claude-code; it must support resume)")
+    parser.add_argument("--agent", default=DEFAULT_AGENT,
+                        help=f"the Harbor agent in the job config (default {DEFAULT_AGENT}; it must support resume)")
     parser.add_argument("--model", help="the model the agent uses, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--attempts", type=int, default=1, metavar="N", help="trials in the job (default 1)")
+    parser.add_argument("--cpus", type=float, default=float(PAPER_CPUS),
+                        help=f"CPUs of each trial's environment (default {PAPER_CPUS}, as in the paper)")
+    parser.add_argument("--memory-mb", type=int, default=PAPER_MEMORY_MB, metavar="MB",
+                        help=f"memory of each trial's environment in MB (default {PAPER_MEMORY_MB})")
     add_format_option(parser)
     parser.set_defaults(run=run_export)
 
@@ -60,7 +64,7 @@ def run_export(args: argparse.Namespace) -> int:
 
     settings = HarborSettings(image=args.image, agent_timeout_scale=args.agent_timeout_scale,
                               environment=args.environment, agent=args.agent, model=args.model,
-                              attempts=args.attempts)
+                              attempts=args.attempts, cpus=args.cpus, memory_mb=args.memory_mb)
     try:
         done = export_harbor(Path(args.project), Path(args.out), settings)
     except StudioError as exc:

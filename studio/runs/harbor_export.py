@@ -52,6 +52,8 @@ class HarborSettings:
     agent: str = DEFAULT_AGENT
     model: str | None = None
     attempts: int = 1  # trials of the task in one job
+    cpus: float = PAPER_CPUS
+    memory_mb: int = PAPER_MEMORY_MB
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def _check_settings(settings: HarborSettings) -> None:
         raise ExportError(f"--agent-timeout-scale must be above 0, not {settings.agent_timeout_scale}")
     if settings.attempts < 1:
         raise ExportError(f"--attempts must be at least 1, not {settings.attempts}")
+    if not settings.cpus > 0 or settings.memory_mb < 1:
+        raise ExportError(f"--cpus and --memory-mb must be above 0, not {settings.cpus} and {settings.memory_mb}")
 
 
 def _load(project_dir: Path) -> tuple[str, str, RunPlan]:
@@ -155,7 +159,7 @@ def _task_document(project_dir: Path, project_id: str, title: str, plan: RunPlan
         "task": {"name": task_name(project_id), "description": title},
         "metadata": {METADATA_KEY: origin},
         "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S},
-        "environment": {"build_timeout_sec": 1800.0, "cpus": PAPER_CPUS, "memory_mb": PAPER_MEMORY_MB,
+        "environment": {"build_timeout_sec": 1800.0, "cpus": _number(settings.cpus), "memory_mb": settings.memory_mb,
                         "workdir": WORKSPACE},
         "steps": [
             {"name": step.subtask,
@@ -164,6 +168,11 @@ def _task_document(project_dir: Path, project_id: str, title: str, plan: RunPlan
             for step in plan.subtasks
         ],
     }
+
+
+def _number(value: float) -> int | float:
+    """2.0 as 2, as Harbor itself writes a whole number of CPUs."""
+    return int(value) if float(value).is_integer() else value
 
 
 TASK_COMMENT = """\

@@ -83,7 +83,8 @@ def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
     out = tmp_path / "daytona"
     code, stdout, stderr = run_cli(capsys, "export", "harbor", str(sample), str(out), "--agent-timeout-scale", "0.5",
                                    "--environment", "daytona", "--agent", "codex", "--model", "openai/gpt-5",
-                                   "--attempts", "100", "--image", "dbstudio/agent-base:1")
+                                   "--attempts", "100", "--image", "dbstudio/agent-base:1", "--cpus", "4",
+                                   "--memory-mb", "16384")
     assert code == 0, stderr
     assert "harbor run -c job.yaml" in stdout
     task = probe("task", out / SAMPLE)
@@ -91,6 +92,7 @@ def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
     assert [s["agent_timeout_sec"] for s in task["steps"]] == \
         [project.subtasks[sid].time_limit_minutes * 30 for sid in project.timeline()]
     assert task["metadata"]["dbstudio"]["agent_timeout_scale"] == 0.5
+    assert (task["cpus"], task["memory_mb"]) == (4, 16384)
     job = probe("job", out / "job.yaml")
     assert job["agents"] == [{"name": "codex", "model_name": "openai/gpt-5", "resume_trajectory": True}]
     assert (job["environment"], job["n_attempts"]) == ("daytona", 100)
