@@ -56,6 +56,10 @@ COMMANDS = [
     Command("run", "run an agent through the project's timeline in Docker, a checkpoint per subtask", "runs_cmd",
             "configure_run"),
     Command("runs", "trial runs: runs list|show|resume|cancel|export|diff", "runs_cmd", "configure_runs"),
+    Command("export", "write a project for another tool: export harbor PROJECT OUT (a Harbor task, one step per subtask)",
+            "harbor_cmd", "configure_export"),
+    Command("import", "read another tool's results back as runs: import harbor JOB_DIR PROJECT", "harbor_cmd",
+            "configure_import"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]
 

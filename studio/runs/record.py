@@ -90,6 +90,9 @@ class RunRecord(BaseModel):
     subtasks: list[SubtaskRecord] = Field(default_factory=list)
     final: str | None = None  # manifest id of the final package
     final_missing: list[str] = Field(default_factory=list)  # final deliverables absent from the last checkpoint
+    # Where a run made elsewhere came from (`dbstudio import harbor`: the Harbor job, trial, agent,
+    # model ...); None for a run made here.
+    origin: dict[str, str] | None = None
 
     def subtask(self, subtask_id: str) -> SubtaskRecord:
         for sub in self.subtasks:

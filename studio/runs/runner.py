@@ -154,6 +154,9 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
     record = load_run(run_dir)
     if record.status == RunStatus.COMPLETED:
         return record
+    if record.origin is not None:  # made elsewhere (dbstudio import harbor): its record stays as imported
+        raise RunError(f"run {record.run_id} was imported from {record.origin.get('source', 'elsewhere')} and "
+                       "cannot be resumed here: run the project again (dbstudio run, or a new Harbor job)")
     with holding_run(run_dir, record.run_id):
         (run_dir / CANCEL_FILE).unlink(missing_ok=True)
         record.status, record.message = RunStatus.RUNNING, None

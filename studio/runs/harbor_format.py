@@ -1,0 +1,26 @@
+"""What the Harbor export writes and the Harbor import reads back: names and paths both sides
+agree on. Harbor's own layout (task.toml, steps/<name>/, a job's trial folders) is described
+in docs/scale-out.md; these are only the choices dbstudio makes inside it."""
+
+from __future__ import annotations
+
+TASK_ORG = "dbstudio"  # Harbor task names are "org/name": dbstudio/<project id>
+WORKSPACE = "/workspace"  # the agent's working directory in the container, as in a local run
+# Harbor collects the workspace after each step into steps/<step>/artifacts/<this folder>.
+WORKSPACE_ARTIFACT = "workspace"
+# test.sh writes the content hash of every workspace file here (in the step's verifier folder),
+# so the import can check Harbor's copy of the workspace against what the step left.
+WORKSPACE_HASHES = "workspace.sha256"
+SETUP_DIR = ".dbstudio-setup"  # project scripts for a step's generated releases; setup.sh removes it
+METADATA_KEY = "dbstudio"  # the [metadata.dbstudio] table of task.toml
+JOB_CONFIG = "job.yaml"
+DEFAULT_IMAGE = "python:3.12-slim"  # bash and python3: what setup.sh and the project's scripts need
+DEFAULT_AGENT = "claude-code"
+ENVIRONMENTS = ("docker", "daytona", "modal", "e2b", "runloop", "gke")
+PAPER_CPUS = 2
+PAPER_MEMORY_MB = 8 * 1024
+VERIFIER_TIMEOUT_S = 600.0
+
+
+def task_name(project_id: str) -> str:
+    return f"{TASK_ORG}/{project_id}"

@@ -1,0 +1,292 @@
+"""`dbstudio import harbor JOB_DIR PROJECT`: a Harbor job's trials of an exported project, as runs.
+
+One run per trial. Each step whose workspace Harbor collected becomes that subtask's checkpoint
+in the runs folder's checkpoint store, with the agent, model, timings, exit state and token
+counts Harbor recorded. Steps count in timeline order, as in a local run: the first step that
+failed or never ran is where the run stopped, and only the steps before it keep checkpoints.
+A run remembers its Harbor job id and trial name, so importing a job again adds only the trials
+not imported yet.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.runs.harbor_format import METADATA_KEY, WORKSPACE_ARTIFACT, WORKSPACE_HASHES, task_name
+from studio.runs.harbor_job import (
+    TIMEOUT_EXCEPTION,
+    HarborJobError,
+    StepResult,
+    Trial,
+    TrialResult,
+    dockerfile_base,
+    job_id,
+    read_hashes,
+    read_trials,
+    task_metadata,
+)
+from studio.runs.plan import RunPlan, SubtaskPlan, plan_run, plan_to_json
+from studio.runs.record import (
+    RunRecord,
+    RunSettings,
+    RunStatus,
+    SubtaskRecord,
+    SubtaskStatus,
+    list_runs,
+    new_run_id,
+    save_run,
+)
+from studio.store import layout
+
+if TYPE_CHECKING:
+    from studio.runs.store import CheckpointStore, Manifest
+
+SOURCE = "harbor"
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    trial: str
+    action: str  # "imported", "already imported", "not finished", "other task"
+    run_id: str | None = None
+    done: int = 0
+    total: int = 0
+    message: str = ""
+
+
+@dataclass
+class HarborImport:
+    job_id: str
+    job_dir: Path
+    runs_dir: Path
+    trials: list[TrialOutcome] = field(default_factory=list)
+
+    @property
+    def added(self) -> list[TrialOutcome]:
+        return [t for t in self.trials if t.action == "imported"]
+
+
+def import_harbor(job_dir: Path, project_dir: Path, runs_dir: Path | None = None) -> HarborImport:
+    """Import every finished trial of `project_dir`'s task in the job that is not imported yet."""
+    from studio.validation.validate import load_folder
+
+    job_dir, project_dir = Path(job_dir).resolve(), Path(project_dir).resolve()
+    trials = read_trials(job_dir)
+    the_job = job_id(job_dir, trials)
+    project = load_folder(project_dir).project
+    plan = plan_run(project)
+    assert project.info is not None  # plan_run refuses a project without it
+    project_id = project.info.id
+    runs_dir = Path(runs_dir).resolve() if runs_dir else project_dir / layout.RUNS_DIR
+    known = imported_trials(runs_dir)
+    report = HarborImport(the_job, job_dir, runs_dir)
+    for trial in trials:
+        result = trial.result
+        if result is None:
+            report.trials.append(TrialOutcome(trial.name, "not finished", message="it has no result.json yet: "
+                                              "import the job again when the trial is over"))
+            continue
+        if result.task_name != task_name(project_id):
+            report.trials.append(TrialOutcome(trial.name, "other task",
+                                              message=f"it ran {result.task_name}, not {task_name(project_id)}"))
+            continue
+        existing = known.get((the_job, result.trial_name))
+        if existing is not None:
+            report.trials.append(TrialOutcome(trial.name, "already imported", existing))
+            continue
+        record = _import_trial(trial, result, the_job, job_dir, project_dir, project_id, plan, runs_dir)
+        done, total = record.progress()
+        report.trials.append(TrialOutcome(trial.name, "imported", record.run_id, done, total, record.message or ""))
+    return report
+
+
+def imported_trials(runs_dir: Path) -> dict[tuple[str, str], str]:
+    """(Harbor job id, trial name) -> run id of every run imported from Harbor into `runs_dir`."""
+    found = {}
+    for _, record in list_runs(runs_dir):
+        origin = record.origin or {}
+        if origin.get("source") == SOURCE and "job_id" in origin and "trial" in origin:
+            found[(origin["job_id"], origin["trial"])] = record.run_id
+    return found
+
+
+def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path, project_dir: Path,
+                  project_id: str, plan: RunPlan, runs_dir: Path) -> RunRecord:
+    from studio.runs.runner import store_of
+
+    task_dir = trial.task_dir(job_dir)
+    exported = task_metadata(task_dir, METADATA_KEY)
+    _check_timeline(trial, result, exported, plan)
+    scale = float(exported.get("agent_timeout_scale", 1.0))
+    run_id = new_run_id(result.started_at)
+    run_dir = runs_dir / run_id
+    (run_dir / "logs").mkdir(parents=True)
+    try:
+        record = RunRecord(
+            run_id=run_id, project_id=project_id, project_dir=str(project_dir),
+            project_commit=exported.get("project_commit"), project_dirty=bool(exported.get("project_dirty", False)),
+            harness=f"{SOURCE}:{result.agent_info.name}", image=dockerfile_base(task_dir) or f"{SOURCE}:{result.environment_type()}",
+            settings=RunSettings(network=True, time_limit_scale=scale),
+            created=result.started_at or datetime.now(UTC), plan=plan_to_json(plan),
+            subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
+            origin=_origin(result, the_job, job_dir, trial),
+        )
+        _copy_if_there(trial.folder / "trial.log", run_dir / "logs" / "harbor-trial.log")
+        store = store_of(run_dir)
+        stopped = None
+        for step in plan.subtasks:
+            sub = record.subtask(step.subtask)
+            stopped = _import_step(trial, result, step, sub, scale, store, run_dir)
+            if stopped is not None:
+                break
+        _finish(record, result, stopped, store)
+        save_run(run_dir, record)
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)  # no run.json: nothing half-imported is listed
+        raise
+    return record
+
+
+def _check_timeline(trial: Trial, result: TrialResult, exported: dict[str, object], plan: RunPlan) -> None:
+    """Refuse a trial whose steps are not the project's subtasks as they are now."""
+    timeline = [step.subtask for step in plan.subtasks]
+    ran = [step.step_name for step in result.step_results or []]
+    steps = exported.get("subtasks")
+    if isinstance(steps, list) and [str(s) for s in steps] != timeline:
+        raise HarborJobError(f"{trial.folder}: the task was exported with the subtasks {', '.join(map(str, steps))} "
+                             f"but the project's timeline is now {', '.join(timeline)}: import into the project "
+                             f"as it was exported (commit {exported.get('project_commit', 'unknown')})")
+    unknown = [name for name in ran if name not in timeline]
+    if unknown:
+        raise HarborJobError(f"{trial.folder}: its steps {', '.join(unknown)} are not subtasks of the project "
+                             f"({', '.join(timeline)}): import into the project the task was exported from")
+
+
+def _origin(result: TrialResult, the_job: str, job_dir: Path, trial: Trial) -> dict[str, str]:
+    origin = {"source": SOURCE, "job_id": the_job, "job_dir": str(job_dir), "trial": result.trial_name,
+              "trial_id": result.id, "agent": result.agent_info.name, "agent_version": result.agent_info.version,
+              "environment": result.environment_type(), "task_checksum": result.task_checksum}
+    model = result.agent_info.model_info
+    if model is not None:
+        origin["model"] = model.name
+        if model.provider:
+            origin["model_provider"] = model.provider
+    for name, moment in (("started_at", result.started_at), ("finished_at", result.finished_at)):
+        if moment is not None:
+            origin[name] = moment.isoformat()
+    cost = result.cost_usd()
+    if cost is not None:
+        origin["cost_usd"] = f"{cost:.6f}"
+    if result.exception_info is not None:
+        origin["exception"] = result.exception_info.describe()
+    return origin
+
+
+def _import_step(trial: Trial, result: TrialResult, step: SubtaskPlan, sub: SubtaskRecord, scale: float,
+                 store: CheckpointStore, run_dir: Path) -> str | None:
+    """Fill `sub` from Harbor's step; returns why the trial stopped here, or None when the step is done."""
+    harbor_step = result.step(step.subtask)
+    if harbor_step is None:
+        reason = result.exception_info.describe() if result.exception_info else "Harbor did not run it"
+        return f"never ran ({reason})"
+    sub.attempts = 1
+    sub.time_limit_s = step.time_limit_minutes * 60 * scale
+    sub.command = _command(result)
+    if harbor_step.agent_execution is not None:
+        sub.started, sub.ended = harbor_step.agent_execution.started_at, harbor_step.agent_execution.finished_at
+    if harbor_step.agent_result is not None:
+        sub.tokens = harbor_step.agent_result.tokens()
+    sub.log = _keep_logs(trial, step.subtask, harbor_step, run_dir)
+    problem = harbor_step.exception_info
+    sub.timed_out = problem is not None and problem.exception_type == TIMEOUT_EXCEPTION
+    if problem is not None and not sub.timed_out:
+        sub.status = SubtaskStatus.FAILED
+        return f"failed ({problem.describe()})"
+    workspace = trial.step_dir(step.subtask) / "artifacts" / WORKSPACE_ARTIFACT
+    if not workspace.is_dir():
+        sub.status = SubtaskStatus.FAILED
+        return f"has no workspace in {workspace.relative_to(trial.folder)} (Harbor collected none)"
+    manifest = store.snapshot(workspace)
+    damaged = _differs(manifest, read_hashes(trial.step_dir(step.subtask) / "verifier" / WORKSPACE_HASHES))
+    if damaged:
+        sub.status = SubtaskStatus.FAILED
+        return f"has an incomplete copy of its workspace ({damaged} differs from what the step left)"
+    sub.checkpoint = manifest.id
+    for generated in step.generated:
+        entry = manifest.entries.get(generated.dest)
+        if entry is not None and entry.sha256:
+            sub.generated[generated.material] = entry.sha256
+    sub.status = SubtaskStatus.TIMED_OUT if sub.timed_out else SubtaskStatus.COMPLETED
+    return None
+
+
+def _differs(manifest: Manifest, listed: dict[str, str] | None) -> str | None:
+    """The first file test.sh listed that Harbor's copy lacks or holds otherwise (None: it matches)."""
+    if listed is None:
+        return None  # no listing (an older export, or the step's tests did not run): nothing to check
+    for path, digest in sorted(listed.items()):
+        entry = manifest.entries.get(path)
+        if entry is None or entry.sha256 != digest:
+            return path
+    return None
+
+
+def _command(result: TrialResult) -> str:
+    agent = result.agent_info
+    words = [f"harbor agent {agent.name}"]
+    if agent.version:
+        words.append(agent.version)
+    if agent.model_info is not None:
+        words.append(f"model {agent.model_info.name}")
+    return " ".join(words)
+
+
+def _keep_logs(trial: Trial, subtask: str, harbor_step: StepResult, run_dir: Path) -> str:
+    """Copy the step's agent and verifier logs into the run; return the summary log's path in the run."""
+    kept = run_dir / "logs" / f"{subtask}.harbor"
+    for part in ("agent", "verifier"):
+        source = trial.step_dir(subtask) / part
+        if source.is_dir():
+            shutil.copytree(source, kept / part, symlinks=True)
+    lines = [f"Harbor step {subtask} of trial {trial.name}"]
+    if harbor_step.agent_execution is not None:
+        lines.append(f"agent ran from {harbor_step.agent_execution.started_at} to "
+                     f"{harbor_step.agent_execution.finished_at}")
+    if harbor_step.exception_info is not None:
+        lines.append(f"Harbor recorded: {harbor_step.exception_info.describe()}")
+    if kept.is_dir():
+        lines.append(f"Harbor's logs of the step are in {kept.relative_to(run_dir)}/:")
+        lines += [f"  {path.relative_to(kept)}" for path in sorted(kept.rglob("*")) if path.is_file()]
+    log = run_dir / "logs" / f"{subtask}.log"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return log.relative_to(run_dir).as_posix()
+
+
+def _copy_if_there(source: Path, target: Path) -> None:
+    if source.is_file():
+        shutil.copyfile(source, target)
+
+
+def _finish(record: RunRecord, result: TrialResult, stopped: str | None, store: CheckpointStore) -> None:
+    origin = record.origin or {}
+    where = f"imported from Harbor job {origin.get('job_id')}, trial {origin.get('trial')}"
+    if stopped is None:
+        record.status = RunStatus.COMPLETED
+        record.message = where
+        from studio.runs.final import assemble_final
+
+        assemble_final(store, record)
+        return
+    at = next(sub for sub in record.subtasks if not sub.done)
+    kept = [sub.id for sub in record.subtasks if sub.done]
+    failed = at.status == SubtaskStatus.FAILED or result.exception_info is not None
+    record.status = RunStatus.FAILED if failed else RunStatus.INTERRUPTED
+    later = [s.step_name for s in result.step_results or [] if s.step_name not in kept and s.step_name != at.id]
+    record.message = (f"{where}: stopped at {at.id}, which {stopped}; "
+                      + (f"checkpoints kept: {', '.join(kept)}" if kept else "no checkpoint kept")
+                      + (f"; Harbor went on with {', '.join(later)} after it, not imported since they build on "
+                         "an unfinished step" if later else ""))
