@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError
+from studio.judging.evidence_image import read_image
 from studio.judging.evidence_office import read_docx, read_pptx
-from studio.judging.evidence_pdf import read_image, read_pdf
+from studio.judging.evidence_pdf import read_pdf
 from studio.judging.evidence_text import read_csv, read_json, read_markdown, read_text
 from studio.judging.evidence_xlsx import read_xlsx
 
@@ -164,6 +165,8 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
             budget = Budget(limits.file_chars, "the evidence's limit per file")
         evidence = _file_evidence(folder, rel, budget, limits)
         left -= budget.used
+        if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
+            left = 0
         files.append(evidence)
     return Evidence(tuple(files), folder)
 

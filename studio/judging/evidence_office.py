@@ -25,6 +25,12 @@ _DAMAGED = (zipfile.BadZipFile, DocxPackageNotFound, PptxPackageNotFound, XMLSyn
             TypeError, AttributeError, IndexError, OSError)
 
 
+def _problem(error: Exception, suffix: str) -> str:
+    if isinstance(error, zipfile.BadZipFile | DocxPackageNotFound | PptxPackageNotFound):
+        return f"it is not a complete .{suffix} package (a zip archive of its parts)"
+    return str(error) or type(error).__name__
+
+
 def _table_text(rows: Iterator[Any]) -> str:
     return "\n".join(" | ".join(cell.text.strip().replace("\n", " ") for cell in row.cells) for row in rows)
 
@@ -35,7 +41,7 @@ def read_docx(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> t
         document = docx.Document(str(path))
         blocks = list(document.iter_inner_content())
     except _DAMAGED as error:
-        raise ReadError(f"the Word document is damaged: {error or type(error).__name__}") from error
+        raise ReadError(f"the Word document is damaged: {_problem(error, 'docx')}") from error
     paragraphs: list[str] = []
     first = number = tables = 0
 
@@ -82,7 +88,7 @@ def read_pptx(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> t
     try:
         slides = list(pptx.Presentation(str(path)).slides)
     except _DAMAGED as error:
-        raise ReadError(f"the presentation is damaged: {error or type(error).__name__}") from error
+        raise ReadError(f"the presentation is damaged: {_problem(error, 'pptx')}") from error
     for number, slide in enumerate(slides, start=1):
         try:
             parts = list(_shape_texts(slide.shapes))

@@ -1,4 +1,4 @@
-"""Evidence from PDFs and images (pymupdf): a PDF's text page by page, cited as `path#page=N`."""
+"""Evidence from PDFs (pymupdf): the text page by page, cited as `path#page=N`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ def read_pdf(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> tu
         pages = document.page_count
         if pages == 0:
             raise ReadError("the PDF is damaged: it has no readable page")
+        # pymupdf repairs a damaged file as it opens it: what it could not recover is simply absent
+        repaired = ("the PDF is damaged (it was repaired to be read): pages or text may be missing"
+                    if document.is_repaired else None)
         for number in range(min(pages, limits.pages)):
             ref = f"{rel}#page={number + 1}"
             try:
@@ -37,18 +40,7 @@ def read_pdf(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> tu
             except _DAMAGED as error:
                 return None, f"the PDF is damaged at page {number + 1} of {pages}: {error}"
             if not budget.add(ref, text or "(no text on this page: it may be a scanned image)"):
-                return budget.cut_note(f"{pages:,} pages") + f"; not shown: from page {number + 1}", None
+                return budget.cut_note(f"{pages:,} pages") + f"; not shown: from page {number + 1}", repaired
         if pages > limits.pages:
-            return f"cut at {limits.pages:,} pages (the evidence's limit per PDF) of {pages:,}", None
-    return None, None
-
-
-def read_image(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> tuple[str | None, str | None]:
-    """An image is listed with its size; a multimodal judge is given the file itself (Evidence.images())."""
-    try:
-        pixmap = pymupdf.Pixmap(str(path))
-    except _DAMAGED as error:
-        raise ReadError(f"the image is damaged or not an image: {error}") from error
-    budget.add(rel, f"(image, {pixmap.width} x {pixmap.height} pixels, {path.suffix.lower().lstrip('.')}; "
-                    "given to a judge that reads images)")
-    return None, None
+            return f"cut at {limits.pages:,} pages (the evidence's limit per PDF) of {pages:,}", repaired
+    return None, repaired

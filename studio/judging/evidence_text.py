@@ -87,7 +87,7 @@ def read_csv(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> tu
     text, error = decode(data, size)
     lines = text.splitlines()
     dialect: type[csv.Dialect] | csv.Dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
-    reader = csv.reader(lines, dialect)
+    reader = csv.reader(lines, dialect, strict=True)  # strict: an unclosed quote is an error, not a silent merge
     try:
         for _ in reader:
             pass
