@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from studio.judging.errors import JudgingError
+
 
 @dataclass(frozen=True)
 class EvidenceLimits:
@@ -26,10 +28,11 @@ class Excerpt:
     text: str
 
 
-class ReadError(Exception):
+class ReadError(JudgingError):
     """A file cannot be read as its kind; the message says why in the judge's and the expert's words.
 
-    Internal to the evidence readers: extract_evidence turns it into FileEvidence.error."""
+    The evidence readers raise it; extract_evidence turns it into FileEvidence.error and run_check
+    into a failed check, so it never reaches a caller."""
 
 
 def line_cost(ref: str, text: str) -> int:

@@ -21,7 +21,7 @@ def read_bytes(path: Path, limits: EvidenceLimits) -> tuple[bytes, int]:
     try:
         size = path.stat().st_size
         with path.open("rb") as handle:
-            return handle.read(cap), size
+            return handle.read(cap if cap < size else -1), size
     except OSError as error:
         raise ReadError(f"cannot be read ({error.strerror})") from error
 

@@ -93,9 +93,11 @@ class WorkbookCells:
     def close(self) -> None:
         self._book.close()
 
-    def rows(self, one_pass: bool = True) -> Iterator[tuple[str, int, Row]]:
-        """(sheet, 1-based row, its cells) in sheet order; ReadError when a sheet is damaged."""
+    def rows(self, one_pass: bool = True, sheet_name: str | None = None) -> Iterator[tuple[str, int, Row]]:
+        """(sheet, 1-based row, its cells) in sheet order (or of one sheet); ReadError when a sheet is damaged."""
         for sheet in self._book.worksheets:
+            if sheet_name is not None and sheet.title != sheet_name:
+                continue
             reading = self._one_pass(sheet) if one_pass and WorkSheetParser is not None else self._two_passes(sheet)
             row = 0
             try:
