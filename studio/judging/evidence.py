@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError
+from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError, collector_paused
 from studio.judging.evidence_image import read_image
 from studio.judging.evidence_office import read_docx, read_pptx
 from studio.judging.evidence_pdf import read_pdf
@@ -68,6 +68,8 @@ class Evidence:
                 lines.append(f"NOTE: {file.cut}")
             if file.kind == "other" and not file.error:
                 lines.append("(not shown: a file of a kind the evidence does not read)")
+            if file.kind == "xlsx" and file.excerpts:
+                lines.append(f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)")
             for excerpt in file.excerpts:
                 lines.append(f"[{excerpt.ref}]" + ("\n" if "\n" in excerpt.text else " ") + excerpt.text)
             sections.append("\n".join(lines))
@@ -158,27 +160,28 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
     rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else _submission_files(folder)
     files = []
     left = limits.total_chars
-    for rel in rels:
-        if left < limits.file_chars:
-            budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
-        else:
-            budget = Budget(limits.file_chars, "the evidence's limit per file")
-        evidence = _file_evidence(folder, rel, budget, limits)
-        left -= budget.used
-        if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
-            left = 0
-        files.append(evidence)
+    with collector_paused():
+        for rel in rels:
+            if left < limits.file_chars:
+                budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
+            else:
+                budget = Budget(limits.file_chars, "the evidence's limit per file")
+            evidence = _file_evidence(folder, rel, budget, limits)
+            left -= budget.used
+            if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
+                left = 0
+            files.append(evidence)
     return Evidence(tuple(files), folder)
 
 
-_CELL = re.compile(r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)$",
-                   re.IGNORECASE)
+_CELL = re.compile(r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)"
+                   r"(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?$", re.IGNORECASE)
 _FRAGMENT = re.compile(r"^(?:L(?P<line>[0-9]+)(?:-L?[0-9]+)?|page=(?P<page>[0-9]+)|slide=(?P<slide>[0-9]+)"
                        r"|p=(?P<paragraph>[0-9]+)(?:-[0-9]+)?|table=(?P<table>[0-9]+))$")
 
 
 def locate(ref: str) -> tuple[str, dict[str, object]]:
-    """A ref -> (path, where): {"sheet": s, "cell": "B4"} | {"page": n} | {"line": n} | {"slide": n} |
+    """A ref -> (path, where): {"sheet": s, "cell": "B4"} (a range gives its first cell) | {"page": n} | {"line": n} | {"slide": n} |
     {"paragraph": n} | {"table": n}, or {} for a whole file or a ref that names no place (a judge's
     citation is free text: the preview then opens the file at its top)."""
     ref = ref.strip()

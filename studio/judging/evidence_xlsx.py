@@ -19,12 +19,13 @@ import openpyxl
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.exceptions import InvalidFileException
 
-from studio.judging.evidence_budget import Budget, EvidenceLimits, ReadError
+from studio.judging.evidence_budget import Budget, EvidenceLimits, ReadError, line_cost
 
 try:
-    from openpyxl.worksheet._reader import WorkSheetParser
+    from openpyxl.worksheet._reader import VALUE_TAG, WorkSheetParser, _cast_number
 except ImportError:  # pragma: no cover - another openpyxl layout: the public two-pass reading
     WorkSheetParser = None
+from openpyxl.utils.datetime import from_excel, from_ISO8601
 
 DAMAGED = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, TypeError, IndexError,
            AttributeError, SyntaxError, OSError, EOFError)
@@ -32,6 +33,11 @@ DAMAGED = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, TypeE
 
 Row = list[tuple[int, Any, str | None]]
 """The cells of a row that hold something: (1-based column, saved value, formula or None)."""
+
+
+_COLUMN_LETTERS = [""] + [get_column_letter(column) for column in range(1, 16_385)]
+"""A..XFD (Excel's last column) by 1-based column: looked up for every cell."""
+_NUMBERS = (int, float)
 
 
 def sheet_prefix(sheet: str) -> str:
@@ -42,26 +48,46 @@ def sheet_prefix(sheet: str) -> str:
 
 def formula_text(formula: Any) -> str:
     """"=SUM(B1:B3)" of a plain, array or data-table formula."""
+    if isinstance(formula, str):
+        return formula
     text = getattr(formula, "text", None)
-    return str(text if text is not None else formula)
+    if text is not None:  # an array formula
+        return str(text)
+    inputs = [getattr(formula, name, None) for name in ("r1", "r2")]  # a data table: {=TABLE(r1,r2)}
+    return "=TABLE(" + ",".join(str(cell) for cell in inputs if cell) + ")"
 
 
 if WorkSheetParser is not None:
     class _ValuesAndFormulas(WorkSheetParser):
-        """openpyxl's sheet parser, keeping a formula cell's saved value next to its formula."""
+        """openpyxl's sheet parser (reading formulas), each cell as (column, saved value, formula), None if empty."""
 
-        def parse_cell(self, element: Any) -> dict[str, Any]:
-            column: int = getattr(self, "col_counter")  # noqa: B009 - openpyxl leaves it untyped
-            cell: dict[str, Any] = super().parse_cell(element)
-            if cell["data_type"] == "f":
-                formula = cell["value"]
-                self.data_only, self.col_counter = True, column  # parse the same cell again, for its <v>
-                try:
-                    cell = super().parse_cell(element)
-                finally:
-                    self.data_only = False
-                cell["formula"] = formula_text(formula)
-            return cell
+        def parse_cell(self, element: Any) -> tuple[int, Any, str | None] | None:
+            cell = super().parse_cell(element)
+            if cell["data_type"] != "f":
+                return None if cell["value"] is None else (cell["column"], cell["value"], None)
+            return cell["column"], self._saved_value(element, cell["style_id"]), formula_text(cell["value"])
+
+        def _saved_value(self, element: Any, style: int) -> Any:
+            """The value saved beside a formula, typed as openpyxl types a constant of the cell's type."""
+            saved = element.findtext(VALUE_TAG)
+            if not saved:
+                return None
+            kind = element.get("t", "n")
+            if kind == "n":
+                number = _cast_number(saved)
+                if style in self.date_formats:
+                    try:
+                        return from_excel(number, self.epoch, timedelta=style in self.timedelta_formats)
+                    except (OverflowError, ValueError):
+                        return number
+                return number
+            if kind == "b":
+                return saved.strip() not in ("0", "")
+            if kind == "s":
+                return self.shared_strings[int(saved)]
+            if kind == "d":
+                return from_ISO8601(saved)
+            return saved  # "str" (a text result) or "e" (an error such as #DIV/0!)
 
 
 class WorkbookCells:
@@ -114,8 +140,7 @@ class WorkbookCells:
             parser = _ValuesAndFormulas(source, sheet._shared_strings, data_only=False, epoch=book.epoch,
                                         date_formats=book._date_formats, timedelta_formats=book._timedelta_formats)
             for row, cells in parser.parse():
-                yield row, [(cell["column"], cell["value"], cell.get("formula")) for cell in cells
-                            if cell["value"] is not None or "formula" in cell]
+                yield row, list(filter(None, cells))  # a cell that only has a style comes as None
 
     def _two_passes(self, sheet: Any) -> Iterator[tuple[int, Row]]:
         if not hasattr(self, "_values"):
@@ -131,15 +156,24 @@ class WorkbookCells:
             yield row, cells
 
 
+def _plain_text(value: str) -> str:
+    return value.replace("\r\n", "\n").replace("\n", "\\n") if "\n" in value else value
+
+
 def value_text(value: Any) -> str:
     """A cell's value as the judge reads it: numbers as Python writes them, TRUE/FALSE, ISO dates."""
+    kind = type(value)
+    if kind is int or kind is float:
+        return str(value)
+    if kind is str:
+        return _plain_text(value)
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, datetime.date | datetime.time | datetime.timedelta):
-        return value.isoformat() if not isinstance(value, datetime.timedelta) else str(value)
-    if isinstance(value, str):
-        return value.replace("\r\n", "\n").replace("\n", "\\n")
-    return str(value)
+    if isinstance(value, datetime.timedelta):
+        return str(value)
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return _plain_text(str(value))
 
 
 def cell_text(value: Any, formula: str | None) -> str:
@@ -151,31 +185,48 @@ def cell_text(value: Any, formula: str | None) -> str:
 
 
 def read_xlsx(path: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> tuple[str | None, str | None]:
-    """(cut note, error): every non-empty cell as `path!Sheet!A1` = value (formula ...)."""
+    """(cut note, error): one excerpt per row of a sheet, cited `path!Sheet!A4:J4` (or `path!Sheet!B4` for one
+    cell), holding each non-empty cell as `B4 = value` or `B4 = value (formula =...)`, cells separated by " | ".
+
+    A row rather than a cell per excerpt keeps the judge's text short (the path and sheet are not repeated for
+    every cell) and the extraction fast; a cell is still cited as `path!Sheet!B4`."""
     with WorkbookCells(path) as book:
         count = 0
-        sheet, row = "", 0
         stop: str | None = None
+        unseen = ""
         error: str | None = None
-        add, letter = budget.add, get_column_letter
+        letters = _COLUMN_LETTERS
         try:
             for sheet, row, cells in book.rows():
+                number = str(row)
+                parts = [f"{letters[column]}{number} = {value}" if formula is None and type(value) in _NUMBERS
+                         else f"{letters[column]}{number} = {cell_text(value, formula)}"
+                         for column, value, formula in cells]
+                shown = len(parts)
+                if count + shown > limits.cells:
+                    shown = limits.cells - count
+                    stop = f"cut at {limits.cells:,} cells (the evidence's limit per workbook)"
                 prefix = f"{rel}!{sheet_prefix(sheet)}"
-                for column, value, formula in cells:
-                    count += 1
-                    if count > limits.cells:
-                        stop = f"cut at {limits.cells:,} cells (the evidence's limit per workbook)"
-                        break
-                    if not add(f"{prefix}{letter(column)}{row}", cell_text(value, formula)):
-                        stop = budget.cut_note("the workbook").removesuffix(" of the workbook")
-                        break
+                first, final = letters[cells[0][0]] + number, letters[cells[-1][0]] + number
+                room = budget.limit - budget.used - line_cost(f"{prefix}{first}:{final}", "")
+                size = sum(map(len, parts[:shown])) + 3 * (shown - 1)
+                if size > room:  # the row reaching the character limit: the cells that fit
+                    shown, size = 0, -3
+                    while shown < len(parts) and size + len(parts[shown]) + 3 <= room:
+                        size += len(parts[shown]) + 3
+                        shown += 1
+                    stop = budget.cut_note("the workbook").removesuffix(" of the workbook")
+                    budget.full = True
+                if shown > 0:
+                    last = f":{letters[cells[shown - 1][0]]}{number}" if shown > 1 else ""
+                    budget.add(prefix + first + last, " | ".join(parts[:shown]))
+                    count += shown
                 if stop:
+                    rest = book.sheet_names[book.sheet_names.index(sheet) + 1:]
+                    unseen = f"the rest of sheet {sheet!r} from cell {letters[cells[shown][0]]}{number}"
+                    if rest:
+                        unseen += f" and sheet{'s' if len(rest) > 1 else ''} {', '.join(map(repr, rest))}"
                     break
         except ReadError as problem:
             error = str(problem)
-        if stop is None:
-            return None, error
-        rest = book.sheet_names[book.sheet_names.index(sheet) + 1:]
-        unseen = f"the rest of sheet {sheet!r} from row {row:,}" + (
-            f" and sheet{'s' if len(rest) > 1 else ''} {', '.join(repr(name) for name in rest)}" if rest else "")
-        return f"{stop}; not shown: {unseen}", error
+        return (f"{stop}; not shown: {unseen}" if stop else None), error

@@ -10,7 +10,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from studio.judging.evidence import Evidence, EvidenceLimits, extract_evidence, locate
+from studio.judging.evidence import Evidence, EvidenceLimits, Excerpt, FileEvidence, extract_evidence, locate
 from studio.judging.evidence_xlsx import WorkbookCells
 from tests.judging.evidence_files import damage, write_docx, write_pdf, write_png, write_pptx, write_workbook
 
@@ -20,7 +20,7 @@ def _texts(evidence: Evidence, path: str) -> dict[str, str]:
     return {excerpt.ref: excerpt.text for excerpt in file.excerpts}
 
 
-def _file(evidence: Evidence, path: str):  # noqa: ANN202 - a FileEvidence
+def _file(evidence: Evidence, path: str) -> FileEvidence:
     (file,) = [file for file in evidence.files if file.path == path]
     return file
 
@@ -106,19 +106,20 @@ def _model(path: Path) -> Path:
 
 def test_every_cell_of_every_sheet_with_its_saved_value_and_formula(tmp_path: Path) -> None:
     _model(tmp_path / "outputs" / "model.xlsx")
-    texts = _texts(extract_evidence(tmp_path), "outputs/model.xlsx")
+    evidence = extract_evidence(tmp_path)
+    texts = _texts(evidence, "outputs/model.xlsx")
     assert texts == {
-        "outputs/model.xlsx!Debt!A1": "Senior",
-        "outputs/model.xlsx!Debt!B1": "1000",
-        "outputs/model.xlsx!Debt!B2": "2000.5",
-        "outputs/model.xlsx!Debt!B3": "1470.5",
-        "outputs/model.xlsx!Debt!B4": "4471 (formula =SUM(B1:B3))",
-        "outputs/model.xlsx!Debt!B5": "(formula =B4*2; no computed value saved in the file)",
-        "outputs/model.xlsx!Debt!C1": "TRUE",
-        "outputs/model.xlsx!Debt!C2": "2025-03-31T00:00:00",
-        "outputs/model.xlsx!'Cash Flow'!A1": "4471 (formula =Debt!B4)",
-        "outputs/model.xlsx!'Cash Flow'!D9": "two\\nlines",
+        "outputs/model.xlsx!Debt!A1:C1": "A1 = Senior | B1 = 1000 | C1 = TRUE",
+        "outputs/model.xlsx!Debt!B2:C2": "B2 = 2000.5 | C2 = 2025-03-31T00:00:00",
+        "outputs/model.xlsx!Debt!B3": "B3 = 1470.5",
+        "outputs/model.xlsx!Debt!B4": "B4 = 4471 (formula =SUM(B1:B3))",
+        "outputs/model.xlsx!Debt!B5": "B5 = (formula =B4*2; no computed value saved in the file)",
+        "outputs/model.xlsx!'Cash Flow'!A1": "A1 = 4471 (formula =Debt!B4)",
+        "outputs/model.xlsx!'Cash Flow'!D9": "D9 = two\\nlines",
     }
+    assert ("(one line per row: CELL = saved value (formula ...); cite a cell as outputs/model.xlsx!Sheet!A1)\n"
+            "[outputs/model.xlsx!Debt!A1:C1] A1 = Senior | B1 = 1000 | C1 = TRUE\n") in evidence.render()
+    assert locate("outputs/model.xlsx!Debt!B2:C2") == ("outputs/model.xlsx", {"sheet": "Debt", "cell": "B2"})
     assert locate("outputs/model.xlsx!'Cash Flow'!A1") == ("outputs/model.xlsx", {"sheet": "Cash Flow", "cell": "A1"})
     assert locate("outputs/model.xlsx!Debt!B4") == ("outputs/model.xlsx", {"sheet": "Debt", "cell": "B4"})
 
@@ -128,7 +129,7 @@ def test_the_one_pass_reading_gives_what_openpyxl_gives_in_its_two_read_only_pas
     with WorkbookCells(path) as book:
         one = list(book.rows(one_pass=True))
         two = list(book.rows(one_pass=False))
-    assert one == two
+    assert one == two and len(one) == 7
     values = openpyxl.load_workbook(path, data_only=True)
     assert [(s, r, c, v) for s, r, cells in one for c, v, _ in cells if v is not None] == [
         (sheet.title, cell.row, cell.column, cell.value) for sheet in values.worksheets for row in sheet.iter_rows()
@@ -138,12 +139,29 @@ def test_the_one_pass_reading_gives_what_openpyxl_gives_in_its_two_read_only_pas
 def test_a_workbook_is_cut_at_the_cell_limit_and_the_note_names_what_is_not_shown(tmp_path: Path) -> None:
     write_workbook(tmp_path / "m.xlsx", {"A": {f"A{n}": n for n in range(1, 101)}, "B": {"A1": 1}, "C": {"A1": 2}})
     file = _file(extract_evidence(tmp_path, limits=EvidenceLimits(cells=40)), "m.xlsx")
-    assert len(file.excerpts) == 40 and file.excerpts[-1].ref == "m.xlsx!A!A40"
+    assert len(file.excerpts) == 40 and file.excerpts[-1] == Excerpt("m.xlsx!A!A40", "A40 = 40")
     assert file.cut == ("cut at 40 cells (the evidence's limit per workbook); "
-                        "not shown: the rest of sheet 'A' from row 41 and sheets 'B', 'C'")
+                        "not shown: the rest of sheet 'A' from cell A41 and sheets 'B', 'C'")
     by_chars = _file(extract_evidence(tmp_path, limits=EvidenceLimits(file_chars=300)), "m.xlsx")
     assert by_chars.cut is not None and by_chars.cut.startswith("cut at 300 characters (the evidence's limit per file)")
     assert 10 < len(by_chars.excerpts) < 40
+    assert sum(len(e.ref) + len(e.text) + 4 for e in by_chars.excerpts) <= 300
+
+
+def test_a_row_reaching_a_limit_is_cut_between_cells_and_the_note_names_the_first_cell_not_shown(
+        tmp_path: Path) -> None:
+    write_workbook(tmp_path / "m.xlsx", {"Wide": {f"{column}{row}": row * 100 + index
+                                                  for row in (1, 2) for index, column in enumerate("ABCDEFGHIJ")}})
+    file = _file(extract_evidence(tmp_path, limits=EvidenceLimits(cells=13)), "m.xlsx")
+    assert [e.ref for e in file.excerpts] == ["m.xlsx!Wide!A1:J1", "m.xlsx!Wide!A2:C2"]
+    assert file.excerpts[1].text == "A2 = 200 | B2 = 201 | C2 = 202"
+    assert file.cut == "cut at 13 cells (the evidence's limit per workbook); not shown: the rest of sheet 'Wide' from cell D2"
+    first_row = "A1 = 100 | B1 = 101 | C1 = 102 | D1 = 103 | E1 = 104"
+    limit = len("m.xlsx!Wide!A1:J1") + len(first_row) + 4
+    by_chars = _file(extract_evidence(tmp_path, limits=EvidenceLimits(file_chars=limit)), "m.xlsx")
+    assert [(e.ref, e.text) for e in by_chars.excerpts] == [("m.xlsx!Wide!A1:E1", first_row)]
+    assert by_chars.cut == (f"cut at {limit} characters (the evidence's limit per file); "
+                            "not shown: the rest of sheet 'Wide' from cell F1")
 
 
 @pytest.mark.parametrize("breakage", ["not a zip", "cut in half", "sheet xml"])
