@@ -17,7 +17,7 @@ from typing import Any
 from openpyxl.utils import coordinate_to_tuple, get_column_letter
 
 from studio.judging.evidence import EvidenceLimits, extract_evidence
-from studio.judging.evidence_budget import ReadError
+from studio.judging.evidence_budget import ReadError, collector_paused
 from studio.judging.evidence_text import decode, read_bytes
 from studio.judging.evidence_xlsx import WorkbookCells, cell_text, sheet_prefix, value_text
 from studio.model.checks import WORKBOOK_SUFFIXES, CheckKind, CheckUse, CriterionCheck
@@ -216,9 +216,10 @@ def run_check(folder: Path, check: CriterionCheck) -> CheckResult:
     if not path.is_file():
         return CheckResult(False, f"{check.path} does not exist in the submission: nothing to check", ())
     try:
-        if check.kind is CheckKind.CELL_EQUALS:
-            return _cell_equals(folder, check)
-        return _contains(folder, check)
+        with collector_paused():
+            if check.kind is CheckKind.CELL_EQUALS:
+                return _cell_equals(folder, check)
+            return _contains(folder, check)
     except ReadError as problem:
         return CheckResult(False, f"{check.path} cannot be checked: {problem}", (check.path,))
 

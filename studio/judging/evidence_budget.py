@@ -80,7 +80,7 @@ class _CollectorPause:
     """Pauses Python's cyclic garbage collector while any thread extracts evidence.
 
     Extraction allocates hundreds of thousands of small objects (cells, texts, excerpts) in no reference
-    cycle; the collector's passes over them are wasted work, a third of a large workbook's extraction.
+    cycle; the collector's passes over them are wasted work, about a quarter of a large workbook's extraction.
     Counted, so overlapping extractions in two threads re-enable it only when the last one ends, and
     only if it was enabled before."""
 

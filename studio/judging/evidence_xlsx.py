@@ -1,10 +1,11 @@
-"""Evidence from workbooks: every cell of every sheet with its cached value and its formula, cited as `Sheet!A1`.
+"""Evidence from workbooks: every cell of every sheet with its saved value and its formula, cited as `Sheet!A1`.
 
 openpyxl reads a read-only workbook either with the formulas or with the values Excel (or LibreOffice)
 saved, never both; reading twice would double the time on a large model. So one pass parses each
-sheet with openpyxl's own sheet parser, extended to keep the saved value of a formula cell as well.
-That parser is openpyxl's internal API: when it is not there (another openpyxl version), the reader
-falls back to the two public read-only passes, which give the same cells."""
+sheet with openpyxl's own sheet parser reading formulas, which also types the value saved beside a
+formula (the parser drops it). That parser is openpyxl's internal API: when it is not there (another
+openpyxl version), the reader falls back to the two public read-only passes, which give the same cells
+(a test compares them)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from typing import Any
 
 import openpyxl
 from openpyxl.utils import get_column_letter
+from openpyxl.utils.datetime import from_excel, from_ISO8601
 from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 
 from studio.judging.evidence_budget import Budget, EvidenceLimits, ReadError, line_cost
 
@@ -25,7 +28,8 @@ try:
     from openpyxl.worksheet._reader import VALUE_TAG, WorkSheetParser, _cast_number
 except ImportError:  # pragma: no cover - another openpyxl layout: the public two-pass reading
     WorkSheetParser = None
-from openpyxl.utils.datetime import from_excel, from_ISO8601
+ONE_PASS = WorkSheetParser is not None and hasattr(ReadOnlyWorksheet, "_get_source")
+"""Whether this openpyxl has the internals the one-pass reading uses."""
 
 DAMAGED = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, TypeError, IndexError,
            AttributeError, SyntaxError, OSError, EOFError)
@@ -57,7 +61,7 @@ def formula_text(formula: Any) -> str:
     return "=TABLE(" + ",".join(str(cell) for cell in inputs if cell) + ")"
 
 
-if WorkSheetParser is not None:
+if ONE_PASS:
     class _ValuesAndFormulas(WorkSheetParser):
         """openpyxl's sheet parser (reading formulas), each cell as (column, saved value, formula), None if empty."""
 
@@ -118,13 +122,15 @@ class WorkbookCells:
 
     def close(self) -> None:
         self._book.close()
+        if hasattr(self, "_values"):
+            self._values.close()
 
     def rows(self, one_pass: bool = True, sheet_name: str | None = None) -> Iterator[tuple[str, int, Row]]:
         """(sheet, 1-based row, its cells) in sheet order (or of one sheet); ReadError when a sheet is damaged."""
         for sheet in self._book.worksheets:
             if sheet_name is not None and sheet.title != sheet_name:
                 continue
-            reading = self._one_pass(sheet) if one_pass and WorkSheetParser is not None else self._two_passes(sheet)
+            reading = self._one_pass(sheet) if one_pass and ONE_PASS else self._two_passes(sheet)
             row = 0
             try:
                 for row, cells in reading:

@@ -19,19 +19,43 @@ import pymupdf
 from pptx.util import Inches
 
 
-def write_workbook(path: Path, sheets: dict[str, dict[str, Any]], saved: dict[str, float | str] | None = None) -> Path:
-    """Sheets of {"B4": value or "=formula"}; `saved` gives the computed value of formula cells ("Debt!B4": 6)."""
+def write_workbook(path: Path, sheets: dict[str, dict[str, Any]], saved: dict[str, float | str] | None = None,
+                   formats: dict[str, str] | None = None) -> Path:
+    """Sheets of {"B4": value or "=formula"}; `saved` gives the computed value of formula cells ("Debt!B4": 6;
+    a text starting with # is an error value); `formats` number formats of cells ("Debt!B4": "yyyy-mm-dd")."""
     book = openpyxl.Workbook()
     book.remove(book.active)
     for name, cells in sheets.items():
         sheet = book.create_sheet(name)
         for coordinate, value in cells.items():
             sheet[coordinate] = value
+    for where, number_format in (formats or {}).items():
+        name, _, coordinate = where.rpartition("!")
+        book[name][coordinate].number_format = number_format
     path.parent.mkdir(parents=True, exist_ok=True)
     book.save(path)
     if saved:
         _save_computed_values(path, list(sheets), saved)
     return path
+
+
+def share_formula(path: Path, sheet_number: int, master: str, followers: list[str]) -> None:
+    """Rewrite the formula of `master` as a shared formula that the `followers` reuse, as Excel saves a
+    formula filled down (openpyxl writes each formula in full)."""
+    with zipfile.ZipFile(path) as archive:
+        parts = {info.filename: archive.read(info.filename) for info in archive.infolist()}
+    part = f"xl/worksheets/sheet{sheet_number}.xml"
+    xml = parts[part].decode()
+    span = f"{master}:{followers[-1]}"
+    xml, found = re.subn(rf'(<c r="{master}"[^>]*>)<f>', rf'\1<f t="shared" ref="{span}" si="0">', xml)
+    assert found == 1
+    for follower in followers:
+        xml, found = re.subn(rf'(<c r="{follower}"[^>]*>)<f>[^<]*</f>', r'\1<f t="shared" si="0"/>', xml)
+        assert found == 1
+    parts[part] = xml.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
 
 
 def _save_computed_values(path: Path, names: list[str], saved: dict[str, float | str]) -> None:
@@ -41,7 +65,12 @@ def _save_computed_values(path: Path, names: list[str], saved: dict[str, float |
         sheet, _, coordinate = where.rpartition("!")
         part = f"xl/worksheets/sheet{names.index(sheet) + 1}.xml"
         xml = parts[part].decode()
-        kind = ' t="str"' if isinstance(value, str) else ""
+        if isinstance(value, bool):
+            kind, value = ' t="b"', int(value)
+        elif isinstance(value, str):  # a text result, or an error value such as #DIV/0!
+            kind = ' t="e"' if value.startswith("#") else ' t="str"'
+        else:
+            kind = ""
         xml, found = re.subn(rf'(<c r="{coordinate}"[^>]*)><f>(.*?)</f><v\s*>\s*</v>',
                              lambda match, kind=kind, value=value: f"{match[1]}{kind}><f>{match[2]}</f><v>{value}</v>",
                              xml)

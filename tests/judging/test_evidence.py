@@ -12,7 +12,15 @@ import pytest
 
 from studio.judging.evidence import Evidence, EvidenceLimits, Excerpt, FileEvidence, extract_evidence, locate
 from studio.judging.evidence_xlsx import WorkbookCells
-from tests.judging.evidence_files import damage, write_docx, write_pdf, write_png, write_pptx, write_workbook
+from tests.judging.evidence_files import (
+    damage,
+    share_formula,
+    write_docx,
+    write_pdf,
+    write_png,
+    write_pptx,
+    write_workbook,
+)
 
 
 def _texts(evidence: Evidence, path: str) -> dict[str, str]:
@@ -134,6 +142,44 @@ def test_the_one_pass_reading_gives_what_openpyxl_gives_in_its_two_read_only_pas
     assert [(s, r, c, v) for s, r, cells in one for c, v, _ in cells if v is not None] == [
         (sheet.title, cell.row, cell.column, cell.value) for sheet in values.worksheets for row in sheet.iter_rows()
         for cell in row if cell.value is not None]
+
+
+def test_saved_values_of_every_type_and_formulas_as_excel_writes_them(tmp_path: Path) -> None:
+    path = write_workbook(tmp_path / "m.xlsx", {"Calc": {
+        "A1": 1, "A2": 2, "A3": 3,
+        "B1": "=A1*2", "B2": "=A2*2", "B3": "=A3*2",  # filled down: saved as one shared formula
+        "C1": "=DATE(2025,3,31)", "C2": "=A1>0", "C3": "=A1/0", "C4": '="net "&A1',
+    }}, saved={"Calc!B1": 2, "Calc!B2": 4, "Calc!B3": 6, "Calc!C1": 45747, "Calc!C2": True, "Calc!C3": "#DIV/0!",
+               "Calc!C4": "net 1"}, formats={"Calc!C1": "yyyy-mm-dd"})
+    share_formula(path, 1, "B1", ["B2", "B3"])
+    assert _texts(extract_evidence(tmp_path), "m.xlsx") == {
+        "m.xlsx!Calc!A1:C1": "A1 = 1 | B1 = 2 (formula =A1*2) | C1 = 2025-03-31T00:00:00 (formula =DATE(2025,3,31))",
+        "m.xlsx!Calc!A2:C2": "A2 = 2 | B2 = 4 (formula =A2*2) | C2 = TRUE (formula =A1>0)",
+        "m.xlsx!Calc!A3:C3": "A3 = 3 | B3 = 6 (formula =A3*2) | C3 = #DIV/0! (formula =A1/0)",
+        "m.xlsx!Calc!C4": 'C4 = net 1 (formula ="net "&A1)',
+    }
+    with WorkbookCells(path) as book:  # the same cells as openpyxl's two public read-only passes
+        assert list(book.rows(one_pass=True)) == list(book.rows(one_pass=False))
+
+
+def test_the_collector_is_paused_during_extraction_and_restored_after(tmp_path: Path) -> None:
+    import gc
+
+    from studio.judging.evidence_budget import collector_paused
+
+    (tmp_path / "a.md").write_text("A\n")
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        extract_evidence(tmp_path)  # nested: leaves it paused for the outer one
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        extract_evidence(tmp_path)
+        assert not gc.isenabled()  # one that was off before stays off
+    finally:
+        gc.enable()
 
 
 def test_a_workbook_is_cut_at_the_cell_limit_and_the_note_names_what_is_not_shown(tmp_path: Path) -> None:
