@@ -16,7 +16,7 @@ from typing import Any
 
 from openpyxl.utils import coordinate_to_tuple, get_column_letter
 
-from studio.judging.evidence import EvidenceLimits, extract_evidence
+from studio.judging.evidence import EvidenceLimits, extract_evidence, outside_problem
 from studio.judging.evidence_budget import ReadError, collector_paused
 from studio.judging.evidence_text import decode, read_bytes
 from studio.judging.evidence_xlsx import WorkbookCells, cell_text, sheet_prefix, value_text
@@ -209,12 +209,13 @@ def run_check(folder: Path, check: CriterionCheck) -> CheckResult:
     why): a deliverable that is not there, or cannot be read, earns no credit from a check."""
     folder = Path(folder)
     path = folder / check.path
+    problem = outside_problem(folder, check.path)
     if check.kind is CheckKind.FILE_EXISTS:
-        if path.is_file():
+        if problem is None:
             return CheckResult(True, f"{check.path} exists ({path.stat().st_size:,} bytes)", (check.path,))
-        return CheckResult(False, f"{check.path} does not exist in the submission", ())
-    if not path.is_file():
-        return CheckResult(False, f"{check.path} does not exist in the submission: nothing to check", ())
+        return CheckResult(False, problem, ())
+    if problem is not None:
+        return CheckResult(False, f"{problem}: nothing to check", ())
     try:
         with collector_paused():
             if check.kind is CheckKind.CELL_EQUALS:

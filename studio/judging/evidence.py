@@ -128,11 +128,24 @@ def _submission_files(folder: Path) -> list[str]:
     return sorted(found)
 
 
+def outside_problem(folder: Path, rel: str) -> str | None:
+    """Why `rel` is no file of the submission to read, or None: a link out of the folder is never followed,
+    so an agent's symlink cannot put a file of the machine into the judge's prompt."""
+    path = folder / rel
+    if not path.resolve().is_relative_to(folder.resolve()):
+        return f"{rel} is a link to a file outside the submission: not read"
+    if path.is_file():
+        return None
+    if path.is_dir():
+        return f"{rel} is a folder, not a file"
+    return f"{rel} is not a regular file" if path.exists() else f"{rel} does not exist in the submission"
+
+
 def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> FileEvidence:
     path = folder / rel
-    if not path.is_file():
-        what = "is a folder, not a file" if path.is_dir() else "does not exist in the submission"
-        return FileEvidence(rel, KINDS.get(path.suffix.lower(), "other"), (), None, f"{rel} {what}", "")
+    problem = outside_problem(folder, rel)
+    if problem is not None:
+        return FileEvidence(rel, KINDS.get(path.suffix.lower(), "other"), (), None, problem, "")
     kind = kind_of(path)
     try:
         sha = _sha256(path)

@@ -165,6 +165,17 @@ def test_file_exists(tmp_path: Path) -> None:
     assert not run(tmp_path, kind="file_exists", path="outputs").passed
 
 
+def test_a_check_never_follows_a_link_out_of_the_submission(tmp_path: Path) -> None:
+    (tmp_path / "host.txt").write_text("4471\n")
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "memo.md").symlink_to(tmp_path / "host.txt")
+    for kind in ("contains", "not_contains"):
+        result = run(tmp_path / "submission", kind=kind, path="memo.md", value=4471)
+        assert result == CheckResult(
+            False, "memo.md is a link to a file outside the submission: not read: nothing to check", ())
+    assert not run(tmp_path / "submission", kind="file_exists", path="memo.md").passed
+
+
 @pytest.mark.parametrize("kind", ["contains", "not_contains"])
 def test_a_missing_or_broken_file_fails_every_check_with_the_reason(tmp_path: Path, kind: str) -> None:
     _model(tmp_path, 4417)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -355,12 +356,31 @@ def test_only_the_given_paths_and_a_missing_one_is_an_error(tmp_path: Path) -> N
     (tmp_path / "outputs").mkdir()
     (tmp_path / "outputs" / "a.md").write_text("A\n")
     (tmp_path / "outputs" / "b.md").write_text("B\n")
-    evidence = extract_evidence(tmp_path, ["outputs/b.md", "outputs/missing.xlsx", "outputs"])
+    os.mkfifo(tmp_path / "outputs" / "pipe")
+    evidence = extract_evidence(tmp_path, ["outputs/b.md", "outputs/missing.xlsx", "outputs", "outputs/pipe"])
     assert [(f.path, f.kind, f.error) for f in evidence.files] == [
         ("outputs", "other", "outputs is a folder, not a file"),
         ("outputs/b.md", "markdown", None),
         ("outputs/missing.xlsx", "xlsx", "outputs/missing.xlsx does not exist in the submission"),
+        ("outputs/pipe", "other", "outputs/pipe is not a regular file"),
     ]
+    assert [f.path for f in extract_evidence(tmp_path).files] == ["outputs/a.md", "outputs/b.md"]
+
+
+def test_a_link_out_of_the_submission_is_never_followed(tmp_path: Path) -> None:
+    secret = tmp_path / "host" / "credentials.txt"
+    secret.parent.mkdir()
+    secret.write_text("OPENAI_API_KEY=sk-not-for-the-judge\n")
+    submission = tmp_path / "submission"
+    (submission / "outputs").mkdir(parents=True)
+    (submission / "outputs" / "memo.md").write_text("Net debt 4,417\n")
+    (submission / "outputs" / "notes.txt").symlink_to(secret)
+    (submission / "outputs" / "same-memo.md").symlink_to(submission / "outputs" / "memo.md")
+    evidence = extract_evidence(submission)
+    assert _file(evidence, "outputs/notes.txt").error == (
+        "outputs/notes.txt is a link to a file outside the submission: not read")
+    assert _file(evidence, "outputs/same-memo.md").excerpts == (Excerpt("outputs/same-memo.md#L1", "Net debt 4,417"),)
+    assert "sk-not-for-the-judge" not in evidence.render()
 
 
 def test_the_content_key_changes_exactly_when_a_file_does(tmp_path: Path) -> None:
