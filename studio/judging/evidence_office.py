@@ -12,7 +12,6 @@ import docx
 import pptx
 from docx.opc.exceptions import PackageNotFoundError as DocxPackageNotFound
 from docx.table import Table
-from lxml.etree import XMLSyntaxError
 from pptx.enum.shapes import MSO_SHAPE_TYPE
 from pptx.exc import PackageNotFoundError as PptxPackageNotFound
 
@@ -21,7 +20,8 @@ from studio.judging.evidence_budget import Budget, EvidenceLimits, ReadError
 PARAGRAPHS = 20
 """Paragraphs per excerpt of a docx; a heading starts a new excerpt."""
 
-_DAMAGED = (zipfile.BadZipFile, DocxPackageNotFound, PptxPackageNotFound, XMLSyntaxError, KeyError, ValueError,
+# lxml's XMLSyntaxError (malformed XML inside the package) is a SyntaxError
+_DAMAGED = (zipfile.BadZipFile, DocxPackageNotFound, PptxPackageNotFound, SyntaxError, KeyError, ValueError,
             TypeError, AttributeError, IndexError, OSError)
 
 

@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -219,7 +220,6 @@ def test_a_damaged_workbook_is_an_error_not_an_exception(tmp_path: Path, breakag
     elif breakage == "cut in half":
         damage(path)
     else:
-        import zipfile
         with zipfile.ZipFile(path) as archive:
             parts = {name: archive.read(name) for name in archive.namelist()}
         parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"][:400]
@@ -294,11 +294,22 @@ def test_pptx_slides_with_text_tables_and_notes(tmp_path: Path) -> None:
 def test_damaged_office_files_are_errors(tmp_path: Path, kind: str, writer, message: str) -> None:  # noqa: ANN001
     damage(writer(tmp_path / f"f.{kind}"))
     (tmp_path / f"g.{kind}").write_bytes(b"PK\x03\x04 not really")
+    path = writer(tmp_path / f"h.{kind}")  # a whole package whose main part is malformed XML
+    with zipfile.ZipFile(path) as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    main = "word/document.xml" if kind == "docx" else "ppt/presentation.xml"
+    parts[main] = parts[main][:200]
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
     evidence = extract_evidence(tmp_path)
     for name in (f"f.{kind}", f"g.{kind}"):
         file = _file(evidence, name)
         assert file.kind == kind and file.excerpts == () and file.error is not None
         assert file.error.startswith(message)
+    malformed = _file(evidence, f"h.{kind}")
+    assert malformed.excerpts == () and malformed.error is not None
+    assert malformed.error.startswith(message.split(":")[0] + ": ")
 
 
 def test_images_are_listed_and_given_to_a_multimodal_judge_unless_broken(tmp_path: Path) -> None:
