@@ -117,7 +117,7 @@ def _save_computed_values(path: Path, names: list[str], saved: dict[str, dict[st
         parts = {info.filename: archive.read(info.filename) for info in archive.infolist()}
     for name, values in saved.items():
         part = f"xl/worksheets/sheet{names.index(name) + 1}.xml"
-        parts[part] = re.sub(r'<c r="([A-Z]+[0-9]+)"([^>]*)><f>([^<]*)</f><v\s*>\s*</v>',
+        parts[part] = re.sub(r'<c r="([A-Z]+[0-9]+)"([^>]*)><f>([^<]*)</f>(?:<v\s*/>|<v\s*>\s*</v>)',
                              lambda m, values=values: f'<c r="{m[1]}"{m[2]}><f>{m[3]}</f><v>{values[m[1]]}</v>',
                              parts[part].decode()).encode()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -71,7 +71,7 @@ def _save_computed_values(path: Path, names: list[str], saved: dict[str, float |
             kind = ' t="e"' if value.startswith("#") else ' t="str"'
         else:
             kind = ""
-        xml, found = re.subn(rf'(<c r="{coordinate}"[^>]*)><f>(.*?)</f><v\s*>\s*</v>',
+        xml, found = re.subn(rf'(<c r="{coordinate}"[^>]*)><f>(.*?)</f>(?:<v\s*/>|<v\s*>\s*</v>)',
                              lambda match, kind=kind, value=value: f"{match[1]}{kind}><f>{match[2]}</f><v>{value}</v>",
                              xml)
         assert found == 1, f"no formula cell {where} to give a saved value"
