@@ -8,9 +8,10 @@ from typing import Annotated, Self
 from pydantic import Field, model_validator
 
 from studio.model.base import PLAIN_INTEGER, Identifier, StrictModel
+from studio.model.checks import CriterionCheck
 from studio.model.vocabulary import Dimension, Target
 
-__all__ = ["Criterion", "Dimension", "ReviewRecord", "ReviewStatus", "Rubric", "Target"]
+__all__ = ["Criterion", "CriterionCheck", "Dimension", "ReviewRecord", "ReviewStatus", "Rubric", "Target"]
 
 
 Weight = Annotated[int, Field(ge=-10, le=10), PLAIN_INTEGER]
@@ -50,6 +51,10 @@ class Criterion(StrictModel):
     tests: list[Identifier] = Field(
         default_factory=list,
         description="Final criteria: ids of the delivery contract's acceptance items this criterion tests.",
+    )
+    check: CriterionCheck | None = Field(
+        default=None,
+        description="A programmatic check on the submission's files: the verdict itself, or (as: evidence) evidence for the judge.",
     )
     review: ReviewRecord = Field(default_factory=ReviewRecord)
 

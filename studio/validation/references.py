@@ -16,7 +16,8 @@ from studio.validation.paths import evaluator_path, material_path, rubric_file, 
 # Keys a final-rubric entry with `reuse_of` may hold: what it re-judges, on which deliverables, its
 # own review, and the acceptance items it tests (`tests`). `id` is allowed only equal to `reuse_of`
 # (the model checks that).
-REUSED_ENTRY_KEYS = frozenset({"reuse_of", "id", "covers", "review", "tests"})
+# A reused entry may also give its own `check`: the final file's path differs from the checkpoint's.
+REUSED_ENTRY_KEYS = frozenset({"reuse_of", "id", "covers", "review", "tests", "check"})
 
 
 class _Checker:
@@ -360,6 +361,10 @@ class _Checker:
                         "wrong-target",
                         criterion.key,
                     )
+                if key in self.positions:
+                    earlier = {split_artifact_ref(ref)[1] for ref, producer in outputs.items()
+                               if self.positions.get(producer, len(self.positions) + 1) <= self.positions[key]}
+                    self._check_path(file, loc, criterion, earlier, f"an output of {key} or of an earlier subtask")
                 for c_index, ref in enumerate(criterion.covers):
                     if key in project.subtasks and ref not in own_outputs:
                         self.add(
@@ -437,6 +442,9 @@ class _Checker:
                         "unknown-ref",
                         criterion.key,
                     )
+            if project.info is not None:
+                paths = {d.path for d in project.info.delivery.final_deliverables}
+                self._check_path(file, loc, criterion, paths, "the path of a final deliverable")
             if criterion.target is Target.CROSS_FILE and len(set(criterion.covers)) < 2:
                 self.add(
                     file,
@@ -456,9 +464,20 @@ class _Checker:
             self.add(
                 file,
                 loc + (key,),
-                f"criterion {criterion.key}: a reused entry takes only reuse_of, covers, review and tests; "
+                f"criterion {criterion.key}: a reused entry takes only reuse_of, covers, review and tests (and a check); "
                 f"remove '{key}' (it keeps the {key} of {criterion.reuse_of}: change it there)",
                 "reused-key",
+                criterion.key,
+            )
+
+    def _check_path(self, file: str, loc: tuple, criterion: Criterion, paths: set[str], what: str) -> None:
+        """A check looks at a file the submission of the criterion's scope has."""
+        if criterion.check is not None and criterion.check.path not in paths:
+            self.add(
+                file,
+                loc + ("check", "path"),
+                f"criterion {criterion.key}: the check's path '{criterion.check.path}' is not {what}",
+                "unknown-ref",
                 criterion.key,
             )
 

@@ -38,13 +38,15 @@ def make_workbook(path: Path) -> Path:
 
 def cache_values(path: Path) -> None:
     """Write the cached value Excel would have computed for the formula (openpyxl computes nothing)."""
+    import re
     import zipfile
 
     with zipfile.ZipFile(path) as source:
         parts = {name: source.read(name) for name in source.namelist()}
     for name, data in parts.items():
         if name.startswith("xl/worksheets/") and b"<f>" in data:
-            parts[name] = data.replace(b"</f><v />", b"</f><v>75</v>")
+            # openpyxl writes the empty value as <v /> with the standard library, <v></v> with lxml
+            parts[name] = re.sub(rb"</f><v\s*/>|</f><v>\s*</v>", b"</f><v>75</v>", data)
     with zipfile.ZipFile(path, "w") as target:
         for name, data in parts.items():
             target.writestr(name, data)

@@ -1,0 +1,212 @@
+"""The evidence of a submission: what a judge or an expert reads of its files, each place citable.
+
+Every file gives a FileEvidence: excerpts with a citable ref, a stated note when a limit cut it, and an
+error (never an exception) when it is broken, so the judge sees the problem and the verdict records it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError, collector_paused
+from studio.judging.evidence_image import read_image
+from studio.judging.evidence_office import read_docx, read_pptx
+from studio.judging.evidence_pdf import read_pdf
+from studio.judging.evidence_text import read_csv, read_json, read_markdown, read_text
+from studio.judging.evidence_xlsx import read_xlsx
+
+__all__ = ["Evidence", "EvidenceLimits", "Excerpt", "FileEvidence", "extract_evidence", "kind_of", "locate"]
+
+Reader = Callable[[Path, str, Budget, EvidenceLimits], tuple[str | None, str | None]]
+
+KINDS: dict[str, str] = {
+    **dict.fromkeys((".md", ".markdown"), "markdown"),
+    **dict.fromkeys((".csv", ".tsv"), "csv"),
+    ".json": "json",
+    **dict.fromkeys((".xlsx", ".xlsm"), "xlsx"),
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"), "image"),
+    **dict.fromkeys((".txt", ".text", ".log", ".rst", ".tex", ".yaml", ".yml", ".toml", ".ini", ".xml", ".html",
+                     ".htm", ".py", ".r", ".sql", ".sh", ".js", ".ts", ".css", ".ipynb"), "text"),
+}
+"""File kind by extension; a file with another extension is read as text when it looks like text."""
+
+READERS: dict[str, Reader] = {
+    "markdown": read_markdown, "text": read_text, "csv": read_csv, "json": read_json, "xlsx": read_xlsx,
+    "pdf": read_pdf, "docx": read_docx, "pptx": read_pptx, "image": read_image,
+}
+
+
+@dataclass(frozen=True)
+class FileEvidence:
+    path: str  # relative to the submission folder, with "/"
+    kind: str  # markdown|text|csv|json|xlsx|pdf|docx|pptx|image|other
+    excerpts: tuple[Excerpt, ...]
+    cut: str | None  # "cut at 60,000 characters (...) of 143,000 characters" when limited, else None
+    error: str | None  # "the PDF is damaged: ..." when the file is broken, else None
+    sha256: str  # of the file's bytes; "" when it cannot be read
+
+
+@dataclass(frozen=True)
+class Evidence:
+    files: tuple[FileEvidence, ...]
+    folder: Path | None = None  # where the files are (images() gives their paths)
+
+    def render(self) -> str:
+        """The text the judge reads: one section per file, each excerpt after its ref in brackets."""
+        sections = []
+        for file in self.files:
+            lines = [f"### {file.path} ({file.kind})"]
+            if file.error:
+                lines.append(f"EVIDENCE ERROR: {file.error}")
+            if file.cut:
+                lines.append(f"NOTE: {file.cut}")
+            if file.kind == "other" and not file.error:
+                lines.append("(not shown: a file of a kind the evidence does not read)")
+            if file.kind == "xlsx" and file.excerpts:
+                lines.append(f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)")
+            for excerpt in file.excerpts:
+                lines.append(f"[{excerpt.ref}]" + ("\n" if "\n" in excerpt.text else " ") + excerpt.text)
+            sections.append("\n".join(lines))
+        return "\n\n".join(sections) + "\n" if sections else "(the submission has no files)\n"
+
+    def content_key(self) -> str:
+        """sha256 over the path and content hash of every file: equal exactly when the files are."""
+        digest = hashlib.sha256()
+        for file in sorted(self.files, key=lambda file: file.path):
+            digest.update(f"{file.path}\0{file.sha256}\n".encode())
+        return digest.hexdigest()
+
+    def images(self) -> list[Path]:
+        """The readable image files, for a judge whose model takes images."""
+        if self.folder is None:
+            return []
+        return [self.folder / file.path for file in self.files if file.kind == "image" and file.error is None]
+
+
+def kind_of(path: Path) -> str:
+    """The kind of a file from its extension, or "text" / "other" from its first bytes."""
+    kind = KINDS.get(path.suffix.lower())
+    if kind is not None:
+        return kind
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return "other"
+    if b"\x00" in head:
+        return "other"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return "text" if error.start >= len(head) - 3 else "other"  # only a character cut by the 4 KB read
+    return "text"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _submission_files(folder: Path) -> list[str]:
+    """Every file under the folder, sorted; hidden files and folders (.git, caches) are not evidence."""
+    found = []
+    for path in folder.rglob("*"):
+        rel = path.relative_to(folder)
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
+            continue
+        if path.is_file():
+            found.append(rel.as_posix())
+    return sorted(found)
+
+
+def outside_problem(folder: Path, rel: str) -> str | None:
+    """Why `rel` is no file of the submission to read, or None: a link out of the folder is never followed,
+    so an agent's symlink cannot put a file of the machine into the judge's prompt."""
+    path = folder / rel
+    if not path.resolve().is_relative_to(folder.resolve()):
+        return f"{rel} is a link to a file outside the submission: not read"
+    if path.is_file():
+        return None
+    if path.is_dir():
+        return f"{rel} is a folder, not a file"
+    return f"{rel} is not a regular file" if path.exists() else f"{rel} does not exist in the submission"
+
+
+def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> FileEvidence:
+    path = folder / rel
+    problem = outside_problem(folder, rel)
+    if problem is not None:
+        return FileEvidence(rel, KINDS.get(path.suffix.lower(), "other"), (), None, problem, "")
+    kind = kind_of(path)
+    try:
+        sha = _sha256(path)
+    except OSError as unreadable:
+        return FileEvidence(rel, kind, (), None, f"cannot be read ({unreadable.strerror})", "")
+    if budget.limit == 0:
+        return FileEvidence(rel, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})",
+                            None, sha)
+    reader = READERS.get(kind)
+    cut = error = None
+    if reader is not None:
+        try:
+            cut, error = reader(path, rel, budget, limits)
+        except ReadError as problem:
+            error = str(problem)
+        except Exception as problem:  # noqa: BLE001 - a broken file must reach the judge as an error, never crash it
+            error = f"cannot be read as {kind}: {type(problem).__name__}: {problem}"
+    return FileEvidence(rel, kind, tuple(budget.excerpts), cut, error, sha)
+
+
+def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
+                     limits: EvidenceLimits = EvidenceLimits()) -> Evidence:  # noqa: B008 - frozen, immutable
+    """The evidence of the files under `folder` (or only `paths`, relative to it), in path order."""
+    folder = Path(folder)
+    rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else _submission_files(folder)
+    files = []
+    left = limits.total_chars
+    with collector_paused():
+        for rel in rels:
+            if left < limits.file_chars:
+                budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
+            else:
+                budget = Budget(limits.file_chars, "the evidence's limit per file")
+            evidence = _file_evidence(folder, rel, budget, limits)
+            left -= budget.used
+            if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
+                left = 0
+            files.append(evidence)
+    return Evidence(tuple(files), folder)
+
+
+_CELL = re.compile(r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)"
+                   r"(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?$", re.IGNORECASE)
+_FRAGMENT = re.compile(r"^(?:L(?P<line>[0-9]+)(?:-L?[0-9]+)?|page=(?P<page>[0-9]+)|slide=(?P<slide>[0-9]+)"
+                       r"|p=(?P<paragraph>[0-9]+)(?:-[0-9]+)?|table=(?P<table>[0-9]+))$")
+
+
+def locate(ref: str) -> tuple[str, dict[str, object]]:
+    """A ref -> (path, where): {"sheet": s, "cell": "B4"} (a range gives its first cell) | {"page": n} | {"line": n} | {"slide": n} |
+    {"paragraph": n} | {"table": n}, or {} for a whole file or a ref that names no place (a judge's
+    citation is free text: the preview then opens the file at its top)."""
+    ref = ref.strip()
+    cell = _CELL.match(ref)
+    if cell:
+        sheet = cell["sheet"]
+        if len(sheet) > 1 and sheet.startswith("'") and sheet.endswith("'"):
+            sheet = sheet[1:-1].replace("''", "'")
+        return cell["path"], {"sheet": sheet, "cell": f"{cell['column'].upper()}{cell['row']}"}
+    path, _, fragment = ref.partition("#")
+    where = _FRAGMENT.match(fragment)
+    if where is None:
+        return path, {}
+    name = next(key for key, value in where.groupdict().items() if value is not None)
+    return path, {name: int(where[name])}
