@@ -26,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "criterion, model and prompt are unchanged are reused (docs/judging.md).")
     parser.add_argument("project", help="the project folder (its verdicts/ folder receives the verdicts)")
     what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--run", metavar="RUN", help="a run id (or its folder) of the project")
+    what.add_argument("--run", dest="run_id", metavar="RUN", help="a run id (or its folder) of the project")
     what.add_argument("--submission", metavar="DIR", help="a folder of submitted files, judged with --scope")
     parser.add_argument("--scope", metavar="SUBTASK|final|all",
                         help="the rubric to judge: a subtask id, final, or (with --run) all, the default")
@@ -125,7 +125,7 @@ def _submissions(args: argparse.Namespace, project: Project, project_dir: Path) 
     from studio.runs.runner import default_runs_dir
 
     runs_dir = Path(args.runs_dir) if args.runs_dir else default_runs_dir(project_dir)
-    run_dir = Path(args.run) if Path(args.run).is_dir() else find_run(args.run, runs_dir)
+    run_dir = Path(args.run_id) if Path(args.run_id).is_dir() else find_run(args.run_id, runs_dir)
     scope = args.scope or ALL_SCOPES
     if scope != ALL_SCOPES:
         if scope not in known:
