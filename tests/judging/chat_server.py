@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,6 +80,12 @@ class ChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                # headers and body go out in two writes: without this, Nagle's algorithm holds the body
+                # until the client's delayed ACK (~40 ms), which would swamp a 200 ms latency
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
