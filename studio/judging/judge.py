@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from studio.judging.client import ChatClient, api_key
 from studio.judging.errors import JudgingError
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from studio.store.loader import LoadedProject
 
 JUDGE_RATER_PREFIX = "judge:"
+VerdictWord = Literal["pass", "fail", "missing"]
 # Images given to a multimodal judge: at most this many, each at most this large.
 MAX_IMAGES = 8
 MAX_IMAGE_BYTES = 4 << 20
@@ -223,11 +224,11 @@ class _Judging:
                         now, version, f"programmatic check: {result.detail}", list(result.refs), None)
 
 
-def _verdict(scoped: ScopedCriterion, scope: str, verdict: str, rater: str, time: datetime, version: str,
+def _verdict(scoped: ScopedCriterion, scope: str, verdict: VerdictWord, rater: str, time: datetime, version: str,
              note: str | None, evidence: list[str], key: str | None) -> Verdict:
     from studio.judging.verdicts import Verdict
 
-    return Verdict(criterion=scoped.id, scope=scope, verdict=verdict, rater=rater, time=time,  # type: ignore[arg-type]
+    return Verdict(criterion=scoped.id, scope=scope, verdict=verdict, rater=rater, time=time,
                    criterion_version=version, note=note, evidence=evidence, key=key)
 
 

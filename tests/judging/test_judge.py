@@ -291,3 +291,11 @@ def test_a_refused_key_stops_the_judging_with_its_message_and_keeps_what_was_jud
     with pytest.raises(EndpointError, match="key revoked"):
         judge(project, submission, settings(server, parallel=1))
     assert len(stored(project, submission)) == 8
+
+
+def test_docs_quote_the_prompt_verbatim_with_its_version() -> None:
+    from studio.judging.prompt import SYSTEM_PROMPT, USER_TEMPLATE
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "judging.md").read_text(encoding="utf-8")
+    assert f"### The prompt (version `{PROMPT_VERSION}`)" in docs
+    assert f"```text\n{SYSTEM_PROMPT}\n```" in docs and f"```text\n{USER_TEMPLATE}\n```" in docs
