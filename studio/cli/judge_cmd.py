@@ -5,8 +5,13 @@ the project's verdict store. The endpoint's API key comes from OPENAI_API_KEY or
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from studio.cli.exit_codes import ExitCode
@@ -75,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         return _fail("--timeout must be more than 0 seconds")
     loaded = load_project(project_dir)
+    if loaded.problems:
+        first = loaded.problems[0]
+        line, column = loaded.locate(first)
+        return _fail(f"{project_dir / first.file}:{line}:{column}: {first.message}; the project must load before "
+                     f"judging ({len(loaded.problems)} problem(s): `dbstudio validate` lists them)")
     submissions = _submissions(args, loaded.project, project_dir)
     if isinstance(submissions, int):
         return submissions
@@ -85,16 +95,45 @@ def run(args: argparse.Namespace) -> int:
     total = JudgeSummary()
     print(f"judging with {settings.model} at {settings.base_url} (batches of {settings.batch}, "
           f"{settings.parallel} at once, {settings.attempts} attempts)", flush=True)
-    with open_client(settings) as client:
+    with _cancel_on_interrupt() as cancelled, open_client(settings) as client:
         for submission in submissions:
-            summary = judge_submission(loaded, submission, settings, store, _show_progress, client=client)
+            summary = judge_submission(loaded, submission, settings, store, _show_progress, cancelled.is_set,
+                                       client=client)
             print(f"{submission.id} {submission.scope}: {_counts(summary)}", flush=True)
             total.add(summary)
+            if summary.cancelled:
+                break
     print(f"judged {total.judged}, reused {total.reused}, missing {total.missing}, by checks {total.from_checks} "
           f"({total.requests} requests); verdicts in {store.path(submissions[0].id, settings.rater).parent}")
     if total.missing:
         print("missing (judge again to retry them): " + ", ".join(total.missing_ids))
+    if total.cancelled:
+        print("interrupted: the verdicts received are stored; judge again to go on", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     return ExitCode.PROBLEMS if total.missing else ExitCode.OK
+
+
+@contextmanager
+def _cancel_on_interrupt() -> Iterator[threading.Event]:
+    """While judging, the first Ctrl-C (or SIGTERM) lets the requests under way finish and stores their
+    verdicts; a second Ctrl-C stops at once. The earlier handlers come back afterwards."""
+    cancelled = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield cancelled
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if cancelled.is_set():
+            raise KeyboardInterrupt
+        cancelled.set()
+        print("stopping after the requests under way (Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
+
+    before = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield cancelled
+    finally:
+        for number, previous in before.items():
+            signal.signal(number, previous)
 
 
 def _counts(summary: object) -> str:

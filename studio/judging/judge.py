@@ -50,6 +50,15 @@ class JudgeSettings:
     backoff_s: float = 1.0  # the first wait before retrying a 429 or 5xx without Retry-After
     images: bool = False  # give the submission's images to a multimodal model
 
+    def __post_init__(self) -> None:
+        low = [name for name in ("batch", "parallel", "attempts") if getattr(self, name) < 1]
+        if low:
+            raise JudgingError(f"{', '.join(low)} must be at least 1")
+        if self.timeout_s <= 0:
+            raise JudgingError("the request timeout must be more than 0 seconds")
+        if not self.model.strip():
+            raise JudgingError("no judge model: give --model or set OPENAI_MODEL")
+
     @property
     def rater(self) -> str:
         return JUDGE_RATER_PREFIX + self.model

@@ -5,6 +5,10 @@ in the project's git history."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,11 +19,14 @@ from studio.cli.main import main
 from studio.judging.verdict_store import VerdictStore
 from studio.runs.record import RunRecord, RunStatus, SubtaskRecord, SubtaskStatus, save_run
 from studio.runs.runner import store_of
-from tests.helpers import copy_blank, git, write
+from tests.helpers import REPO_ROOT, copy_blank, git, write
 from tests.judging.chat_server import ChatServer, Reply, Request, completion, verdicts_json
 
 KEY = "sk-judge-cli-secret-7f3a9c2e1d"
 RUN_ID = "20261130-120000-a1b2c3"
+# dbstudio in a process of its own (with the stand-ins of modules not yet on this branch, see standins.py)
+LAUNCH = ("import sys; from tests.judging import standins; standins.install(); from studio.cli.main import main; "
+          "sys.exit(main(sys.argv[1:]))")
 
 
 @pytest.fixture
@@ -178,3 +185,36 @@ def test_an_endpoint_that_is_not_there_is_named_with_what_to_do(project: Path, t
     err = capsys.readouterr().err
     assert f"cannot connect to {url}/chat/completions" in err and "--endpoint or OPENAI_BASE_URL" in err
     assert not (project / "verdicts").exists() or not any((project / "verdicts").rglob("*.yaml"))
+
+
+def test_ctrl_c_stores_what_was_received_and_exits_130(project: Path, tmp_path: Path) -> None:
+    folder = write(tmp_path / "sub", "outputs/report.md", "# Report\n").parent.parent
+    with ChatServer(latency_s=0.3) as server:
+        process = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH, "judge", str(project), "--submission", str(folder), "--scope",
+             "T02", "--endpoint", server.url, "--model", "m", "--batch", "1", "--parallel", "1"],
+            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "OPENAI_API_KEY": KEY})
+        try:
+            assert process.stdout is not None
+            for line in process.stdout:  # the first verdict is in: interrupt
+                if "[1/4]" in line:
+                    process.send_signal(signal.SIGINT)
+                    break
+            out, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "stopping after the requests under way" in err and "interrupted: the verdicts received are stored" in err
+    kept = VerdictStore(project).read("sub", "judge:m")
+    assert 1 <= len(kept) < 4 and all(v.verdict == "pass" for v in kept)
+    assert len(server.requests) == len(kept)
+
+
+def test_a_project_that_does_not_load_is_refused_with_its_first_problem(project: Path, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    write(project, "subtasks/T02/rubric.yaml", "criteria:\n  - id: T02-C01\n    weight: 99\n")
+    folder = write(tmp_path / "sub", "outputs/report.md", "# Report\n").parent.parent
+    assert judge(str(project), "--submission", str(folder), "--scope", "T01", "--endpoint", "http://127.0.0.1:9/v1") == 2
+    err = capsys.readouterr().err
+    assert "subtasks/T02/rubric.yaml:" in err and "dbstudio validate" in err
