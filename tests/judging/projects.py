@@ -3,12 +3,16 @@ any size, and a folder of submitted files."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
+from studio.runs.record import RunRecord, RunStatus, SubtaskRecord, SubtaskStatus, save_run
+from studio.runs.runner import store_of
 from studio.store.loader import LoadedProject, load_project
 from tests.helpers import copy_blank, replace_in, write
 
 SCOPE = "T01"
+RUN_ID = "20261130-120000-a1b2c3"
 
 
 def criterion_id(number: int) -> str:
@@ -43,3 +47,28 @@ def submission_folder(root: Path, report: str = "# Report\n\nThe client's object
     write(root, "outputs/report.md", report)
     write(root, "outputs/notes.txt", "working notes\n")
     return root
+
+
+def make_run(project: Path, tmp_path: Path, done: tuple[str, ...] = ("T01", "T02"), final: bool = True) -> Path:
+    """A run folder as the runner leaves it: run.json and checkpoints in the shared store."""
+    run_dir = project / "runs" / RUN_ID
+    run_dir.mkdir(parents=True)
+    store = store_of(run_dir)
+    subtasks, last = [], None
+    for sid in ("T01", "T02"):
+        if sid not in done:
+            subtasks.append(SubtaskRecord(id=sid))
+            continue
+        workspace = tmp_path / "workspace" / sid
+        write(workspace, "outputs/report.md", f"# Report after {sid}\n\nThe client's objective is a refinancing.\n")
+        last = store.snapshot(workspace)
+        subtasks.append(SubtaskRecord(id=sid, status=SubtaskStatus.COMPLETED, checkpoint=last.id))
+    final_id = None
+    if final and last is not None:
+        final_id = store.put_manifest({"final/report.md": last.entries["outputs/report.md"]}).id
+    record = RunRecord(run_id=RUN_ID, project_id="new-project", project_dir=str(project), harness="script:h.sh",
+                       image="test-image", created=datetime.now(UTC),
+                       status=RunStatus.COMPLETED if final else RunStatus.INTERRUPTED, subtasks=subtasks,
+                       final=final_id)
+    save_run(run_dir, record)
+    return run_dir

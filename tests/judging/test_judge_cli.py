@@ -10,20 +10,17 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from studio.cli.main import main
 from studio.judging.verdict_store import VerdictStore
-from studio.runs.record import RunRecord, RunStatus, SubtaskRecord, SubtaskStatus, save_run
-from studio.runs.runner import store_of
 from tests.helpers import REPO_ROOT, copy_blank, git, write
 from tests.judging.chat_server import ChatServer, Reply, Request, completion, verdicts_json
+from tests.judging.projects import RUN_ID, make_run
 
 KEY = "sk-judge-cli-secret-7f3a9c2e1d"
-RUN_ID = "20261130-120000-a1b2c3"
 # dbstudio in a process of its own (with the stand-ins of modules not yet on this branch, see standins.py)
 LAUNCH = ("import sys; from tests.judging import standins; standins.install(); from studio.cli.main import main; "
           "sys.exit(main(sys.argv[1:]))")
@@ -36,31 +33,6 @@ def project(tmp_path: Path) -> Path:
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "project")
     return root
-
-
-def make_run(project: Path, tmp_path: Path, done: tuple[str, ...] = ("T01", "T02"), final: bool = True) -> Path:
-    """A run folder as the runner leaves it: run.json and checkpoints in the shared store."""
-    run_dir = project / "runs" / RUN_ID
-    run_dir.mkdir(parents=True)
-    store = store_of(run_dir)
-    subtasks, last = [], None
-    for sid in ("T01", "T02"):
-        if sid not in done:
-            subtasks.append(SubtaskRecord(id=sid))
-            continue
-        workspace = tmp_path / "workspace" / sid
-        write(workspace, "outputs/report.md", f"# Report after {sid}\n\nThe client's objective is a refinancing.\n")
-        last = store.snapshot(workspace)
-        subtasks.append(SubtaskRecord(id=sid, status=SubtaskStatus.COMPLETED, checkpoint=last.id))
-    final_id = None
-    if final and last is not None:
-        final_id = store.put_manifest({"final/report.md": last.entries["outputs/report.md"]}).id
-    record = RunRecord(run_id=RUN_ID, project_id="new-project", project_dir=str(project), harness="script:h.sh",
-                       image="test-image", created=datetime.now(UTC),
-                       status=RunStatus.COMPLETED if final else RunStatus.INTERRUPTED, subtasks=subtasks,
-                       final=final_id)
-    save_run(run_dir, record)
-    return run_dir
 
 
 @pytest.fixture
