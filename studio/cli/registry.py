@@ -56,7 +56,7 @@ COMMANDS = [
     Command("run", "run an agent through the project's timeline in Docker, a checkpoint per subtask", "runs_cmd",
             "configure_run"),
     Command("runs", "trial runs: runs list|show|resume|cancel|export|diff", "runs_cmd", "configure_runs"),
-    Command("judge", "the LLM judge's verdicts on a run or a folder of files, through any OpenAI-compatible endpoint",
+    Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
             "judge_cmd"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]
