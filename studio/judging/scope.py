@@ -40,8 +40,9 @@ class ScopedCriterion:
 
     @property
     def check(self) -> Any:
-        # the optional programmatic check (studio.judging.checks); the own criterion's first
-        return getattr(self.own, "check", None) or getattr(self.scored, "check", None)
+        # the optional programmatic check (studio.judging.checks). Only the criterion's own: a reused final
+        # criterion's original checks the checkpoint's paths, which the final package does not have.
+        return getattr(self.own, "check", None)
 
 
 def scopes_of(project: Project) -> list[str]:
