@@ -60,6 +60,8 @@ COMMANDS = [
             "harbor_cmd", "configure_export"),
     Command("import", "read another tool's results back as runs: import harbor JOB_DIR PROJECT", "harbor_cmd",
             "configure_import"),
+    Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
+            "judge_cmd"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]
 

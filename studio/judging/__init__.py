@@ -1,1 +1,1 @@
-"""Judging submissions: evidence extraction, programmatic checks, the LLM judge and the verdict store (Qt-free)."""
+"""Judging submissions: evidence, programmatic checks, the LLM judge, the verdict store and expert review."""

@@ -1,0 +1,215 @@
+"""The chat-completions client against a real HTTP server on loopback: answers, retries on 429 (with
+Retry-After) and 5xx with exponential backoff, timeouts and malformed answers as failed attempts, and
+clear errors for a refused key, a wrong address and a server that is not there."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import httpx
+import keyring
+import keyring.backend
+import pytest
+
+from studio.judging.client import (
+    AttemptFailed,
+    ChatClient,
+    EndpointError,
+    api_key,
+    default_base_url,
+    retry_delay,
+)
+from tests.judging.chat_server import ChatServer, Reply, Request, completion
+
+KEY = "sk-test-client-0123456789"
+ASK = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+def client_for(server: ChatServer, sleeps: list[float], **options: object) -> ChatClient:
+    settings: dict = {"timeout_s": 5.0, "max_retries": 3, "backoff_s": 0.5, "sleep": sleeps.append}
+    settings.update(options)
+    return ChatClient(server.url, "test-model", KEY, **settings)
+
+
+def scripted(*replies: Reply) -> ChatServer:
+    """A server answering with `replies` in turn, then a plain completion."""
+    queue = list(replies)
+
+    def reply(request: Request) -> Reply:
+        return queue.pop(0) if queue else Reply(body=completion("done"))
+
+    return ChatServer(reply)
+
+
+@pytest.fixture
+def server_factory() -> Iterator[list[ChatServer]]:
+    started: list[ChatServer] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def start(started: list[ChatServer], server: ChatServer) -> ChatServer:
+    started.append(server.start())
+    return server
+
+
+def test_an_answer_is_the_assistants_text_and_the_request_carries_model_key_and_json_mode(
+        server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(body=completion('{"verdicts": []}'))))
+    with client_for(server, sleeps) as client:
+        assert client.complete(ASK) == '{"verdicts": []}'
+    (request,) = server.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert request.body["model"] == "test-model" and request.body["messages"] == ASK
+    assert request.body["response_format"] == {"type": "json_object"} and request.body["temperature"] == 0
+    assert sleeps == []
+
+
+def test_429_is_retried_after_the_seconds_retry_after_asks(server_factory: list[ChatServer],
+                                                           sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "7"}),
+                                            Reply(429, {"error": "slow down"}, {"Retry-After": "3"})))
+    with client_for(server, sleeps) as client:
+        assert client.complete(ASK) == "done"
+    assert len(server.requests) == 3
+    assert sleeps == [7.0, 3.0]
+
+
+def test_5xx_is_retried_with_exponential_backoff(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(500, "boom"), Reply(502, "bad gateway"), Reply(503, "busy")))
+    with client_for(server, sleeps, backoff_s=0.5) as client:
+        assert client.complete(ASK) == "done"
+    assert len(server.requests) == 4
+    # 0.5, 1, 2 seconds, each with at most 10% jitter added
+    for wait, base in zip(sleeps, [0.5, 1.0, 2.0], strict=True):
+        assert base <= wait <= base * 1.1
+
+
+def test_retries_end_in_a_failed_attempt(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, ChatServer(lambda request: Reply(500, "always down")))
+    with client_for(server, sleeps, max_retries=2) as client, pytest.raises(AttemptFailed, match="HTTP 500 3 times"):
+        client.complete(ASK)
+    assert len(server.requests) == 3 and len(sleeps) == 2
+
+
+def test_a_retry_after_beyond_the_longest_wait_fails_the_attempt_at_once(server_factory: list[ChatServer],
+                                                                        sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(429, "quota", {"Retry-After": "86400"})))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="wait 86400 s"):
+        client.complete(ASK)
+    assert sleeps == [] and len(server.requests) == 1
+
+
+def test_retry_after_as_an_http_date() -> None:
+    later = datetime.now(UTC) + timedelta(seconds=30)
+    response = httpx.Response(429, headers={"Retry-After": format_datetime(later, usegmt=True)})
+    assert 25 <= retry_delay(response, 0, 1.0, 120) <= 30
+    assert 4.0 <= retry_delay(httpx.Response(503), 2, 1.0, 120) <= 4.4  # no header: backoff doubled twice
+
+
+def test_a_timeout_is_a_failed_attempt(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(body=completion("late"), delay_s=10)))
+    with client_for(server, sleeps, timeout_s=0.3) as client:
+        with pytest.raises(AttemptFailed, match="request timeout"):
+            client.complete(ASK)
+        assert client.complete(ASK) == "done"  # the next request goes through
+
+
+@pytest.mark.parametrize("body", ["not json at all", '{"choices": []}', '{"choices": [{"message": {}}]}'])
+def test_an_answer_that_is_no_chat_completion_is_a_failed_attempt(server_factory: list[ChatServer],
+                                                                  sleeps: list[float], body: str) -> None:
+    server = start(server_factory, scripted(Reply(body=body)))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="no chat completion"):
+        client.complete(ASK)
+
+
+def test_a_refused_key_names_the_endpoint_and_how_to_give_a_key(server_factory: list[ChatServer],
+                                                               sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(401, {"error": {"message": "Incorrect API key provided"}})))
+    with client_for(server, sleeps) as client, pytest.raises(EndpointError) as error:
+        client.complete(ASK)
+    message = str(error.value)
+    assert server.url in message and "OPENAI_API_KEY" in message and "keyring set dbstudio" in message
+    assert "Incorrect API key provided" in message and KEY not in message
+
+
+def test_a_wrong_path_or_model_says_to_check_the_base_url_and_model(server_factory: list[ChatServer],
+                                                                   sleeps: list[float]) -> None:
+    server = start(server_factory, ChatServer())
+    client = ChatClient(server.url.removesuffix("/v1"), "no-such-model", KEY, sleep=sleeps.append)
+    with client, pytest.raises(EndpointError) as error:
+        client.complete(ASK)
+    assert "HTTP 404" in str(error.value) and "--endpoint" in str(error.value) and "no-such-model" in str(error.value)
+
+
+def test_a_server_that_is_not_there_says_to_start_it_or_fix_the_address(sleeps: list[float]) -> None:
+    with socket.socket() as probe:  # a port nothing listens on once the socket is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    with ChatClient(url, "m", None, sleep=sleeps.append) as client, pytest.raises(EndpointError) as error:
+        client.complete(ASK)
+    assert f"{url}/chat/completions" in str(error.value) and "--endpoint" in str(error.value)
+
+
+def test_no_key_sends_no_authorization_header(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, ChatServer())
+    with ChatClient(server.url, "m", None, sleep=sleeps.append) as client:
+        client.complete(ASK, json_answer=False)
+    assert "authorization" not in server.requests[0].headers
+    assert "response_format" not in server.requests[0].body
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """An OS keyring in memory: the real keyring API, no desktop service."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.secrets.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    before = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(before)
+
+
+def test_the_key_comes_from_the_environment_before_the_keyring(monkeypatch: pytest.MonkeyPatch,
+                                                               memory_keyring: MemoryKeyring) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert api_key() is None
+    keyring.set_password("dbstudio", "OPENAI_API_KEY", "from-keyring")
+    assert api_key() == "from-keyring"
+    monkeypatch.setenv("OPENAI_API_KEY", "from-environment")
+    assert api_key() == "from-environment"
+
+
+def test_the_base_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert default_base_url() == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
+    assert default_base_url() == "http://localhost:8000/v1"
