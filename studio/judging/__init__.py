@@ -1,0 +1,1 @@
+"""Judging submissions: evidence, programmatic checks, the LLM judge, the verdict store and expert review."""
