@@ -38,6 +38,10 @@ _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 class VerdictFileError(JudgingError):
     """A verdict file cannot be read; the message names the file, the line and the fix."""
 
+    def __init__(self, path: Path, line: int, message: str):
+        self.path, self.line, self.problem = path, line, message
+        super().__init__(f"{path}:{line}: {message}")
+
 
 def rater_slug(rater: str) -> str:
     """The file name (without .yaml) of a rater: lower-case ASCII letters, digits, '.', '_', '-'.
@@ -199,13 +203,13 @@ def _read_file(path: Path) -> tuple[str, list[Verdict]]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise VerdictFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from "
+        raise VerdictFileError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from "
                                "git (`git checkout -- FILE`)") from None
     except OSError as exc:
-        raise VerdictFileError(f"{path}: cannot read the verdict file ({exc.strerror or exc})") from None
+        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(CONFLICT_MARKERS):
-            raise VerdictFileError(f"{path}:{number}: a git merge conflict was left in the file ({line.split()[0]}); "
+            raise VerdictFileError(path, number, f"a git merge conflict was left in the file ({line.split()[0]}); "
                                    "two machines wrote the same rater's verdicts: keep one side of each block "
                                    "and remove the marker lines")
     try:
@@ -214,14 +218,14 @@ def _read_file(path: Path) -> tuple[str, list[Verdict]]:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         at = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc)
-        raise VerdictFileError(f"{path}:{at}: the verdict file is not valid YAML ({problem}); fix the line "
+        raise VerdictFileError(path, at, f"the verdict file is not valid YAML ({problem}); fix the line "
                                "as the other blocks are written or restore the file from git") from None
     return _checked(path, text, data)
 
 
 def _checked(path: Path, text: str, data: Any) -> tuple[str, list[Verdict]]:
     def fail(line: int, message: str) -> VerdictFileError:
-        return VerdictFileError(f"{path}:{line}: {message}")
+        return VerdictFileError(path, line, message)
 
     if not isinstance(data, dict) or not isinstance(data.get("rater"), str) or not data["rater"].strip():
         raise fail(1, "not a verdict file: it needs `rater:` and a `verdicts:` list (restore it from git)")

@@ -10,6 +10,7 @@ from studio.collector import collector_paused
 from studio.review import (
     alignment,
     availability,
+    calibration,
     context,
     contract,
     dependencies,
@@ -28,7 +29,7 @@ from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract, facts, paraphrase,
-            io_agreement]
+            io_agreement, calibration]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 # The kinds of project file each family reads. A family whose file did not load (syntax or
