@@ -113,7 +113,9 @@ def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
     unloaded = _unloaded(loaded)
     for family in FAMILIES:
         name = _family_name(family)
-        reads = getattr(family, "READS", None) or READS.get(name, FILE_KINDS)
+        reads = getattr(family, "READS", None)
+        if reads is None:
+            reads = READS.get(name, FILE_KINDS)
         blocking = [rel for kind in reads for rel in unloaded.get(kind, [])]
         if blocking:
             listed = ", ".join(sorted(blocking)[:3]) + (f" and {len(blocking) - 3} more" if len(blocking) > 3 else "")
