@@ -97,15 +97,14 @@ def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
     """Every current verdict of the chosen submissions (all by default), by decision."""
     found = StoreDecisions()
     for submission in (store.submissions() if submissions is None else submissions):
-        for rater in store.raters(submission):
-            for verdict in store.read(submission, rater):
-                version = versions.get((verdict.scope, verdict.criterion))
-                if version is None:
-                    found.unknown.append((submission, verdict))
-                elif version != verdict.criterion_version:
-                    found.stale.append((submission, verdict))
-                else:
-                    found.decisions.setdefault((submission, verdict.scope, verdict.criterion), {})[rater] = verdict
+        for verdict in store.verdicts(submission):
+            version = versions.get((verdict.scope, verdict.criterion))
+            if version is None:
+                found.unknown.append((submission, verdict))
+            elif version != verdict.criterion_version:
+                found.stale.append((submission, verdict))
+            else:
+                found.decisions.setdefault((submission, verdict.scope, verdict.criterion), {})[verdict.rater] = verdict
     return found
 
 

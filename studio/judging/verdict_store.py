@@ -96,6 +96,11 @@ class VerdictStore:
         found, verdicts = _read_file(path)
         return verdicts if found == rater else []  # another rater whose name has the same file name
 
+    def verdicts(self, submission_id: str) -> list[Verdict]:
+        """Every rater's verdicts on the submission, each file read once."""
+        return [verdict for path in _files(self.root / check_submission_id(submission_id))
+                for verdict in _read_file(path)[1]]
+
     def all(self) -> Iterator[tuple[str, Verdict]]:
         """(submission id, verdict) of every verdict in the store."""
         for submission_id in self.submissions():
@@ -139,7 +144,7 @@ class VerdictStore:
 
             try:
                 self._timeline = load_project(self.project_dir).project.timeline()
-            except Exception:  # a project that does not load still has readable verdicts, sorted by id
+            except (OSError, ValueError):  # a project that cannot be read still has verdicts, sorted by id
                 self._timeline = []
         return self._timeline
 

@@ -138,14 +138,17 @@ def test_agreement_from_the_store_matches_the_hand_computation(project: Path, tm
     # folder-b PKG-01 has the judge's missing and Anna's fail: one rating, not counted.
     assert (data["pooled"]["n"], data["pooled"]["agree"]) == (6, 2)
     assert data["judge"] == JUDGE
-    out = tmp_path / "ratings.csv"
-    assert main(["verdicts", "export", str(project), "--format", "agreement", str(out)]) == 0
-    capsys.readouterr()
-    rows = list(csv.DictReader(out.read_text(encoding="utf-8-sig").splitlines()))
+    for name in ("ratings.csv", "ratings.xlsx"):
+        out = tmp_path / name
+        assert main(["verdicts", "export", str(project), "--format", "agreement", str(out)]) == 0
+        capsys.readouterr()
+        from_table, _ = run_json(capsys, "agreement", str(out), "--judge", JUDGE)
+        assert from_table == data
+    rows = list(csv.DictReader((tmp_path / "ratings.csv").read_text(encoding="utf-8-sig").splitlines()))
     assert {r["rater"] for r in rows} == {JUDGE, "Anna", "Ben"}
-    assert {(r["item"], r["criterion"], r["rater"]): r["verdict"] for r in rows}[("folder-b/final", "PKG-01", JUDGE)] == ""
-    from_table, _ = run_json(capsys, "agreement", str(out), "--judge", JUDGE)
-    assert from_table == data
+    by_key = {(r["item"], r["criterion"], r["rater"]): r["verdict"] for r in rows}
+    assert by_key[("folder-b/final", "PKG-01", JUDGE)] == "" and by_key[("run-a/final", "PKG-01", "Ben")] == "na"
+    assert ("run-a/T02", "T02-C01", "adjudicated") not in by_key and len(rows) == 9 + 4 + 3 + 9 + 2
 
 
 def test_several_judges_need_a_choice(project: Path, capsys) -> None:
