@@ -10,8 +10,9 @@ of one verdict is a change of its own lines in a diff.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _DIGITS = re.compile(r"(\d+)")
+# One rater's file is read, merged and written under this lock, so two threads of the app (a judge
+# running in the background, the expert's keystrokes) never lose each other's verdicts.
+_WRITING = threading.Lock()
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -115,25 +119,30 @@ class VerdictStore:
         by_rater: dict[str, list[Verdict]] = {}
         for verdict in verdicts:
             by_rater.setdefault(verdict.rater, []).append(verdict)
-        for rater, given in by_rater.items():
-            path = self.path(submission_id, rater)
-            merged: dict[tuple[str, str], Verdict] = {}
-            if path.is_file():
-                found, earlier = _read_file(path)
-                if found != rater:
-                    raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
-                                       "same file: give the two raters names that differ in more than case or "
-                                       "punctuation")
-                merged = {(v.scope, v.criterion): v for v in earlier}
-            merged.update({(v.scope, v.criterion): v for v in given})
-            data = render_file(submission_id, rater, self._sorted(merged.values()))
-            try:
-                write_atomic(path, data.encode("utf-8"))
-            except (AtomicWriteError, OSError) as exc:
-                raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
-                                   "nothing was changed: check the folder can be written and try again") from None
+        with _WRITING:
+            for rater, given in by_rater.items():
+                self._merge(submission_id, rater, given)
 
-    def _sorted(self, verdicts: Iterator[Verdict] | Sequence[Verdict] | Any) -> list[Verdict]:
+    def _merge(self, submission_id: str, rater: str, given: list[Verdict]) -> None:
+        """The rater's file with `given` in place of their earlier verdicts on the same decisions."""
+        path = self.path(submission_id, rater)
+        merged: dict[tuple[str, str], Verdict] = {}
+        if path.is_file():
+            found, earlier = _read_file(path)
+            if found != rater:
+                raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
+                                   "same file: give the two raters names that differ in more than case or "
+                                   "punctuation")
+            merged = {(v.scope, v.criterion): v for v in earlier}
+        merged.update({(v.scope, v.criterion): v for v in given})
+        data = render_file(submission_id, rater, self._sorted(merged.values()))
+        try:
+            write_atomic(path, data.encode("utf-8"))
+        except (AtomicWriteError, OSError) as exc:
+            raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
+                               "nothing was changed: check the folder can be written and try again") from None
+
+    def _sorted(self, verdicts: Iterable[Verdict]) -> list[Verdict]:
         order = {sid: i for i, sid in enumerate(self.timeline())}
         return sorted(verdicts, key=lambda v: (scope_rank(v.scope, order), _natural(v.criterion)))
 

@@ -191,3 +191,17 @@ def test_two_experts_on_two_clones_merge_without_conflict(tmp_path: Path) -> Non
     by_rater = {(v.rater, v.criterion): v.verdict for _, v in merged.all()}
     assert by_rater == {("judge:qwen3", "T01-C01"): "fail", ("Marta Lindqvist", "T01-C01"): "pass",
                         ("Marta Lindqvist", "T01-C02"): "fail", ("Jonas Weber", "T01-C01"): "fail"}
+
+
+def test_puts_from_several_threads_lose_no_verdict(project: Path) -> None:
+    """The app judges in the background while the expert reviews: every put of one rater is kept."""
+    import threading
+
+    store = VerdictStore(project)
+    threads = [threading.Thread(target=store.put, args=("run-1", [verdict(f"T01-C{n:02d}", "T01")]))
+               for n in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(v.criterion for v in store.read("run-1", "Marta Lindqvist")) == [f"T01-C{n:02d}" for n in range(12)]
