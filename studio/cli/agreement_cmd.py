@@ -1,4 +1,6 @@
-"""`dbstudio agreement TABLE`: judge–expert agreement with chance-corrected coefficients."""
+"""`dbstudio agreement TABLE`: judge–expert agreement with chance-corrected coefficients.
+`dbstudio agreement --project PROJECT [--run RUN ...] [--judge judge:MODEL]` (no TABLE): the same
+from the project's verdict store, as `dbstudio verdicts export --format agreement` would write it."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 from pathlib import Path
 
 from studio.agreement import AgreementReport, Analysis, RatingTableError, read_rating_table
+from studio.agreement.ratings import Ratings
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option, table_file
 
@@ -18,9 +21,16 @@ MAX_RESAMPLES = 100_000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", type=table_file, help="CSV or xlsx with columns criterion, item, rater, verdict"
-                                                       "[, target, dimension, project]")
-    parser.add_argument("--judge", help="the rater who is the judge (default: a rater named 'judge', if any)")
+    parser.add_argument("table", type=table_file, nargs="?",
+                        help="CSV or xlsx with columns criterion, item, rater, verdict[, target, dimension, project]; "
+                             "leave it out to read the verdict store of --project")
+    parser.add_argument("--judge", help="the rater who is the judge (default: a rater named 'judge', if any; with "
+                                        "--project, the store's only judge:MODEL rater)")
+    parser.add_argument("--project", action="append", metavar="PROJECT",
+                        help="instead of TABLE: the verdicts of this project's verdict store (repeat for several): "
+                             "the judge and the experts on each decision (run x scope x criterion)")
+    parser.add_argument("--run", dest="runs", action="append", metavar="RUN",
+                        help="with --project: only this run or submission (repeat for several; default: all)")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help=f"cluster-bootstrap N resamples of items for 95%% intervals (e.g. 1000; "
                              f"at most {MAX_RESAMPLES:,})")
@@ -37,18 +47,50 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"dbstudio agreement: {problem}", file=sys.stderr)
         return ExitCode.UNUSABLE
-    try:
-        ratings = read_rating_table(args.table)
-    except RatingTableError as exc:
-        print(str(exc), file=sys.stderr)
-        print(f"{len(exc.problems)} problem(s); nothing was computed", file=sys.stderr)
-        return ExitCode.PROBLEMS
+    if args.table is None:
+        found = _store_ratings(args)
+        if isinstance(found, str):
+            print(f"dbstudio agreement: {found}", file=sys.stderr)
+            return ExitCode.UNUSABLE
+        ratings = found
+    else:
+        try:
+            ratings = read_rating_table(args.table)
+        except RatingTableError as exc:
+            print(str(exc), file=sys.stderr)
+            print(f"{len(exc.problems)} problem(s); nothing was computed", file=sys.stderr)
+            return ExitCode.PROBLEMS
     if args.judge is not None and args.judge not in ratings.raters:
         print(f"dbstudio agreement: no rater named '{args.judge}' (raters: {', '.join(ratings.raters)})",
               file=sys.stderr)
         return ExitCode.UNUSABLE
     report = Analysis(ratings, args.judge, args.bootstrap, args.seed).report()
     return _write_outputs(report, args)
+
+
+def _store_ratings(args: argparse.Namespace) -> Ratings | str:
+    """The ratings of the --project stores (and args.judge set to their judge), or what is wrong."""
+    from studio.cli.verdicts_cmd import ProjectLoadError
+    from studio.cli.verdicts_export import read_stores, report_left_out
+    from studio.judging.errors import JudgingError
+    from studio.judging.tables import ratings_of
+
+    try:
+        found = read_stores(args.project, args.runs)
+    except (ProjectLoadError, JudgingError) as exc:
+        return str(exc)
+    judges = sorted({rater for verdicts in found for rater in verdicts.found.raters() if rater.startswith("judge:")})
+    if args.judge is None and len(judges) > 1:
+        return f"the verdicts hold several judges ({', '.join(judges)}): choose one with --judge judge:MODEL"
+    if args.judge is None and judges:
+        args.judge = judges[0]
+    if args.judge is not None and args.judge not in judges:
+        return f"--judge {args.judge}: no such judge among the verdicts (judges: {', '.join(judges) or 'none'})"
+    ratings = ratings_of(found, args.judge)
+    if ratings.n_decisions == 0:
+        return "no current verdicts to compare in the chosen runs"
+    report_left_out(found, "agreement")
+    return ratings
 
 
 def _write_outputs(report: AgreementReport, args: argparse.Namespace) -> int:
@@ -71,6 +113,12 @@ def _write_outputs(report: AgreementReport, args: argparse.Namespace) -> int:
 
 
 def _option_problem(args: argparse.Namespace) -> str | None:
+    if args.table is None and not args.project:
+        return "give a rating table (TABLE), or --project PROJECT to read its verdict store"
+    if args.table is not None and (args.project or args.runs):
+        return "give either a rating table (TABLE) or --project PROJECT (its verdict store), not both"
+    if args.runs and not args.project:
+        return "--run chooses runs of a project's verdict store: give --project PROJECT"
     if not 0 <= args.bootstrap <= MAX_RESAMPLES:
         return (f"--bootstrap takes a number of resamples from 0 to {MAX_RESAMPLES:,} (got {args.bootstrap:,}); "
                 "1,000 to 10,000 give stable 95% intervals")

@@ -49,10 +49,12 @@ COMMANDS = [
             "migrate_cmd"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),
     Command("rubric", "rubrics to and from Excel: rubric export|import PROJECT FILE.xlsx [--dry-run]", "rubric_cmd"),
-    Command("score", "score a verdict table (CSV or xlsx), checked against its project with --project", "score_cmd"),
-    Command("verdicts", "a blank verdict table for a project: verdicts template PROJECT --system NAME OUT",
-            "verdicts_cmd"),
-    Command("agreement", "agreement between a judge and experts (or any raters)", "agreement_cmd"),
+    Command("score", "score a verdict table (CSV or xlsx), checked against its project with --project; "
+                     "without TABLE, the verdict store of --project", "score_cmd"),
+    Command("verdicts", "verdict tables: verdicts template PROJECT --system NAME OUT | export PROJECT --format "
+                        "score|agreement OUT | calibration PROJECT", "verdicts_cmd"),
+    Command("agreement", "agreement between a judge and experts (or any raters), from a table or --project's "
+                         "verdict store", "agreement_cmd"),
     Command("run", "run an agent through the project's timeline in Docker, a checkpoint per subtask", "runs_cmd",
             "configure_run"),
     Command("runs", "trial runs: runs list|show|resume|cancel|export|diff", "runs_cmd", "configure_runs"),

@@ -1,5 +1,7 @@
 """`dbstudio score TABLE [--project PROJECT ...]`: score a verdict table (CSV or xlsx) exactly as
-the paper does; with --project, every row is first checked against the project's rubrics."""
+the paper does; with --project, every row is first checked against the project's rubrics.
+`dbstudio score --project PROJECT [--run RUN ...] [--judge judge:MODEL]` (no TABLE): score the
+project's verdict store, as `dbstudio verdicts export --format score` would write it."""
 
 from __future__ import annotations
 
@@ -16,16 +18,28 @@ from studio.scoring.table import VerdictTableError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", type=table_file, help="CSV or xlsx with columns project, system, scope, criterion, "
-                                                       "weight, target, dimension, verdict[, gate, requires]")
+    parser.add_argument("table", type=table_file, nargs="?",
+                        help="CSV or xlsx with columns project, system, scope, criterion, weight, target, dimension, "
+                             "verdict[, gate, requires]; leave it out to score the verdict store of --project")
     parser.add_argument("--project", action="append", metavar="PROJECT",
                         help="the folder of a project the table scores (repeat for several): each row must fit the "
-                             "project's rubrics, and a criterion without a row is a missing verdict")
+                             "project's rubrics, and a criterion without a row is a missing verdict. Without TABLE, "
+                             "the project's verdict store (verdicts/) is scored: each run or submission is a system")
+    parser.add_argument("--run", dest="runs", action="append", metavar="RUN",
+                        help="without TABLE: score only this run or submission (repeat for several; default: all)")
+    parser.add_argument("--judge", metavar="judge:MODEL",
+                        help="without TABLE: the one judge whose verdicts count (default: every judge)")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.table is None:
+        return _score_store(args)
+    if args.runs or args.judge:
+        print("dbstudio score: --run and --judge choose verdicts from a project's verdict store: leave out TABLE "
+              "to score the store of --project", file=sys.stderr)
+        return ExitCode.UNUSABLE
     absent: Absent | None = None
     try:
         if args.project:
@@ -46,6 +60,37 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.table}: {exc}; nothing was scored", file=sys.stderr)
         return ExitCode.PROBLEMS
     print(json.dumps(to_json(scores, absent), indent=2) if args.format == "json" else to_text(scores, absent))
+    return ExitCode.OK
+
+
+def _score_store(args: argparse.Namespace) -> int:
+    """Score the verdict stores of the --project folders."""
+    if not args.project:
+        print("dbstudio score: give a verdict table (TABLE), or --project PROJECT to score its verdict store",
+              file=sys.stderr)
+        return ExitCode.UNUSABLE
+    from studio.cli.verdicts_cmd import ProjectLoadError
+    from studio.cli.verdicts_export import read_stores, report_left_out
+    from studio.judging.errors import JudgingError
+    from studio.judging.tables import score_rubrics
+    from studio.scoring.engine import score_benchmark
+
+    try:
+        found = read_stores(args.project, args.runs)
+        judges = {rater for verdicts in found for rater in verdicts.found.raters() if rater.startswith("judge:")}
+        if args.judge is not None and args.judge not in judges:
+            print(f"dbstudio score: --judge {args.judge}: no such judge among the verdicts (judges: "
+                  f"{', '.join(sorted(judges)) or 'none'})", file=sys.stderr)
+            return ExitCode.UNUSABLE
+        scores = score_benchmark(score_rubrics(found, args.judge))
+    except (ProjectLoadError, JudgingError) as exc:
+        print(f"dbstudio score: {exc}", file=sys.stderr)
+        return ExitCode.UNUSABLE
+    except ScoringError as exc:
+        print(f"dbstudio score: {exc}; nothing was scored", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    report_left_out(found, "score")
+    print(json.dumps(to_json(scores), indent=2) if args.format == "json" else to_text(scores))
     return ExitCode.OK
 
 

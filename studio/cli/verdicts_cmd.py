@@ -1,5 +1,8 @@
 """`dbstudio verdicts template PROJECT --system NAME [--system NAME ...] OUT.csv|OUT.xlsx`: a blank
-verdict table with one row per system and criterion, filled from the project but the verdict."""
+verdict table with one row per system and criterion, filled from the project but the verdict.
+`dbstudio verdicts export PROJECT [--run RUN ...] --format score|agreement OUT.csv|OUT.xlsx`: the
+verdict store as the table `dbstudio score` or `dbstudio agreement` reads.
+`dbstudio verdicts calibration PROJECT`: judge-expert agreement per criterion."""
 
 from __future__ import annotations
 
@@ -13,8 +16,10 @@ from studio.errors import StudioError
 
 if TYPE_CHECKING:
     from studio.scoring.project_rubrics import ProjectRubrics
+    from studio.store.loader import LoadedProject
 
-ACTIONS = ("template",)
+ACTIONS = ("template", "export", "calibration")
+EXPORT_FORMATS = ("score", "agreement")
 SUFFIXES = (".csv", ".xlsx")
 
 
@@ -26,14 +31,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("template writes every criterion of the project (checkpoint rubrics along the timeline, then "
                      "the final rubric; reused criteria with target artifact) once per system, with every column "
                      "`dbstudio score` reads filled in and the verdict empty; an xlsx gets a pass/fail drop-down. "
-                     "Score the filled table with `dbstudio score TABLE --project PROJECT`.")
-    parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table")
+                     "Score the filled table with `dbstudio score TABLE --project PROJECT`. "
+                     "export writes the project's verdict store (verdicts/) as a score table (one row per run, "
+                     "rubric and criterion, the verdict chosen: adjudicated, else agreeing experts, else the judge) "
+                     "or an agreement table (the judge and the experts side by side); see docs/judging.md. "
+                     "calibration lists judge-expert agreement per criterion.")
+    parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table; export: write the "
+                                                        "verdict store as a table; calibration: agreement per criterion")
     parser.add_argument("project", help="the project folder (the one holding project.yaml)")
     parser.add_argument("out", nargs="?", help="the table to write: a .csv or .xlsx file name")
-    parser.add_argument("--system", action="extend", nargs="+", required=True, metavar="NAME",
-                        help="the systems to be judged: --system A B, or --system A --system B")
+    parser.add_argument("--system", action="extend", nargs="+", metavar="NAME",
+                        help="template: the systems to be judged: --system A B, or --system A --system B")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
-    parser.set_defaults(run=run)
+    parser.add_argument("--format", dest="table_format", choices=EXPORT_FORMATS,
+                        help="export: score (the table `dbstudio score` reads) or agreement (`dbstudio agreement`)")
+    parser.add_argument("--run", dest="runs", action="append", metavar="RUN",
+                        help="export, calibration: only this run or submission (an id or its start; repeat for "
+                             "several; default: every one with verdicts)")
+    parser.add_argument("--judge", metavar="judge:MODEL",
+                        help="export: the one judge whose verdicts count (default: every judge; judges that differ "
+                             "leave a score's verdict missing)")
+    parser.add_argument("--min-agreement", type=float, default=None, metavar="X",
+                        help="calibration: flag criteria whose agreement is below X (0-1; default from the project's "
+                             "verdicts/calibration.yaml, else 0.75)")
+    parser.add_argument("--min-decisions", type=int, default=None, metavar="N",
+                        help="calibration: flag only criteria with at least N decisions (default 8)")
+    parser.set_defaults(run=run, verdicts_parser=parser)
 
 
 def _fail(message: str) -> int:
@@ -41,9 +64,28 @@ def _fail(message: str) -> int:
     return ExitCode.UNUSABLE
 
 
+def output_problem(out: Path, force: bool) -> str | None:
+    """Why `out` cannot take a new table, or None."""
+    if out.suffix.lower() not in SUFFIXES:
+        return f"{out}: give a file name ending in .csv or .xlsx"
+    if out.is_dir():
+        return f"{out} is a folder: give a file name"
+    if out.exists() and not force:
+        return f"{out} exists (it may hold verdicts): pick another name, or add --force to replace it"
+    if not out.parent.is_dir():
+        return f"{out}: the folder {out.parent} does not exist: create it or pick another place"
+    return None
+
+
 def load_project_rubrics(folder: str | Path) -> tuple[str, ProjectRubrics]:
     """(project id, its rubrics as a verdict table lists them); ProjectLoadError when the
     folder is no project or a file the rubrics depend on does not load."""
+    _, project_id, rubrics = load_project_checked(folder)
+    return project_id, rubrics
+
+
+def load_project_checked(folder: str | Path) -> tuple[LoadedProject, str, ProjectRubrics]:
+    """load_project_rubrics with the loaded project (its criteria give the verdicts' versions)."""
     from studio.scoring.project_rubrics import ProjectRubricError, project_rubrics
     from studio.store import layout
     from studio.store.loader import load_project
@@ -62,12 +104,22 @@ def load_project_rubrics(folder: str | Path) -> tuple[str, ProjectRubrics]:
         raise ProjectLoadError(f"{root}: the project's files do not load, so its rubrics are not known:\n"
                                + "\n".join(lines) + f"\nfix them first (`dbstudio validate {root}` lists each)")
     try:
-        return loaded.project.info.id, project_rubrics(loaded.project)
+        return loaded, loaded.project.info.id, project_rubrics(loaded.project)
     except ProjectRubricError as exc:
         raise ProjectLoadError(f"{root}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "export":
+        from studio.cli.verdicts_export import run_export
+
+        return run_export(args)
+    if args.action == "calibration":
+        from studio.cli.verdicts_export import run_calibration
+
+        return run_calibration(args)
+    if not args.system:
+        args.verdicts_parser.error("template needs the systems to be judged: --system NAME [NAME ...]")
     systems = [name.strip() for name in args.system]
     if args.out is None:
         # `--system A B OUT.xlsx`: the option took the file name too
@@ -75,14 +127,9 @@ def run(args: argparse.Namespace) -> int:
             return _fail("give the table to write (OUT.csv or OUT.xlsx) after the project folder")
         args.out = systems.pop()
     out = Path(args.out)
-    if out.suffix.lower() not in SUFFIXES:
-        return _fail(f"{out}: give a file name ending in .csv or .xlsx")
-    if out.is_dir():
-        return _fail(f"{out} is a folder: give a file name")
-    if out.exists() and not args.force:
-        return _fail(f"{out} exists (it may hold verdicts): pick another name, or add --force to replace it")
-    if not out.parent.is_dir():
-        return _fail(f"{out}: the folder {out.parent} does not exist: create it or pick another place")
+    problem = output_problem(out, args.force)
+    if problem is not None:
+        return _fail(problem)
     if not all(systems):
         return _fail("--system needs a name")
     twice = sorted({name for name in systems if systems.count(name) > 1})

@@ -10,6 +10,7 @@ from studio.collector import collector_paused
 from studio.review import (
     alignment,
     availability,
+    calibration,
     context,
     contract,
     dependencies,
@@ -28,7 +29,7 @@ from studio.validation.findings import Finding, Severity
 from studio.validation.validate import NotAProjectError, validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract, facts, paraphrase,
-            io_agreement]
+            io_agreement, calibration]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 # The kinds of project file each family reads. A family whose file did not load (syntax or
@@ -112,7 +113,9 @@ def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
     unloaded = _unloaded(loaded)
     for family in FAMILIES:
         name = _family_name(family)
-        reads = getattr(family, "READS", None) or READS.get(name, FILE_KINDS)
+        reads = getattr(family, "READS", None)
+        if reads is None:
+            reads = READS.get(name, FILE_KINDS)
         blocking = [rel for kind in reads for rel in unloaded.get(kind, [])]
         if blocking:
             listed = ", ".join(sorted(blocking)[:3]) + (f" and {len(blocking) - 3} more" if len(blocking) > 3 else "")

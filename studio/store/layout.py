@@ -17,6 +17,8 @@ EVALUATOR_DIR = "evaluator"
 REFERENCES_FILE = "evaluator/references.yaml"
 SCRIPTS_DIR = "scripts"
 RUNS_DIR = "runs"
+# Judge and expert verdicts, one file per submission and rater: kept under git, never ignored.
+VERDICTS_DIR = "verdicts"
 GITIGNORE = """\
 # Run outputs, judge caches and editor leftovers never enter the project's history.
 runs/
@@ -44,6 +46,10 @@ def subtask_file(root: Path, subtask_id: str) -> Path:
 
 def checkpoint_rubric_file(root: Path, subtask_id: str) -> Path:
     return subtask_dir(root, subtask_id) / CHECKPOINT_RUBRIC_FILE
+
+
+def verdicts_dir(root: Path) -> Path:
+    return Path(root) / VERDICTS_DIR
 
 
 def subtask_folders(root: Path) -> list[Path]:

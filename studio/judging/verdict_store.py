@@ -1,0 +1,299 @@
+"""The verdict store: <project>/verdicts/<submission>/<rater>.yaml, one file per submission and rater.
+
+Files are kept under git with the project (expert verdicts are precious). Each rater writes only
+their own file, so two experts reviewing the same run on two machines never touch the same file
+and a merge of their work cannot conflict. A file lists one verdict per block, sorted by scope
+along the timeline and then by criterion id, every field on one line in a fixed order: a change
+of one verdict is a change of its own lines in a diff.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from studio.judging.errors import JudgingError
+from studio.judging.verdicts import Verdict
+from studio.model.vocabulary import FINAL_SCOPE
+from studio.store import layout
+from studio.store.atomic import AtomicWriteError, write_atomic
+
+SUFFIX = ".yaml"
+FORMAT_VERSION = 1
+FIELD_ORDER = ("scope", "criterion", "verdict", "time", "criterion_version", "note", "evidence", "key")
+CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
+_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
+_SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
+_DIGITS = re.compile(r"(\d+)")
+# One rater's file is read, merged and written under this lock, so two threads of the app (a judge
+# running in the background, the expert's keystrokes) never lose each other's verdicts.
+_WRITING = threading.Lock()
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class VerdictFileError(JudgingError):
+    """A verdict file cannot be read; the message names the file, the line and the fix."""
+
+    def __init__(self, path: Path, line: int, message: str):
+        self.path, self.line, self.problem = path, line, message
+        super().__init__(f"{path}:{line}: {message}")
+
+
+def rater_slug(rater: str) -> str:
+    """The file name (without .yaml) of a rater: lower-case ASCII letters, digits, '.', '_', '-'.
+    "judge:gpt-4o" -> "judge-gpt-4o", "Marta Lindqvist" -> "marta-lindqvist"."""
+    ascii_text = unicodedata.normalize("NFKD", rater).encode("ascii", "ignore").decode("ascii")
+    slug = _SLUG_DROP.sub("-", ascii_text.lower()).strip("-.")
+    if not slug:
+        raise JudgingError(f"rater name {rater!r} has no letter or digit a file name can hold: "
+                           "give the rater a name with letters or digits")
+    return slug
+
+
+def check_submission_id(submission_id: str) -> str:
+    """A submission id names a folder under verdicts/: no path separator, not '.' or '..'."""
+    if (not submission_id or submission_id != submission_id.strip() or "/" in submission_id
+            or "\\" in submission_id or submission_id.startswith(".") or any(ord(char) < 32 for char in submission_id)):
+        raise JudgingError(f"submission id {submission_id!r} cannot name a folder of the verdict store: use a run id "
+                           "or a folder name without '/', '\\' or a leading '.'")
+    return submission_id
+
+
+class VerdictStore:
+    """Every verdict of a project; the files are read on demand, never cached across calls."""
+
+    def __init__(self, project_dir: Path):
+        self.project_dir = Path(project_dir)
+        self.root = layout.verdicts_dir(self.project_dir)
+        self._timeline: list[str] | None = None
+
+    # -- where ----------------------------------------------------------------------------------
+    def path(self, submission_id: str, rater: str) -> Path:
+        return self.root / check_submission_id(submission_id) / (rater_slug(rater) + SUFFIX)
+
+    def submissions(self) -> list[str]:
+        """The submissions with at least one verdict file, by id."""
+        if not self.root.is_dir():
+            return []
+        return sorted(folder.name for folder in self.root.iterdir()
+                      if folder.is_dir() and not folder.name.startswith(".") and any(_files(folder)))
+
+    def raters(self, submission_id: str) -> list[str]:
+        """The raters with a file for the submission (as each file names its rater), by file name."""
+        folder = self.root / check_submission_id(submission_id)
+        return [_read_file(path)[0] for path in _files(folder)]
+
+    # -- reading --------------------------------------------------------------------------------
+    def read(self, submission_id: str, rater: str) -> list[Verdict]:
+        """The rater's verdicts on the submission, in file order; [] when there are none."""
+        path = self.path(submission_id, rater)
+        if not path.is_file():
+            return []
+        found, verdicts = _read_file(path)
+        return verdicts if found == rater else []  # another rater whose name has the same file name
+
+    def verdicts(self, submission_id: str) -> list[Verdict]:
+        """Every rater's verdicts on the submission, each file read once."""
+        return [verdict for path in _files(self.root / check_submission_id(submission_id))
+                for verdict in _read_file(path)[1]]
+
+    def all(self) -> Iterator[tuple[str, Verdict]]:
+        """(submission id, verdict) of every verdict in the store."""
+        for submission_id in self.submissions():
+            for path in _files(self.root / submission_id):
+                for verdict in _read_file(path)[1]:
+                    yield submission_id, verdict
+
+    # -- writing --------------------------------------------------------------------------------
+    def put(self, submission_id: str, verdicts: Sequence[Verdict]) -> None:
+        """Store verdicts: each replaces its rater's earlier verdict on the same (scope, criterion);
+        one atomic write per rater's file."""
+        by_rater: dict[str, list[Verdict]] = {}
+        for verdict in verdicts:
+            by_rater.setdefault(verdict.rater, []).append(verdict)
+        with _WRITING:
+            for rater, given in by_rater.items():
+                self._merge(submission_id, rater, given)
+
+    def _merge(self, submission_id: str, rater: str, given: list[Verdict]) -> None:
+        """The rater's file with `given` in place of their earlier verdicts on the same decisions."""
+        path = self.path(submission_id, rater)
+        merged: dict[tuple[str, str], Verdict] = {}
+        if path.is_file():
+            found, earlier = _read_file(path)
+            if found != rater:
+                raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
+                                   "same file: give the two raters names that differ in more than case or "
+                                   "punctuation")
+            merged = {(v.scope, v.criterion): v for v in earlier}
+        merged.update({(v.scope, v.criterion): v for v in given})
+        data = render_file(submission_id, rater, self._sorted(merged.values()))
+        try:
+            write_atomic(path, data.encode("utf-8"))
+        except (AtomicWriteError, OSError) as exc:
+            raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
+                               "nothing was changed: check the folder can be written and try again") from None
+
+    def _sorted(self, verdicts: Iterable[Verdict]) -> list[Verdict]:
+        order = {sid: i for i, sid in enumerate(self.timeline())}
+        return sorted(verdicts, key=lambda v: (scope_rank(v.scope, order), _natural(v.criterion)))
+
+    def timeline(self) -> list[str]:
+        """The project's subtasks in timeline order (read once); [] when the project does not load."""
+        if self._timeline is None:
+            from studio.store.loader import load_project
+
+            try:
+                self._timeline = load_project(self.project_dir).project.timeline()
+            except (OSError, ValueError):  # a project that cannot be read still has verdicts, sorted by id
+                self._timeline = []
+        return self._timeline
+
+
+def scope_rank(scope: str, order: dict[str, int]) -> tuple[int, int, list[Any]]:
+    """Subtasks along the timeline, then subtasks off it by id, then the final rubric."""
+    if scope == FINAL_SCOPE:
+        return (2, 0, [])
+    if scope in order:
+        return (0, order[scope], [])
+    return (1, 0, _natural(scope))
+
+
+def _natural(text: str) -> list[Any]:
+    """C2 before C10."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in _DIGITS.split(text) if part]
+
+
+def _files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and not p.name.startswith(".") and p.is_file())
+
+
+# -- the file format --------------------------------------------------------------------------------
+def _scalar(value: str) -> str:
+    """A string on one line: plain when YAML reads it back unchanged, else double-quoted with escapes."""
+    if _PLAIN.fullmatch(value) and yaml.load(value, Loader=_Loader) == value:
+        return value
+    text = yaml.dump(value, Dumper=_Dumper, default_style='"', width=1 << 30, allow_unicode=True)
+    return text.rstrip("\n")
+
+
+def render_file(submission_id: str, rater: str, verdicts: Sequence[Verdict]) -> str:
+    lines = [f"# Verdicts of {rater} on {submission_id}: one block per verdict (dbstudio verdict store).",
+             f"format: {FORMAT_VERSION}",
+             f"submission: {_scalar(submission_id)}",
+             f"rater: {_scalar(rater)}",
+             "verdicts:" if verdicts else "verdicts: []"]
+    for verdict in verdicts:
+        values = {"scope": verdict.scope, "criterion": verdict.criterion, "verdict": verdict.verdict,
+                  "time": verdict.time.isoformat().replace("+00:00", "Z"),
+                  "criterion_version": verdict.criterion_version, "note": verdict.note,
+                  "evidence": verdict.evidence, "key": verdict.key}
+        first = True
+        for name in FIELD_ORDER:
+            value = values[name]
+            if value is None or (name == "evidence" and not value):
+                continue
+            if isinstance(value, list):
+                text = "[" + ", ".join(_scalar(ref) for ref in value) + "]"
+            else:
+                text = _scalar(str(value)) if name != "time" else f'"{value}"'
+            lines.append(("  - " if first else "    ") + f"{name}: {text}")
+            first = False
+    return "\n".join(lines) + "\n"
+
+
+def _read_file(path: Path) -> tuple[str, list[Verdict]]:
+    """(the file's rater, its verdicts); VerdictFileError naming the line of any problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise VerdictFileError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from "
+                               "git (`git checkout -- FILE`)") from None
+    except OSError as exc:
+        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(CONFLICT_MARKERS):
+            raise VerdictFileError(path, number, f"a git merge conflict was left in the file ({line.split()[0]}); "
+                                   "two machines wrote the same rater's verdicts: keep one side of each block "
+                                   "and remove the marker lines")
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        at = mark.line + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise VerdictFileError(path, at, f"the verdict file is not valid YAML ({problem}); fix the line "
+                               "as the other blocks are written or restore the file from git") from None
+    return _checked(path, text, data)
+
+
+def _checked(path: Path, text: str, data: Any) -> tuple[str, list[Verdict]]:
+    def fail(line: int, message: str) -> VerdictFileError:
+        return VerdictFileError(path, line, message)
+
+    if not isinstance(data, dict) or not isinstance(data.get("rater"), str) or not data["rater"].strip():
+        raise fail(1, "not a verdict file: it needs `rater:` and a `verdicts:` list (restore it from git)")
+    rater = data["rater"]
+    entries = data.get("verdicts")
+    if entries is None:
+        entries = []
+    if not isinstance(entries, list):
+        raise fail(_places(text).get((None, None), 1), "`verdicts:` must be a list of blocks starting with '- scope:'")
+    verdicts: list[Verdict] = []
+    seen: dict[tuple[str, str], int] = {}
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise fail(_places(text).get((index, None), 1),
+                       f"verdict {index + 1} is not a block of fields (scope, criterion, verdict, ...)")
+        try:
+            verdict = Verdict.model_validate({**entry, "rater": rater})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            name = ".".join(str(part) for part in error["loc"]) or "block"
+            places = _places(text)
+            at = places.get((index, str(error["loc"][0]) if error["loc"] else None)) or places.get((index, None), 1)
+            raise fail(at, f"verdict {index + 1}, field '{name}': {error['msg']}; verdicts are pass, fail, na or "
+                           "missing, times like \"2026-11-30T20:15:00Z\"") from None
+        decision = (verdict.scope, verdict.criterion)
+        if decision in seen:
+            places = _places(text)
+            raise fail(places.get((index, None), 1),
+                       f"{verdict.scope}/{verdict.criterion} is listed again (first at line "
+                       f"{places.get((seen[decision], None), 1)}): one rater gives one verdict per criterion; "
+                       "keep one of the two blocks")
+        seen[decision] = index
+        verdicts.append(verdict)
+    return rater, verdicts
+
+
+def _places(text: str) -> dict[tuple[int | None, str | None], int]:
+    """Lines of a verdict file, only composed when a problem is to be located: (None, None) -> the
+    `verdicts:` value, (i, None) -> block i, (i, field) -> that field of block i."""
+    places: dict[tuple[int | None, str | None], int] = {}
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return places
+    if not isinstance(root, yaml.MappingNode):
+        return places
+    for key, value in root.value:
+        if key.value != "verdicts":
+            continue
+        places[(None, None)] = value.start_mark.line + 1
+        if isinstance(value, yaml.SequenceNode):
+            for index, item in enumerate(value.value):
+                places[(index, None)] = item.start_mark.line + 1
+                if isinstance(item, yaml.MappingNode):
+                    for field_key, _ in item.value:
+                        places[(index, str(field_key.value))] = field_key.start_mark.line + 1
+    return places
