@@ -21,9 +21,8 @@ from tests.judging.chat_server import ChatServer, Reply, Request, completion, ve
 from tests.judging.projects import RUN_ID, make_run
 
 KEY = "sk-judge-cli-secret-7f3a9c2e1d"
-# dbstudio in a process of its own (with the stand-ins of modules not yet on this branch, see standins.py)
-LAUNCH = ("import sys; from tests.judging import standins; standins.install(); from studio.cli.main import main; "
-          "sys.exit(main(sys.argv[1:]))")
+# dbstudio in a process of its own
+LAUNCH = "import sys; from studio.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 @pytest.fixture

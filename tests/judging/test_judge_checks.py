@@ -1,9 +1,5 @@
 """Programmatic checks in judging: a check `as: criterion` is the verdict (the model is not asked), a check
-`as: evidence` is given to the judge on the criterion's line and is part of its reuse key.
-
-Not collected yet (no test_ prefix): rename to test_judge_checks.py once the programmatic checks
-(Criterion.check, studio/judging/checks.py, helper E) are merged; it passes on a scratch merge of the three
-judging branches."""
+`as: evidence` is given to the judge on the criterion's line and is part of its reuse key."""
 
 from __future__ import annotations
 
