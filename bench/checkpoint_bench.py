@@ -41,15 +41,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import Section, check, paired, run_sections, spread  # noqa: E402
 from studio.runs.store import CheckpointStore, Manifest  # noqa: E402
 
 GOAL_SIZE_RATIO = 1.05
@@ -58,32 +57,6 @@ CHECKPOINTS = 14
 MB = 1_000_000
 CHANGED_SHARE = 0.05
 CHANGE_BYTES = 64 << 10
-wrong: list[str] = []
-
-
-def check(ok: bool, problem: str) -> None:
-    if not ok and problem not in wrong:
-        wrong.append(problem)
-
-
-def spread(label: str, values: list[float], unit: str = "") -> str:
-    return (f"{label}: min {min(values):.3f}{unit}  median {statistics.median(values):.3f}{unit}  "
-            f"max {max(values):.3f}{unit}")
-
-
-def paired(rounds: int, side: Callable[[], float], floor: Callable[[], float]) -> tuple[list[float], list[float]]:
-    """Run both sides each round, alternating which goes first."""
-    sides, floors = [], []
-    for number in range(rounds):
-        if number % 2:
-            floors.append(floor())
-            sides.append(side())
-        else:
-            sides.append(side())
-            floors.append(floor())
-    return sides, floors
-
-
 # -- the workspace and its 14 checkpoints, shared by the store sections -----------------------------
 @dataclass
 class History:
@@ -291,7 +264,7 @@ def bench_runner(args: argparse.Namespace, work: Path) -> None:
     print(spread("  ratio", ratios) + f"  (goal: median <= {GOAL_RUNNER_RATIO}: {'met' if met else 'NOT MET'})")
 
 
-SECTIONS: dict[str, Callable[[argparse.Namespace, Path], None]] = {
+SECTIONS: dict[str, Section] = {
     "store-size": bench_store_size,
     "unchanged-checkpoint": bench_unchanged_checkpoint,
     "runner": bench_runner,
@@ -302,17 +275,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--quick", action="store_true", help="40 files, 20 MB")
-    parser.add_argument("--only", choices=sorted(SECTIONS))
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="checkpoint-bench-") as folder:
-        for name, section in SECTIONS.items():
-            if args.only in (None, name):
-                section(args, Path(folder))
-    if wrong:
-        print("WRONG ANSWERS:\n  " + "\n  ".join(wrong))
-        return 1
-    return 0
-
+    return run_sections(parser, SECTIONS, "checkpoint-bench-")
 
 if __name__ == "__main__":
     raise SystemExit(main())

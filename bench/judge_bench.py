@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from bench.common import check, paired, run_sections, spread  # noqa: E402
+from bench.common import Section, check, paired, run_sections, spread  # noqa: E402
 from studio.judging.evidence import EvidenceLimits, extract_evidence  # noqa: E402
 from tests.judging.chat_server import ChatServer, Reply, Request, completion, verdicts_json  # noqa: E402
 
@@ -280,7 +280,7 @@ def bench_judge(args: argparse.Namespace, work: Path) -> None:
     print(spread("  ratio to the ideal", ratios) + f"  (goal: median <= {GOAL_JUDGE_RATIO}: "
           f"{'met' if met else 'NOT MET'})")
 
-SECTIONS = {
+SECTIONS: dict[str, Section] = {
     "evidence": bench_evidence,
     "judge": bench_judge,
 }

@@ -41,36 +41,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import check, paired, report_wrong, spread  # noqa: E402
+
 GOAL_MAP_S = 1.0
 GOAL_PDF_RATIO = 1.5
 GOAL_CSV_S = 0.3
 PDF_PAGES = 300
-wrong: list[str] = []
-
-
-def check(ok: bool, problem: str) -> None:
-    if not ok and problem not in wrong:
-        wrong.append(problem)
-
-
-def spread(label: str, values: list[float], unit: str = "") -> str:
-    return (f"{label}: min {min(values):.3f}{unit}  median {statistics.median(values):.3f}{unit}  "
-            f"max {max(values):.3f}{unit}")
-
-
-def paired(rounds: int, side: Callable[[], float], floor: Callable[[], float]) -> tuple[list[float], list[float]]:
-    """Run both sides each round, alternating which goes first."""
-    sides, floors = [], []
-    for number in range(rounds):
-        if number % 2:
-            floors.append(floor())
-            sides.append(side())
-        else:
-            sides.append(side())
-            floors.append(floor())
-    return sides, floors
-
-
 def _shown_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
     """Seconds from show_file(path) until the preview's content is painted."""
     from PySide6.QtCore import QEventLoop
@@ -344,10 +320,7 @@ def main() -> int:
             if args.only in (None, name):
                 section(args.rounds, Path(folder))
     del app
-    if wrong:
-        print("WRONG ANSWERS:\n  " + "\n  ".join(wrong))
-        return 1
-    return 0
+    return report_wrong()
 
 
 if __name__ == "__main__":
