@@ -72,6 +72,35 @@ running_pid() {
   echo "$pid"
 }
 
+# Polls "$@" every STEP seconds until it succeeds; after $timeout seconds says WHAT with the log's end
+# and exits 1.   wait_until WHAT STEP COMMAND [ARGS...]
+wait_until() {
+  local what="$1" step="$2"
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@"; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      say "$what within ${timeout}s; the end of $logfile:"
+      tail -n 25 "$logfile" >&2
+      exit 1
+    fi
+    sleep "$step"
+  done
+}
+
+# The new engine answers; a dockerd that died on the way ends the wait at once with its log.
+started() {
+  answers && return 0
+  if ! kill -0 "$child" 2>/dev/null; then
+    say "dockerd exited before answering at $url; the end of $logfile:"
+    tail -n 25 "$logfile" >&2
+    exit 1
+  fi
+  return 1
+}
+
+exited() { [ ! -d "/proc/$1" ]; }
+
 need_root() {
   if [ "$(id -u)" != "0" ]; then
     say "starting or stopping a Docker engine needs root (dockerd manages cgroups, mounts and"
@@ -119,21 +148,8 @@ start() {
   # shellcheck disable=SC2086  # DBSTUDIO_DOCKERD_ARGS is a list of arguments on purpose
   setsid dockerd --data-root "$data_root" --exec-root "$exec_root" --pidfile "$pidfile" \
     -H "$url" "${bridge_args[@]}" ${DBSTUDIO_DOCKERD_ARGS:-} >>"$logfile" 2>&1 </dev/null &
-  local child=$! waited=0
-  until answers; do
-    if ! kill -0 "$child" 2>/dev/null; then
-      say "dockerd exited before answering at $url; the end of $logfile:"
-      tail -n 25 "$logfile" >&2
-      exit 1
-    fi
-    if [ "$waited" -ge "$timeout" ]; then
-      say "dockerd (pid $child) did not answer at $url within ${timeout}s; the end of $logfile:"
-      tail -n 25 "$logfile" >&2
-      exit 1
-    fi
-    sleep 1
-    waited=$((waited + 1))
-  done
+  child=$!
+  wait_until "dockerd (pid $child) did not answer at $url" 1 started
   say "engine started (pid $child, state in $dir, log $logfile)"
   echo "$url"
 }
@@ -147,16 +163,7 @@ stop() {
   need_root stop
   kill -TERM "$pid"
   # dockerd stops its containers (10 s each at most) and containerd before it exits.
-  local waited=0
-  while [ -d "/proc/$pid" ]; do
-    if [ "$waited" -ge $((timeout * 10)) ]; then
-      say "dockerd (pid $pid) did not exit within ${timeout}s of SIGTERM; the end of $logfile:"
-      tail -n 25 "$logfile" >&2
-      exit 1
-    fi
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_until "dockerd (pid $pid) did not exit after SIGTERM" 0.1 exited "$pid"
   if [ -n "${DBSTUDIO_DOCKERD_BRIDGE:-}" ]; then
     ip link delete "${DBSTUDIO_DOCKERD_BRIDGE%% *}" 2>/dev/null || true
   fi

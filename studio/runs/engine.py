@@ -103,6 +103,16 @@ class DockerEngine:
     def url(self) -> str:
         return self._url
 
+    def close(self) -> None:
+        """Close the engine's connection pool (an engine connected for one call is closed after it)."""
+        self._client.close()
+
+    def __enter__(self) -> DockerEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def image_id(self, image: str) -> str:
         try:
             return str(self._client.images.get(image).id)
@@ -149,6 +159,10 @@ class DockerEngine:
 
     @staticmethod
     def _label_filter(labels: dict[str, str]) -> dict[str, list[str]]:
+        # an empty filter matches every container on the engine: killing "the run's leftovers" with it
+        # would kill everyone else's containers too
+        if not labels:
+            raise ValueError("a label filter needs at least one label")
         return {"label": [f"{key}={value}" for key, value in sorted(labels.items())]}
 
     def kill_labelled(self, labels: dict[str, str]) -> int:

@@ -93,8 +93,11 @@ def create_run(project_dir: Path, harness_spec: str, image: str, settings: RunSe
     harness = harness_from_spec(harness_spec)
     first = plan.subtasks[0]
     harness.environment(_harness_step(first))  # a missing API key is reported now, not hours later
-    engine = engine or DockerEngine.connect()
-    image_id = engine.image_id(image)
+    if engine is None:
+        with DockerEngine.connect() as own:
+            image_id = own.image_id(image)
+    else:
+        image_id = engine.image_id(image)
     commit, dirty = _revision(project_dir)
 
     runs_dir = Path(runs_dir).resolve() if runs_dir else default_runs_dir(project_dir)
@@ -164,6 +167,7 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
         save_run(run_dir, record)
         report = progress or (lambda event: None)
         report(RunEvent("started", record))
+        own_engine = engine is None
         try:
             engine = engine or DockerEngine.connect()
             _Execution(run_dir, record, engine, report).go()
@@ -182,6 +186,9 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
             _stop_leftovers(engine, record)
             save_run(run_dir, record)
             raise
+        finally:
+            if own_engine and engine is not None:
+                engine.close()
         report(RunEvent("finished" if record.status == RunStatus.COMPLETED else "stopped", record,
                         text=record.message or ""))
         return record
@@ -348,7 +355,8 @@ def cancel_run(run_dir: Path) -> RunRecord:
                 sub.status = SubtaskStatus.PENDING
         save_run(run_dir, record)
         try:
-            DockerEngine.connect().kill_labelled({"dbstudio.run": record.run_id})
+            with DockerEngine.connect() as engine:
+                engine.kill_labelled({"dbstudio.run": record.run_id})
         except RunError:
             pass
     return record

@@ -52,7 +52,9 @@ def _when_running(engine: DockerEngine, labels: dict[str, str], action: Callable
 
 def test_exit_code_and_both_output_streams_reach_the_log(docker_engine, test_image, tmp_path):
     log = tmp_path / "logs" / "S1.log"
-    result = docker_engine.run(_spec(test_image, ["sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"]), log=log)
+    # the engine sends the two streams apart: a pause between them makes their order in the log certain
+    script = "echo to-stdout; sleep 0.3; echo to-stderr >&2; exit 3"
+    result = docker_engine.run(_spec(test_image, ["sh", "-c", script]), log=log)
     assert result.exit_code == 3
     assert not result.timed_out and not result.cancelled
     assert log.read_text() == "to-stdout\nto-stderr\n"
@@ -203,6 +205,20 @@ def test_leftover_containers_of_a_run_are_killed_by_label(docker_engine, test_im
         assert other.status == "running"
     finally:
         other.remove(force=True)
+
+
+def test_an_empty_label_set_never_kills_every_container(docker_engine, test_image):
+    client = _client(docker_engine)
+    bystander = client.containers.run(test_image, ["sleep", "60"], detach=True, labels=_labels(), network_mode="none")
+    try:
+        with pytest.raises(ValueError, match="at least one label"):
+            docker_engine.kill_labelled({})
+        with pytest.raises(ValueError, match="at least one label"):
+            docker_engine.count_labelled({})
+        bystander.reload()
+        assert bystander.status == "running"
+    finally:
+        bystander.remove(force=True)
 
 
 def test_invalid_settings_give_a_clear_error(docker_engine, test_image, tmp_path):
