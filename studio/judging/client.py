@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 
 from studio.judging.errors import JudgingError
+from studio.api_keys import KEYRING_SERVICE, secret
 
-KEYRING_SERVICE = "dbstudio"
 KEY_VARIABLE = "OPENAI_API_KEY"
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
 MODEL_VARIABLE = "OPENAI_MODEL"
@@ -39,19 +39,8 @@ class AttemptFailed(JudgingError):
 
 def api_key() -> str | None:
     """OPENAI_API_KEY from the environment, else from the OS keyring (service "dbstudio"); None if in
-    neither. A machine without a keyring backend (a server, CI) counts as an empty keyring."""
-    value = os.environ.get(KEY_VARIABLE)
-    if value:
-        return value
-    try:
-        import keyring
-        import keyring.errors
-    except ImportError:
-        return None
-    try:
-        return keyring.get_password(KEYRING_SERVICE, KEY_VARIABLE) or None
-    except (keyring.errors.KeyringError, RuntimeError, OSError):
-        return None
+    neither."""
+    return secret(KEY_VARIABLE)
 
 
 def default_base_url() -> str:

@@ -18,11 +18,11 @@ from pathlib import Path
 from studio.runs.engine import Mount
 from studio.runs.errors import RunError
 from studio.runs.scripts import interpreter_for
+from studio.api_keys import KEYRING_SERVICE, secret
 
 HOME_IN_CONTAINER = "/studio/home"
 TASK_IN_CONTAINER = "/studio/task"
 HARNESS_IN_CONTAINER = "/studio/harness"
-KEYRING_SERVICE = "dbstudio"
 SCRIPT_PREFIX = "script:"
 
 
@@ -157,20 +157,8 @@ PRESETS: dict[str, PresetInfo] = {
 
 
 def api_key(variable: str) -> str | None:
-    """The key from the environment, else from the OS keyring (service "dbstudio"); None if in neither.
-    A machine without a keyring backend (a server, CI) counts as an empty keyring."""
-    value = os.environ.get(variable)
-    if value:
-        return value
-    try:
-        import keyring
-        import keyring.errors
-    except ImportError:
-        return None
-    try:
-        return keyring.get_password(KEYRING_SERVICE, variable) or None
-    except (keyring.errors.KeyringError, RuntimeError, OSError):
-        return None
+    """The key from the environment, else from the OS keyring (service "dbstudio"); None if in neither."""
+    return secret(variable)
 
 
 class PresetHarness(Harness):
