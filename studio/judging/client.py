@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 
-from studio.judging.errors import JudgingError
 from studio.api_keys import KEYRING_SERVICE, secret
+from studio.judging.errors import JudgingError
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"

@@ -36,7 +36,7 @@ from studio.runs.harbor_format import (
     task_name,
 )
 from studio.runs.harbor_scripts import TEST_SCRIPT, setup_dir_path, setup_script
-from studio.runs.plan import BRIEF_IN_WORKSPACE, RunPlan, SubtaskPlan, missing_files, plan_run
+from studio.runs.plan import BRIEF_IN_WORKSPACE, RunPlan, SubtaskPlan, checked_plan, project_revision
 from studio.store import layout
 
 
@@ -103,35 +103,10 @@ def _check_settings(settings: HarborSettings) -> None:
 
 
 def _load(project_dir: Path) -> tuple[str, str, RunPlan]:
-    from studio.validation.findings import Severity
-    from studio.validation.validate import load_folder, validate_loaded
-
-    loaded = load_folder(project_dir)
-    errors = [f for f in validate_loaded(loaded) if f.severity == Severity.ERROR]
-    if errors:
-        first = errors[0]
-        raise ExportError(f"{project_dir}: the project has {len(errors)} validation error(s), the first "
-                          f"{first.file}:{first.line}: {first.message}; fix them (`dbstudio validate`) first")
-    plan = plan_run(loaded.project)
-    absent = missing_files(plan, project_dir)
-    if absent:
-        raise ExportError(f"{project_dir}: files the task needs are missing: {', '.join(absent)}")
+    loaded, plan = checked_plan(project_dir, ExportError, "the task")
     info = loaded.project.info
     assert info is not None  # plan_run refuses a project without it
     return info.id, info.title, plan
-
-
-def project_revision(project_dir: Path) -> tuple[str | None, bool]:
-    """The project's commit and whether its folder has uncommitted changes (None outside git)."""
-    from studio.store.history import HistoryError, ProjectRepository
-
-    try:
-        repository = ProjectRepository(project_dir)
-    except HistoryError:
-        return None, True
-    if not repository.has_commits():
-        return None, True
-    return repository.repo.head.commit.hexsha, repository.is_dirty()
 
 
 def step_timeout_s(step: SubtaskPlan, scale: float) -> float:

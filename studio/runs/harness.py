@@ -15,10 +15,10 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.api_keys import KEYRING_SERVICE, secret
 from studio.runs.engine import Mount
 from studio.runs.errors import RunError
 from studio.runs.scripts import interpreter_for
-from studio.api_keys import KEYRING_SERVICE, secret
 
 HOME_IN_CONTAINER = "/studio/home"
 TASK_IN_CONTAINER = "/studio/task"

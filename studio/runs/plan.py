@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.model.bundle import Project
 from studio.runs.errors import RunError
 from studio.store import layout
+
+if TYPE_CHECKING:
+    from studio.store.loader import LoadedProject
 
 BRIEF_IN_WORKSPACE = "brief.md"
 MATERIALS_IN_WORKSPACE = "materials"
@@ -116,6 +119,38 @@ def plan_run(project: Project) -> RunPlan:
 def missing_files(plan: RunPlan, project_dir: Path) -> list[str]:
     """Files the plan names that are not in the project folder."""
     return [rel for rel in plan.project_files() if not (project_dir / rel).is_file()]
+
+
+def checked_plan(project_dir: Path, error: type[RunError], made: str) -> tuple[LoadedProject, RunPlan]:
+    """The project in `project_dir` loaded, validated and planned, for a run or a Harbor task (`made`:
+    "a run", "the task"): a validation error or a file the plan needs that is missing raises `error`."""
+    from studio.validation.findings import Severity
+    from studio.validation.validate import load_folder, validate_loaded
+
+    loaded = load_folder(project_dir)
+    errors = [f for f in validate_loaded(loaded) if f.severity == Severity.ERROR]
+    if errors:
+        first = errors[0]
+        raise error(f"{project_dir}: the project has {len(errors)} validation error(s), the first "
+                    f"{first.file}:{first.line}: {first.message}; fix them (`dbstudio validate`) before {made}")
+    plan = plan_run(loaded.project)
+    absent = missing_files(plan, project_dir)
+    if absent:
+        raise error(f"{project_dir}: files {made} needs are missing: {', '.join(absent)}")
+    return loaded, plan
+
+
+def project_revision(project_dir: Path) -> tuple[str | None, bool]:
+    """The project's commit and whether its folder has uncommitted changes (None outside git)."""
+    from studio.store.history import HistoryError, ProjectRepository
+
+    try:
+        repository = ProjectRepository(project_dir)
+    except HistoryError:
+        return None, True
+    if not repository.has_commits():
+        return None, True
+    return repository.repo.head.commit.hexsha, repository.is_dirty()
 
 
 def plan_to_json(plan: RunPlan) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from studio.runs.errors import RunError
 from studio.runs.generate import run_generator
 from studio.runs.harness import SCRIPT_PREFIX, Harness, HarnessStep, harness_from_spec
 from studio.runs.lock import holding_run, is_live
-from studio.runs.plan import BRIEF_IN_WORKSPACE, SubtaskPlan, missing_files, plan_run, plan_to_json
+from studio.runs.plan import BRIEF_IN_WORKSPACE, SubtaskPlan, checked_plan, plan_to_json, project_revision
 from studio.runs.record import (
     RunRecord,
     RunSettings,
@@ -75,21 +75,9 @@ def host_user() -> str:
 def create_run(project_dir: Path, harness_spec: str, image: str, settings: RunSettings | None = None,
                runs_dir: Path | None = None, engine: DockerEngine | None = None) -> Path:
     """Check everything a run needs (project, harness, engine, image) and record a new run."""
-    from studio.validation.findings import Severity
-    from studio.validation.validate import load_folder, validate_loaded
-
     project_dir = Path(project_dir).resolve()
-    loaded = load_folder(project_dir)
-    errors = [f for f in validate_loaded(loaded) if f.severity == Severity.ERROR]
-    if errors:
-        raise RunError(f"{project_dir}: the project has {len(errors)} validation error(s), the first "
-                       f"{errors[0].file}:{errors[0].line}: {errors[0].message}; fix them (`dbstudio validate`) "
-                       "before a run")
+    loaded, plan = checked_plan(project_dir, RunError, "a run")
     project = loaded.project
-    plan = plan_run(project)
-    absent = missing_files(plan, project_dir)
-    if absent:
-        raise RunError(f"{project_dir}: files the run needs are missing: {', '.join(absent)}")
     harness = harness_from_spec(harness_spec)
     first = plan.subtasks[0]
     harness.environment(_harness_step(first))  # a missing API key is reported now, not hours later
@@ -98,7 +86,7 @@ def create_run(project_dir: Path, harness_spec: str, image: str, settings: RunSe
             image_id = own.image_id(image)
     else:
         image_id = engine.image_id(image)
-    commit, dirty = _revision(project_dir)
+    commit, dirty = project_revision(project_dir)
 
     runs_dir = Path(runs_dir).resolve() if runs_dir else default_runs_dir(project_dir)
     run_id = new_run_id()
@@ -128,19 +116,6 @@ def _keep_harness(spec: str, run_dir: Path) -> str:
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(script, kept)
     return f"{SCRIPT_PREFIX}{kept}"
-
-
-def _revision(project_dir: Path) -> tuple[str | None, bool]:
-    """The project's commit and whether its folder has uncommitted changes (None outside git)."""
-    from studio.store.history import HistoryError, ProjectRepository
-
-    try:
-        repository = ProjectRepository(project_dir)
-    except HistoryError:
-        return None, True
-    if not repository.has_commits():
-        return None, True
-    return repository.repo.head.commit.hexsha, repository.is_dirty()
 
 
 def _harness_step(step: SubtaskPlan) -> HarnessStep:
