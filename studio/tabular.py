@@ -1,5 +1,6 @@
 """Reading a table file (CSV, or the first sheet of an xlsx) into strings: shared by every
-importer of results (verdict tables, rating tables), so they accept the same files."""
+importer of results (verdict tables, rating tables), so they accept the same files; and the one
+rule for writing a value into a workbook's cell, shared by every xlsx the app writes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import io
 import re
 from itertools import repeat
 from pathlib import Path
+from typing import Any
 
 from studio.errors import StudioError
 
@@ -17,6 +19,23 @@ XLSX_SUFFIXES = (".xlsx", ".xlsm")
 MAX_UNZIPPED_BYTES = 512 << 20
 MAX_RATIO = 100
 _FORMULA_TAG = re.compile(rb"<f[\s>/]")
+# Text a spreadsheet would take for a formula if typed; written as text with Excel's quote prefix.
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+def write_value(cell: Any, value: Any) -> None:
+    """Put `value` in an openpyxl cell. Text stays text, never a formula (a leading = + - @ gets Excel's
+    quote prefix, so the file shows what the app wrote); control characters no workbook can hold are
+    dropped (a caller that must refuse them checks first). Anything else is written as it is."""
+    if isinstance(value, str):
+        from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+        cell.value = ILLEGAL_CHARACTERS_RE.sub("", value)
+        cell.data_type = "s"
+        if value.startswith(FORMULA_STARTS):
+            cell.quotePrefix = True
+    else:
+        cell.value = value
 
 
 class TableReadError(StudioError):

@@ -27,6 +27,7 @@ from studio.judging.errors import JudgingError
 from studio.judging.verdict_store import VerdictStore
 from studio.judging.verdicts import ADJUDICATED, is_judge
 from studio.store import layout
+from studio.tabular import write_value
 
 if TYPE_CHECKING:
     from studio.agreement.ratings import Ratings
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 SCORE_EXTRA = ("submission", "source")
 AGREEMENT_COLUMNS = ("criterion", "item", "rater", "verdict", "target", "dimension", "project", "submission", "scope")
-FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 @dataclass
@@ -191,7 +191,6 @@ def _csv(columns: Sequence[str], rows: Sequence[Sequence[str | int]]) -> bytes:
 
 def _xlsx(columns: Sequence[str], rows: Sequence[Sequence[str | int]], title: str) -> bytes:
     from openpyxl import Workbook
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
@@ -205,14 +204,7 @@ def _xlsx(columns: Sequence[str], rows: Sequence[Sequence[str | int]], title: st
         for number, value in enumerate(row, start=1):
             if value == "":
                 continue
-            cell = sheet.cell(row=row_number, column=number)
-            if isinstance(value, str):
-                cell.value = ILLEGAL_CHARACTERS_RE.sub("", value)
-                cell.data_type = "s"  # text stays text, never a formula
-                if value.startswith(FORMULA_STARTS):
-                    cell.quotePrefix = True
-            else:
-                cell.value = value
+            write_value(sheet.cell(row=row_number, column=number), value)
     sheet.freeze_panes = "A2"
     sheet.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{len(rows) + 1}"
     buffer = io.BytesIO()

@@ -13,11 +13,10 @@ from collections.abc import Sequence
 
 from studio.scoring.project_rubrics import ProjectRubrics
 from studio.scoring.table import OPTIONAL, REQUIRED
+from studio.tabular import write_value
 
 COLUMNS = REQUIRED + OPTIONAL + ("text",)
 VERDICT_CHOICES = ("pass", "fail")
-# Text a spreadsheet would take for a formula if typed; written as text with Excel's quote prefix.
-FORMULA_STARTS = ("=", "+", "-", "@")
 WIDTHS = {"project": 22, "system": 16, "scope": 8, "criterion": 11, "weight": 8, "target": 11, "dimension": 15,
           "verdict": 9, "gate": 7, "requires": 16, "text": 100}
 NOTES = {
@@ -52,7 +51,6 @@ def template_csv(rows: list[list[str | int]]) -> bytes:
 def template_xlsx(rows: list[list[str | int]]) -> bytes:
     """One sheet, `Verdicts`: the header in view, a pass/fail drop-down on every verdict cell."""
     from openpyxl import Workbook
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
     from openpyxl.comments import Comment
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
@@ -69,16 +67,8 @@ def template_xlsx(rows: list[list[str | int]]) -> bytes:
         sheet.column_dimensions[get_column_letter(number)].width = WIDTHS[name]
     for row_number, row in enumerate(rows, start=2):
         for number, value in enumerate(row, start=1):
-            cell = sheet.cell(row=row_number, column=number)
-            if isinstance(value, str):
-                if not value:
-                    continue
-                cell.value = ILLEGAL_CHARACTERS_RE.sub("", value)
-                cell.data_type = "s"  # text stays text, never a formula
-                if value.startswith(FORMULA_STARTS):
-                    cell.quotePrefix = True
-            else:
-                cell.value = value
+            if value != "":
+                write_value(sheet.cell(row=row_number, column=number), value)
         sheet.cell(row=row_number, column=len(COLUMNS)).alignment = Alignment(wrap_text=True, vertical="top")
     last = len(rows) + 1
     verdict = get_column_letter(COLUMNS.index("verdict") + 1)

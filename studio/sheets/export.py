@@ -29,10 +29,8 @@ from studio.sheets.current import CurrentCriterion, current_criteria, originals,
 from studio.sheets.errors import SheetFileError
 from studio.sheets.instructions import subtask_instructions
 from studio.store.atomic import write_atomic
+from studio.tabular import write_value
 
-# Text that a spreadsheet would take for a formula if typed: written as text, with Excel's
-# quote prefix so that editing the cell keeps it text.
-FORMULA_STARTS = ("=", "+", "-", "@")
 # Rows below the last criterion that still get the drop-downs, for criteria the expert adds.
 SPARE_ROWS = 500
 # Excel's limit on the characters of one cell.
@@ -63,12 +61,7 @@ def write_cell(cell: Cell, value: Any, where: str) -> None:
     if isinstance(value, str):
         if ILLEGAL_CHARACTERS_RE.search(value):
             raise SheetFileError(f"{where} holds a control character a spreadsheet cannot store: remove it first")
-        cell.value = value
-        cell.data_type = "s"
-        if value.startswith(FORMULA_STARTS):
-            cell.quotePrefix = True
-    else:
-        cell.value = value
+    write_value(cell, value)
 
 
 def _row_values(criterion: CurrentCriterion, original: CurrentCriterion | None) -> dict[str, Any]:
