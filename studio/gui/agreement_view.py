@@ -154,7 +154,8 @@ class AgreementView(QWidget):
         self.model.set_report(result.report)
         self.chart.set_png(result.png)
         report = result.report
-        text = (f"{report.decisions} decisions on {report.items} items rated by {', '.join(report.raters)}"
+        text = (f"{report.decisions} decisions on {report.items} items ({report.pooled.get('n', 0)} rated by two "
+                f"raters or more) by {', '.join(report.raters)}"
                 + (f"; {report.bootstrap['resamples']:,} bootstrap resamples (seed {report.bootstrap['seed']})"
                    if report.bootstrap else "; no bootstrap"))
         if result.left_out:

@@ -21,7 +21,7 @@ EDIT_DELAY_MS = 600  # after the last rubric edit: typing a text does not start 
 
 
 class CalibrationFeed(QObject):
-    updated = Signal(dict)
+    updated = Signal(object)
     """(scope, criterion id) -> CalibrationCell, for every criterion judged by both."""
 
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QObject | None = None) -> None:

@@ -145,8 +145,6 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
     from studio.judging.tables import read_project_verdicts
     from studio.scoring.project_rubrics import project_rubrics
 
-    info = project.info
-    project_id = info.id if info is not None else Path(root).name
-    title = info.title if info is not None and info.title else project_id
+    project_id = project.info.id if project.info is not None else Path(root).name
     verdicts = read_project_verdicts(Path(root), project, project_id, project_rubrics(project), runs)
-    return score_sheet(verdicts, judge, title)
+    return score_sheet(verdicts, judge)  # titled by the project id, as `dbstudio score --trajectory` draws it

@@ -135,3 +135,24 @@ def test_a_store_without_verdicts_says_what_to_do(qtbot, tmp_path: Path):
     assert view.model.rowCount() == 0
     assert not view.findChild(QPushButton, "exportTrajectoryButton").isEnabled()
     runner.wait()
+
+
+def test_the_judging_menu_opens_the_views_as_tabs_of_the_window(qtbot, tmp_path: Path, monkeypatch):
+    from PySide6.QtGui import QAction
+
+    from studio.gui.agreement_view import AgreementView
+    from tests.gui.shell_support import open_window
+
+    root = scored_project(tmp_path / "blank")
+    window = open_window(qtbot, root)
+    window.findChild(QAction, "scoresAction").trigger()
+    view = window.editor_tabs.currentWidget()
+    assert isinstance(view, ScoresView) and view.objectName() == "scoresView"
+    assert window.editor_tabs.tabText(window.editor_tabs.currentIndex()) == "Scores"
+    qtbot.waitUntil(lambda: view.sheet is not None, timeout=30000)
+    assert shown(view)[SYSTEM_A]["Final"] == "80.00"
+    window.findChild(QAction, "agreementAction").trigger()
+    assert isinstance(window.editor_tabs.currentWidget(), AgreementView)
+    window.findChild(QAction, "scoresAction").trigger()  # the open view again, not a second one
+    assert window.editor_tabs.currentWidget() is view and window.editor_tabs.count() == 2
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)
