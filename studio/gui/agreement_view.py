@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -54,6 +55,7 @@ class AgreementView(QWidget):
         self.result: AgreementResult | None = None
         self._generation = 0
         self._task: Any = None
+        self._stale = False
 
         self.judge_box = judge_picker("agreementJudgePicker", self, None)
         self.judge_box.setToolTip("The judge compared with the experts")
@@ -91,7 +93,6 @@ class AgreementView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.chart = ChartView("agreementChart", "The agreement chart appears once a judge and an expert have "
                                                  "rated the same decisions.", self)
 
@@ -102,7 +103,7 @@ class AgreementView(QWidget):
         controls.addWidget(self.status, 1)
         controls.addWidget(self.export_report_button)
         controls.addWidget(self.export_chart_button)
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.setObjectName("agreementSplitter")
         splitter.addWidget(self.table)
         splitter.addWidget(self.chart)
@@ -114,9 +115,23 @@ class AgreementView(QWidget):
         self._update_buttons()
 
         self.watcher = VerdictWatcher(context.session.root, self)
-        self.watcher.changed.connect(self.refresh)
+        self.watcher.changed.connect(self._store_changed)
         context.reloaded.connect(self.refresh)
         self.refresh()
+
+    def _store_changed(self) -> None:
+        """Compute again now if shown; a hidden tab (another tab in front) waits until it is shown,
+        so a review saving verdict after verdict does not queue work nobody sees."""
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
 
     def judge(self) -> str | None:
         data = self.judge_box.currentData()
@@ -152,6 +167,7 @@ class AgreementView(QWidget):
         self.judge_box.setCurrentIndex(max(0, self.judge_box.findData(result.judge)))
         self.judge_box.blockSignals(False)
         self.model.set_report(result.report)
+        self._fit_table()
         self.chart.set_png(result.png)
         report = result.report
         text = (f"{report.decisions} decisions on {report.items} items ({report.pooled.get('n', 0)} rated by two "
@@ -163,6 +179,16 @@ class AgreementView(QWidget):
         self.status.setText(text)
         self._update_buttons()
         self.computed.emit()
+
+    def _fit_table(self) -> None:
+        """Room for every row of the table (pooled, targets, dimensions: a dozen at most); the chart
+        takes the rest."""
+        rows = self.model.rowCount()
+        wanted = self.table.horizontalHeader().height() + rows * self.table.verticalHeader().defaultSectionSize() + 6
+        total = sum(self.splitter.sizes())
+        if total > 0:
+            wanted = min(wanted, total // 2)
+            self.splitter.setSizes([wanted, total - wanted])
 
     def _failed(self, generation: int, error: StudioError) -> None:
         if generation != self._generation:

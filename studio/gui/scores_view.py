@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -90,6 +91,7 @@ class ScoresView(QWidget):
         self.sheet: ScoreSheet | None = None
         self._generation = 0
         self._task: Any = None
+        self._stale = False
 
         self.judge_box = judge_picker("scoresJudgePicker", self, EVERY_JUDGE)
         self.judge_box.setToolTip("Whose verdicts count where no expert gave one")
@@ -114,7 +116,6 @@ class ScoresView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
 
         self.trajectory = ChartView("trajectoryChart", "The trajectory chart appears once runs have verdicts.", self)
         self.profile = ChartView("profileChart", "The profiles appear once runs have verdicts.", self)
@@ -148,7 +149,7 @@ class ScoresView(QWidget):
         self._update_buttons()
 
         self.watcher = VerdictWatcher(context.session.root, self)
-        self.watcher.changed.connect(self.refresh)
+        self.watcher.changed.connect(self._store_changed)
         self._rubric_timer = QTimer(self)
         self._rubric_timer.setSingleShot(True)
         self._rubric_timer.setInterval(RUBRIC_DELAY_MS)
@@ -158,6 +159,20 @@ class ScoresView(QWidget):
         self.refresh()
 
     # -- computing --------------------------------------------------------------------------
+    def _store_changed(self) -> None:
+        """Compute again now if shown; a hidden tab (another tab in front) waits until it is shown,
+        so a review saving verdict after verdict does not queue work nobody sees."""
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
     def judge(self) -> str | None:
         data = self.judge_box.currentData()
         return str(data) if data else None

@@ -161,9 +161,12 @@ def profile_png(sheet: ScoreSheet) -> bytes:
     for name, groups, available, values in panels_data:
         for run, by_group in zip(runs, values, strict=True):
             open_ = [g for g in groups if g in available and by_group.get(g) is None]
-            if open_:
+            if open_ and run.final is not None and run.final.judged:
                 unknown.append(f"{_short(run.system, 40)} {name} {', '.join(open_)}")
     notes = [_subtitle(sheet) + "."]
+    not_judged = [_short(run.system, 40) for run in runs if run.final is None or not run.final.judged]
+    if not_judged:
+        notes.append("No final verdicts yet (no bars): " + "; ".join(not_judged) + ".")
     if unknown:
         notes.append("No bar where a missing verdict leaves the group's score open: " + "; ".join(unknown) + ".")
     handles = [Patch(color=colour(n), label=_short(run.system)) for n, run in enumerate(runs)]

@@ -39,11 +39,12 @@ class ScopeScore:
         return self.missing < self.criteria
 
     def text(self) -> str:
-        """`72.50`, `38.9–41.2` for an unknown score, `not judged` for a rubric without verdicts."""
+        """`72.50`, `0.00 (gate)` when a fatal gate triggered, `38.9–41.2` for an unknown score,
+        `not judged` for a rubric without verdicts."""
         if not self.judged:
             return "not judged"
         if self.score is not None:
-            return f"{self.score:.2f}"
+            return f"{self.score:.2f}" + (" (gate)" if self.gate_triggered else "")
         return f"{self.low:.1f}–{self.high:.1f}"
 
     def explain(self) -> str:

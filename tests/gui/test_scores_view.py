@@ -156,3 +156,14 @@ def test_the_judging_menu_opens_the_views_as_tabs_of_the_window(qtbot, tmp_path:
     window.findChild(QAction, "scoresAction").trigger()  # the open view again, not a second one
     assert window.editor_tabs.currentWidget() is view and window.editor_tabs.count() == 2
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)
+
+
+def test_a_hidden_view_computes_again_only_once_shown(qtbot, project: Path):
+    view = open_view(qtbot, project)
+    view.hide()
+    put(project, RUN_B, JUDGE, {("T02", "T02-C02"): "pass"})
+    assert view.watcher.check()
+    assert not view.runner.busy and shown(view)[SYSTEM_B]["T02"] == "60.0–100.0"  # nothing queued while hidden
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.show()
+    assert shown(view)[SYSTEM_B]["T02"] == "100.00"

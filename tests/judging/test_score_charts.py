@@ -101,3 +101,14 @@ def test_calibration_cells_for_the_rubric_editor(project: Path):
         ("T02", "T02-C01"): (2, 2, True), ("final", "A-01"): (2, 1, False)}
     assert cells[("T02", "T02-C01")].describe() == "judge and experts disagree on 2 of 2 decisions (agreement 0%)"
     assert cells[("T01", "T01-C01")].agreement == 1.0
+
+
+def test_a_triggered_gate_says_so_beside_its_0(project: Path):
+    from tests.judging.scored_runs import RUN_A, put
+
+    put(project, RUN_A, "Anna", {("T02", "T02-G01"): "pass"})  # an expert finds the fatal condition
+    run_a = sheet_of(project).runs[0]
+    t02 = run_a.checkpoints[1]
+    assert (t02.score, t02.gate_triggered, t02.text()) == (0.0, True, "0.00 (gate)")
+    assert "fatal gate is triggered" in t02.explain()
+    assert run_a.process == 50.0  # (100 + 0) / 2
