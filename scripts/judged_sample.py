@@ -62,11 +62,11 @@ def add_sample_verdicts(project_root: Path, run_ids: list[str], runs_dir: Path |
 
                 given[JUDGE].append(verdict(JUDGE, judged, "Deterministic sample verdict."))
                 if scope in ("T01", "T02", "T05", "T06", FINAL_SCOPE):
-                    flip = _share(run_id, entry.id, "marta") < 0.1 or entry.id in ("T06-C03", "A-04")
+                    flip = not entry.gate and (_share(run_id, entry.id, "marta") < 0.1 or entry.id in ("T06-C03", "A-04"))
                     marta = {"pass": "fail", "fail": "pass"}[value] if flip else value
                     given[EXPERTS[0]].append(verdict(EXPERTS[0], marta, "Checked against the workbook."))
                     if _share(run_id, entry.id, "joris") < 0.6:
-                        joris = marta if _share(run_id, entry.id, "joris-differs") > 0.06 else value
+                        joris = marta if entry.gate or _share(run_id, entry.id, "joris-differs") > 0.06 else value
                         given[EXPERTS[1]].append(verdict(EXPERTS[1], joris, "Second review."))
         for verdicts in given.values():
             if verdicts:

@@ -9,12 +9,14 @@ resamples, seed: on Compute) and when the verdict store changes on disk."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -27,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
-from studio.gui.chart_view import ChartView, save_bytes
+from studio.gui.chart_view import ChartView, save_bytes, save_to
 from studio.gui.scores_models import AgreementModel
 from studio.gui.scores_view import PNG_FILTER, busy_bar, fill_judges, judge_picker
 from studio.gui.tasks import TaskRunner
@@ -227,23 +229,21 @@ class AgreementView(QWidget):
 
         if self.result is None:
             return
-        from PySide6.QtWidgets import QFileDialog
-
-        name, chosen = QFileDialog.getSaveFileName(self, "Export", str(self.context.session.root / "agreement.xlsx"),
-                                                   REPORT_FILTER)
+        suggested = str(self.context.session.root / "agreement.xlsx")
+        name, chosen = QFileDialog.getSaveFileName(self, "Export", suggested, REPORT_FILTER)
         if not name:
             return
+        as_json = name.lower().endswith(".json") or (not name.lower().endswith(".xlsx") and "JSON" in chosen)
         try:
-            if name.lower().endswith(".json") or (not name.lower().endswith(".xlsx") and "JSON" in chosen):
-                from pathlib import Path
-
-                from studio.store.atomic import write_atomic
-
-                write_atomic(Path(name), json.dumps(self.result.report.to_json(), indent=2).encode("utf-8"))
+            if as_json:
+                save_to(Path(name), json.dumps(self.result.report.to_json(), indent=2).encode("utf-8"))
             else:
                 write_xlsx(self.result.report, name)
         except OSError as exc:
             self.status.setText(f"{name}: cannot write it ({getattr(exc, 'strerror', None) or exc})")
+            return
+        except StudioError as error:
+            self.status.setText(str(error))
             return
         self.status.setText(f"Report written to {name}")
 

@@ -69,12 +69,14 @@ class ChartView(QLabel):
 
 def save_bytes(parent: QWidget, data: bytes, suggested: str, filters: str) -> Path | None:
     """Ask where to save `data` and write it there (atomically); None when the user cancels."""
+    name, _ = QFileDialog.getSaveFileName(parent, "Export", suggested, filters)
+    return save_to(Path(name), data) if name else None
+
+
+def save_to(path: Path, data: bytes) -> Path:
+    """Write `data` to `path` atomically; ChartExportError (a StudioError) naming the file if it cannot be."""
     from studio.store.atomic import AtomicWriteError, write_atomic
 
-    name, _ = QFileDialog.getSaveFileName(parent, "Export", suggested, filters)
-    if not name:
-        return None
-    path = Path(name)
     try:
         write_atomic(path, data)
     except (AtomicWriteError, OSError) as exc:

@@ -9,6 +9,7 @@ when the verdict store changes on disk and after an edit of a rubric."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -16,6 +17,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -29,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
-from studio.gui.chart_view import ChartView, save_bytes
+from studio.gui.chart_view import ChartView, save_bytes, save_to
 from studio.gui.scores_models import ScoresModel
 from studio.gui.tasks import TaskRunner
 from studio.gui.verdict_watch import VerdictWatcher
@@ -257,29 +259,22 @@ class ScoresView(QWidget):
             self.status.setText(f"Chart written to {written}")
 
     def export_table(self) -> None:
+        """The table as shown, as an xlsx workbook or a CSV file (by the name's ending)."""
         from studio.judging.tables import table_bytes
 
         if self.sheet is None:
             return
         columns, rows = self.sheet.table()
-        suggested = self._suggested("scores", "xlsx")
-        try:
-            from PySide6.QtWidgets import QFileDialog
-
-            name, chosen = QFileDialog.getSaveFileName(self, "Export", suggested, TABLE_FILTER)
-            if not name:
-                return
-            xlsx = name.lower().endswith(".xlsx") or (not name.lower().endswith(".csv") and "xlsx" in chosen)
-            from pathlib import Path
-
-            from studio.store.atomic import write_atomic
-
-            path = Path(name)
-            write_atomic(path, table_bytes(columns, rows, xlsx, "Scores"))
-        except OSError as exc:
-            self.status.setText(f"{name}: cannot write it ({getattr(exc, 'strerror', None) or exc})")
+        name, chosen = QFileDialog.getSaveFileName(self, "Export", self._suggested("scores", "xlsx"), TABLE_FILTER)
+        if not name:
             return
-        self.status.setText(f"Scores written to {path}")
+        xlsx = name.lower().endswith(".xlsx") or (not name.lower().endswith(".csv") and "xlsx" in chosen)
+        try:
+            written = save_to(Path(name), table_bytes(columns, rows, xlsx, "Scores"))
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        self.status.setText(f"Scores written to {written}")
 
     def stop(self) -> None:
         self.watcher.stop()

@@ -97,3 +97,20 @@ def test_one_rater_alone_is_explained(qtbot, tmp_path: Path):
     qtbot.waitUntil(lambda: not runner.busy, timeout=30000)
     assert "two raters" in view.status.text() and "expert" in view.status.text()
     assert view.model.rowCount() == 0 and not view.export_chart_button.isEnabled()
+
+
+def test_the_report_exports_as_json_and_an_unwritable_place_is_a_message(qtbot, project: Path, tmp_path: Path,
+                                                                        monkeypatch):
+    import json
+
+    view = open_view(qtbot, project)
+    out = tmp_path / "agreement.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(out), "JSON (*.json)"))
+    view.findChild(QPushButton, "exportAgreementReportButton").click()
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["pooled"]["n"] == 16 and data["pooled"]["agree"] == 13 and data["judge"] == "judge:m1"
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(blocked / "chart.png"), "PNG image (*.png)"))
+    view.findChild(QPushButton, "exportAgreementChartButton").click()
+    assert "cannot write it" in view.status.text() and str(blocked / "chart.png") in view.status.text()
