@@ -275,6 +275,55 @@ def runs_shots(app: QApplication, window: Any, work: Path, out: Path) -> None:
     browser.close()
 
 
+def scores_shots(app: QApplication, window: Any, out: Path) -> None:
+    """The runs of runs_shots judged (scripts/judged_sample.py: a judge and two experts), then the
+    scores view's trajectory chart, the agreement dashboard and the calibration flags."""
+    from judged_sample import add_sample_verdicts  # scripts/ is on sys.path when run as a script
+
+    from studio.judging.verdict_store import VerdictStore
+
+    root = window.context.session.root
+    runs = sorted(p.name for p in (root / layout.RUNS_DIR).iterdir() if (p / "run.json").is_file())
+    if not set(runs) <= set(VerdictStore(root).submissions()):
+        add_sample_verdicts(root, runs)
+    docks = [dock for dock in window.findChildren(QDockWidget) if dock.isVisible()]
+    for dock in docks:  # the charts get the window's width
+        dock.hide()
+    hook = window.scores_hook
+    scores = hook.open_scores()
+    wait_until(app, lambda: scores.sheet is not None, "the scores of the runs")
+    scores.charts.setCurrentIndex(0)
+    settle(app, window)
+    save(window, out / "trajectory-chart.png")
+    scores.charts.setCurrentIndex(1)
+    settle(app, window)
+    save(window, out / "profile-chart.png")
+
+    agreement = hook.open_agreement()
+    wait_until(app, lambda: agreement.result is not None, "the agreement analysis", timeout=180)
+    settle(app, window)
+    save(window, out / "agreement-dashboard.png")
+
+    # Calibration flags need 8 decisions per criterion by default; two runs give 2.
+    (root / layout.VERDICTS_DIR / "calibration.yaml").write_text("min_agreement: 0.75\nmin_decisions: 1\n")
+    editor = window.open_rubric("T06")
+    wait_until(app, lambda: bool(editor.model.calibration), "the judge calibration")
+    from studio.gui.rubric_model import COLUMN
+
+    row = editor.model.row_of("T06", "T06-C03")
+    index = editor.proxy.mapFromSource(editor.model.index(row, COLUMN["judge"]))
+    for column in ("covers", "requires", "propagates", "tests"):  # the picture: id, text and judge agreement side by side
+        editor.table.setColumnHidden(COLUMN[column], True)
+    editor.table.setColumnWidth(COLUMN["text"], 330)
+    editor.table.setCurrentIndex(index)
+    editor.table.scrollTo(index)
+    editor.table.horizontalScrollBar().setValue(0)
+    settle(app, window)
+    save(window, out / "rubric-calibration.png")
+    for dock in docks:
+        dock.show()
+
+
 def save(widget: QWidget, path: Path) -> None:
     if not widget.grab().save(str(path)):
         raise SystemExit(f"screenshots: could not write {path}")
@@ -417,6 +466,8 @@ def main() -> int:
 
     # Runs: a real run of the copy in Docker, and its checkpoints compared.
     runs_shots(app, window, args.work, out)
+    # Judging: the runs' scores, trajectory, profiles and agreement from the verdict store.
+    scores_shots(app, window, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()

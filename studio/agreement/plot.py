@@ -43,9 +43,14 @@ class Panel:
 
 
 def write_plot(report: AgreementReport, path: Path | str) -> None:
+    """plot_png(report) saved as `path`, via a temporary file beside it."""
+    write_atomic(Path(path), plot_png(report))
+
+
+def plot_png(report: AgreementReport) -> bytes:
     """Two panels (by target, by dimension): percent agreement with its 95% interval on a
     0-100 axis, Gwet's AC1 and Cohen's kappa with bootstrap intervals on a second axis, the
-    pooled values as dashed lines. Saved as PNG via a temporary file beside `path`."""
+    pooled values as dashed lines; the PNG's bytes (the app shows and exports these)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
@@ -79,7 +84,7 @@ def write_plot(report: AgreementReport, path: Path | str) -> None:
 
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI)
-    write_atomic(Path(path), buffer.getvalue())
+    return buffer.getvalue()
 
 
 # -- what to draw ---------------------------------------------------------------------------

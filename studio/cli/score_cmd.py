@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option, table_file
@@ -29,6 +30,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="without TABLE: score only this run or submission (repeat for several; default: all)")
     parser.add_argument("--judge", metavar="judge:MODEL",
                         help="without TABLE: the one judge whose verdicts count (default: every judge)")
+    parser.add_argument("--trajectory", metavar="OUT.png",
+                        help="without TABLE: also draw each run's checkpoint scores along the timeline and its final "
+                             "score (one --project)")
+    parser.add_argument("--profile", metavar="OUT.png",
+                        help="without TABLE: also draw each run's final-rubric profile by target and by dimension "
+                             "(one --project)")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -36,8 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.table is None:
         return _score_store(args)
-    if args.runs or args.judge:
-        print("dbstudio score: --run and --judge choose verdicts from a project's verdict store: leave out TABLE "
+    if args.runs or args.judge or args.trajectory or args.profile:
+        print("dbstudio score: --run, --judge, --trajectory and --profile choose verdicts from a project's verdict store: leave out TABLE "
               "to score the store of --project", file=sys.stderr)
         return ExitCode.UNUSABLE
     absent: Absent | None = None
@@ -69,6 +76,10 @@ def _score_store(args: argparse.Namespace) -> int:
         print("dbstudio score: give a verdict table (TABLE), or --project PROJECT to score its verdict store",
               file=sys.stderr)
         return ExitCode.UNUSABLE
+    problem = _chart_problem(args)
+    if problem is not None:
+        print(f"dbstudio score: {problem}", file=sys.stderr)
+        return ExitCode.UNUSABLE
     from studio.cli.verdicts_cmd import ProjectLoadError
     from studio.cli.verdicts_export import read_stores, report_left_out
     from studio.judging.errors import JudgingError
@@ -83,15 +94,58 @@ def _score_store(args: argparse.Namespace) -> int:
                   f"{', '.join(sorted(judges)) or 'none'})", file=sys.stderr)
             return ExitCode.UNUSABLE
         scores = score_benchmark(score_rubrics(found, args.judge))
+        drawn = _draw_charts(args, found)
     except (ProjectLoadError, JudgingError) as exc:
         print(f"dbstudio score: {exc}", file=sys.stderr)
         return ExitCode.UNUSABLE
     except ScoringError as exc:
         print(f"dbstudio score: {exc}; nothing was scored", file=sys.stderr)
         return ExitCode.PROBLEMS
+    if drawn is not None:
+        print(f"dbstudio score: {drawn}", file=sys.stderr)
+        return ExitCode.UNUSABLE
     report_left_out(found, "score")
     print(json.dumps(to_json(scores), indent=2) if args.format == "json" else to_text(scores))
     return ExitCode.OK
+
+
+def _chart_problem(args: argparse.Namespace) -> str | None:
+    """Why --trajectory / --profile cannot be drawn as asked, checked before anything is read."""
+    charts = [(name, value) for name, value in (("--trajectory", args.trajectory), ("--profile", args.profile))
+              if value is not None]
+    if charts and len(args.project or []) != 1:
+        return f"{charts[0][0]} draws the runs of one project: give one --project"
+    for name, value in charts:
+        path = Path(value)
+        if path.suffix.lower() != ".png":
+            return f"{name} {value}: give a file name ending in .png"
+        if path.is_dir():
+            return f"{name} {value} is a folder: give a file name, e.g. {path / 'chart.png'}"
+        if not path.parent.is_dir():
+            return f"{name} {value}: the folder {path.parent} does not exist: create it or pick another place"
+    if len(charts) == 2 and Path(charts[0][1]).resolve() == Path(charts[1][1]).resolve():
+        return "--trajectory and --profile name the same file: give each its own"
+    return None
+
+
+def _draw_charts(args: argparse.Namespace, found: list) -> str | None:
+    """Write the asked charts of the (one) project's store; what went wrong, or None."""
+    if args.trajectory is None and args.profile is None:
+        return None
+    from studio.judging.charts import profile_png, trajectory_png
+    from studio.judging.score_sheet import score_sheet
+    from studio.store.atomic import AtomicWriteError, write_atomic
+
+    sheet = score_sheet(found[0], args.judge)
+    for value, draw in ((args.trajectory, trajectory_png), (args.profile, profile_png)):
+        if value is None:
+            continue
+        try:
+            write_atomic(Path(value), draw(sheet))
+        except (AtomicWriteError, OSError) as exc:
+            return f"{value}: cannot write the chart ({getattr(exc, 'strerror', None) or exc})"
+        print(f"wrote {value}", file=sys.stderr)
+    return None
 
 
 def _score_against(table: str, folders: list[str]) -> tuple[BenchmarkScores, Absent]:

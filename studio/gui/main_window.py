@@ -33,6 +33,7 @@ from studio.errors import StudioError
 from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
+from studio.gui.judging_menu import install_scores
 from studio.gui.project_actions import ProjectActions
 from studio.gui.run_monitor import hold_close
 from studio.gui.runs_panel import install_runs
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
         self.edits = ProjectActions(self)
         self._build_actions()
         self.runs_dock, self.runs_panel = install_runs(self, self.runner)
+        self.scores_hook = install_scores(self, self.runner)  # Judging menu: scores, trajectories, agreement
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)
@@ -628,7 +630,7 @@ class MainWindow(QMainWindow):
         if self.context is None:
             return None
         if self.rubric_editor is None:
-            self.rubric_editor = RubricEditor(self.context, self.editor_tabs)
+            self.rubric_editor = RubricEditor(self.context, self.editor_tabs, self.runner)
             self._tabs[("rubric", "")] = self.rubric_editor
             self.editor_tabs.addTab(self.rubric_editor, "Rubric")
         self.rubric_editor.show_scope(scope)

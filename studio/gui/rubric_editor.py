@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,11 +38,13 @@ from studio.gui.project_context import ProjectContext
 from studio.gui.rubric_delegates import RubricDelegate, cover_choices
 from studio.gui.rubric_model import COLUMN, RubricFilterModel, RubricModel, allowed_values
 from studio.gui.rubric_totals import RubricTotalsModel
+from studio.gui.tasks import TaskRunner
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 
 # Column widths that fit the sample's values; the requirement text takes what is left.
 WIDTHS = {"rubric": 56, "id": 76, "text": 420, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
-          "covers": 200, "requires": 110, "propagates": 96, "tests": 80, "status": 80, "reviewer": 130}
+          "covers": 200, "requires": 110, "propagates": 96, "tests": 80, "status": 80, "reviewer": 130,
+          "judge": 150}
 TOTALS_WIDTH = 380  # the totals panel: its labels and numbers fit; the criteria table gets the rest
 KEEP = "(keep)"
 # The item data of a filter's "any" entry: text like every other entry's, so reading the filters
@@ -53,7 +55,11 @@ ANY = ""
 class RubricEditor(QWidget):
     """The table, its filters, totals and actions, over one open project."""
 
-    def __init__(self, context: ProjectContext, parent: QWidget | None = None) -> None:
+    disagreementsRequested = Signal(str, str)  # noqa: N815 (Qt naming)
+    """(scope, criterion id): the expert asked for the decisions where judge and experts differ
+    on this criterion (a click on its judge-agreement cell)."""
+
+    def __init__(self, context: ProjectContext, parent: QWidget | None = None, runner: TaskRunner | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("rubricEditor")
         self.context = context
@@ -154,6 +160,25 @@ class RubricEditor(QWidget):
         context.changed.connect(self._after_edit)
         context.reloaded.connect(self._fill_scopes)
         self._update_actions()
+        # Judge calibration per criterion, computed in the background (none without a runner).
+        self.table.clicked.connect(self._calibration_clicked)
+        self.table.activated.connect(self._calibration_clicked)
+        self.calibration = None
+        if runner is not None:
+            from studio.gui.rubric_calibration import CalibrationFeed
+
+            self.calibration = CalibrationFeed(context, runner, self)
+            self.calibration.updated.connect(self.model.set_calibration)
+            self.calibration.refresh()
+
+    def _calibration_clicked(self, index: QModelIndex) -> None:
+        source = self.proxy.mapToSource(index)
+        if not source.isValid() or source.column() != COLUMN["judge"]:
+            return
+        cell = self.model.calibration_of(source.row())
+        if cell is not None and cell.disagreements:
+            shown = self.model.shown(source.row())
+            self.disagreementsRequested.emit(shown.scope, shown.key)
 
     # -- building -----------------------------------------------------------------------------
     def _combo(self, name: str, anything: str, values: list[str]) -> QComboBox:

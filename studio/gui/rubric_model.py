@@ -37,10 +37,11 @@ from studio.store import layout
 Index = QModelIndex | QPersistentModelIndex
 
 COLUMNS = ("rubric", "id", "text", "weight", "gate", "target", "dimension", "covers", "requires", "propagates",
-           "tests", "status", "reviewer")
+           "tests", "status", "reviewer", "judge")
 HEADERS = {"rubric": "Rubric", "id": "Id", "text": "Requirement", "weight": "Weight", "gate": "Gate",
            "target": "Target", "dimension": "Dimension", "covers": "Covers", "requires": "Requires",
-           "propagates": "Propagates", "tests": "Tests", "status": "Status", "reviewer": "Reviewer"}
+           "propagates": "Propagates", "tests": "Tests", "status": "Status", "reviewer": "Reviewer",
+           "judge": "Judge agreement"}
 COLUMN = {name: number for number, name in enumerate(COLUMNS)}
 LIST_FIELDS = ("covers", "requires", "propagates", "tests")
 # What a reused final criterion keeps as its own (everything else is the original's).
@@ -51,9 +52,12 @@ KEY_ROLE = Qt.ItemDataRole.UserRole + 2
 REUSED_ROLE = Qt.ItemDataRole.UserRole + 3
 POSITION_ROLE = Qt.ItemDataRole.UserRole + 4
 
+FLAGGED_ROLE = Qt.ItemDataRole.UserRole + 5  # the judge column: True for a criterion flagged by calibration
+
 _ROLES = frozenset(int(role) for role in (
     Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.FontRole,
-    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole, SCOPE_ROLE, KEY_ROLE, REUSED_ROLE, POSITION_ROLE))
+    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.DecorationRole, SCOPE_ROLE,
+    KEY_ROLE, REUSED_ROLE, POSITION_ROLE, FLAGGED_ROLE))
 
 _ITALIC = QFont()
 _ITALIC.setItalic(True)
@@ -113,6 +117,8 @@ class RubricModel(QAbstractTableModel):
         self._texts_cache: dict[str, list[str]] = {}  # the last field of each, for typing
         self._following = False  # while the index catches up with an edit, nothing is cached
         self.generation = 0  # counts the changes of rows: a filter's answers hold for one generation
+        self.calibration: dict[tuple[str, str], Any] = {}  # (scope, id) -> CalibrationCell (rubric_calibration)
+        self._flag_icon: Any = None
         self._build()
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self.reset)
@@ -220,9 +226,13 @@ class RubricModel(QAbstractTableModel):
         if role not in _ROLES or not index.isValid() or index.row() >= self._total:
             return None
         column = COLUMNS[index.column()]
+        if column == "judge":
+            return self._calibration_data(index.row(), role)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter) if column == "weight" else None
-        if role == Qt.ItemDataRole.CheckStateRole and column != "gate":
+        if role == Qt.ItemDataRole.DecorationRole or (role == Qt.ItemDataRole.CheckStateRole and column != "gate"):
+            return None
+        if role == FLAGGED_ROLE:
             return None
         if role == POSITION_ROLE:
             return self.locate(index.row())[1]
@@ -248,6 +258,47 @@ class RubricModel(QAbstractTableModel):
         if role == KEY_ROLE:
             return shown.key
         return shown.reused  # REUSED_ROLE
+
+    # -- judge calibration ----------------------------------------------------------------------
+    def calibration_of(self, row: int) -> Any:
+        """The calibration of a row's criterion (a CalibrationCell), or None without comparisons."""
+        scope, place = self.locate(row)
+        return self.calibration.get((scope, self._keys[scope][place]))
+
+    def _calibration_data(self, row: int, role: int) -> Any:
+        cell = self.calibration_of(row)
+        if cell is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{cell.agreement:.0%} ({cell.disagreements}/{cell.decisions} differ)"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            more = ": click to see them" if cell.disagreements else ""
+            low = "; flagged: rewrite the criterion so judge and experts read it alike" if cell.flagged else ""
+            return cell.describe() + low + more
+        if role == Qt.ItemDataRole.DecorationRole and cell.flagged:
+            if self._flag_icon is None:
+                from PySide6.QtWidgets import QApplication, QStyle
+
+                self._flag_icon = QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+            return self._flag_icon
+        if role == FLAGGED_ROLE:
+            return cell.flagged
+        return None
+
+    def set_calibration(self, cells: dict[tuple[str, str], Any]) -> None:
+        """Show new calibration: dataChanged for the judge cells whose value changed, no reset."""
+        old, self.calibration = self.calibration, dict(cells)
+        changed = {key for key in set(old) | set(cells) if old.get(key) != cells.get(key)}
+        column = COLUMN["judge"]
+        rows = sorted(row for scope, key in changed for row in self._rows_of(scope, key))
+        for first, last in _ranges(rows):
+            self.dataChanged.emit(self.index(first, column), self.index(last, column))
+
+    def _rows_of(self, scope: str, key: str) -> list[int]:
+        if scope not in self._keys:
+            return []
+        start = self._starts[self._scopes.index(scope)]
+        return [start + n for n, k in enumerate(self._keys[scope]) if k == key]
 
     def _value(self, shown: Shown, column: str) -> Any:
         own, values = shown.own, shown.values
@@ -306,7 +357,7 @@ class RubricModel(QAbstractTableModel):
             return base | Qt.ItemFlag.ItemIsEditable if column in REUSE_EDITABLE else base
         if column == "gate":
             return base | Qt.ItemFlag.ItemIsUserCheckable
-        if column == "rubric" or (column == "tests" and shown.scope != FINAL_SCOPE):
+        if column in ("rubric", "judge") or (column == "tests" and shown.scope != FINAL_SCOPE):
             return base  # acceptance items are tested by final criteria only
         return base | Qt.ItemFlag.ItemIsEditable
 

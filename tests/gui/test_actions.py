@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QMenu, QMessageBox
 
 from studio.gui.dialogs import CommitDialog, HandoffDialog, MaterialImportDialog, NewProjectDialog
 from studio.gui.main_window import MainWindow
@@ -45,7 +45,10 @@ def test_actions_carry_their_names_and_shortcuts(qtbot):
         assert window.findChild(QAction, name) is not None
     assert not window.action_save.isEnabled()  # nothing open yet
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&Edit", "&Project", "R&uns", "&View"]
+    assert menus == ["&File", "&Edit", "&Project", "R&uns", "&Judging", "&View"]
+    judging = window.findChild(QMenu, "menuJudging")
+    assert [a.objectName() for a in judging.actions() if a.objectName()][-2:] == ["scoresAction", "agreementAction"]
+    assert not window.findChild(QAction, "scoresAction").isEnabled()  # nothing open yet
 
 
 def test_add_stage_and_subtask_undo_redo_save_and_commit(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -1,0 +1,85 @@
+"""A chart in the app: the PNG that studio.judging.charts or studio.agreement.plot drew, shown
+scaled to the space it has, and saved as it is by "Export PNG…".
+
+Why an image and not matplotlib's Qt canvas (backend_qtagg): the chart is drawn on the
+TaskRunner's worker thread, so a bootstrap or a large store never freezes the window; the bytes
+shown are exactly those exported and those `dbstudio score --trajectory` writes; and the window's
+start-up imports no matplotlib (tests/gui/test_startup_imports.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPixmap, QResizeEvent
+from PySide6.QtWidgets import QFileDialog, QLabel, QSizePolicy, QWidget
+
+from studio.errors import StudioError
+
+
+class ChartExportError(StudioError):
+    """A chart could not be written (a folder that is not writable, a full disk)."""
+
+
+class ChartView(QLabel):
+    def __init__(self, name: str, placeholder: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.setMinimumSize(240, 160)
+        self.setStyleSheet("background: white;")
+        self.setWordWrap(True)
+        self.png: bytes | None = None
+        self._pixmap = QPixmap()
+        self.show_text(placeholder)
+
+    def show_text(self, text: str) -> None:
+        """A message where the chart goes (nothing to draw, or why not)."""
+        self.png = None
+        self._pixmap = QPixmap()
+        self.clear()
+        self.setText(text)
+
+    def set_png(self, data: bytes) -> None:
+        self.png = data
+        self._pixmap = QPixmap()
+        self._pixmap.loadFromData(data, "PNG")
+        self.setText("")
+        self._rescale()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return QSize(900, 560)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self._rescale()
+
+    def _rescale(self) -> None:
+        if self._pixmap.isNull():
+            return
+        # Never larger than drawn: an enlarged raster only blurs.
+        size = self._pixmap.size().scaled(self.contentsRect().size(), Qt.AspectRatioMode.KeepAspectRatio)
+        if size.width() > self._pixmap.width():
+            size = self._pixmap.size()
+        self.setPixmap(self._pixmap.scaled(size, Qt.AspectRatioMode.KeepAspectRatio,
+                                           Qt.TransformationMode.SmoothTransformation))
+
+
+def save_bytes(parent: QWidget, data: bytes, suggested: str, filters: str) -> Path | None:
+    """Ask where to save `data` and write it there (atomically); None when the user cancels."""
+    name, _ = QFileDialog.getSaveFileName(parent, "Export", suggested, filters)
+    return save_to(Path(name), data) if name else None
+
+
+def save_to(path: Path, data: bytes) -> Path:
+    """Write `data` to `path` atomically; ChartExportError (a StudioError) naming the file if it cannot be."""
+    from studio.store.atomic import AtomicWriteError, write_atomic
+
+    try:
+        write_atomic(path, data)
+    except (AtomicWriteError, OSError) as exc:
+        raise ChartExportError(f"{path}: cannot write it ({getattr(exc, 'strerror', None) or exc}): "
+                               "pick another folder or file name") from None
+    return path

@@ -1,0 +1,215 @@
+"""Table models of the scores view and the agreement dashboard.
+
+`ScoresModel`: one row per run, one column per checkpoint along the timeline, then the process
+score, the final score and the count of missing verdicts. An unknown score shows its range in
+italics, a rubric without verdicts "not judged" in grey: never 0.
+`AgreementModel`: one row per block of decisions (pooled, each target, each dimension) with
+the agreement statistics of studio.agreement.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+if TYPE_CHECKING:
+    from studio.agreement.results import AgreementReport, Block
+    from studio.judging.score_sheet import RunScores, ScopeScore, ScoreSheet
+
+Index = QModelIndex | QPersistentModelIndex
+GREY = QBrush(QColor("#6b6b6b"))
+_ITALIC = QFont()
+_ITALIC.setItalic(True)
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+class ScoresModel(QAbstractTableModel):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.sheet: ScoreSheet | None = None
+        self._columns: list[str] = []
+
+    def set_sheet(self, sheet: ScoreSheet | None) -> None:
+        """Show a new sheet: the same runs and rubrics change cells only (dataChanged), a
+        different layout is a new table."""
+        columns = self._columns_of(sheet)
+        same = (self.sheet is not None and sheet is not None and columns == self._columns
+                and [r.submission for r in self.sheet.runs] == [r.submission for r in sheet.runs])
+        if same and sheet is not None:
+            self.sheet = sheet
+            if sheet.runs:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(sheet.runs) - 1, len(columns) - 1))
+            return
+        self.beginResetModel()
+        self.sheet, self._columns = sheet, columns
+        self.endResetModel()
+
+    @staticmethod
+    def _columns_of(sheet: ScoreSheet | None) -> list[str]:
+        if sheet is None:
+            return []
+        return ["run", *sheet.scopes, "process", *(["final"] if sheet.has_final else []), "missing"]
+
+    def columns(self) -> list[str]:
+        return list(self._columns)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() or self.sheet is None else len(self.sheet.runs)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._columns):
+            return None
+        name = self._columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {"run": "Run", "process": "Process", "final": "Final", "missing": "Missing"}.get(name, name)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {"run": "The run (HARNESS@RUN_ID) or the submission judged",
+                    "process": "The mean of the checkpoint scores",
+                    "final": "The final rubric's score",
+                    "missing": "Criteria without a pass/fail verdict: judge or review them"}.get(
+                name, f"The checkpoint score of {name}")
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self.sheet is None or index.row() >= len(self.sheet.runs):
+            return None
+        run = self.sheet.runs[index.row()]
+        column = self._columns[index.column()]
+        if column == "run":
+            if role == Qt.ItemDataRole.DisplayRole:
+                return run.system
+            return run.submission if role == Qt.ItemDataRole.ToolTipRole else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return RIGHT
+        if column == "missing":
+            return run.missing if role == Qt.ItemDataRole.DisplayRole else None
+        if column == "process":
+            return self._process(run, role)
+        score = self.scope_score(run, column)
+        if score is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return score.text()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return score.explain()
+        if role == Qt.ItemDataRole.FontRole:
+            return _ITALIC if score.score is None else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return GREY if score.score is None else None
+        return None
+
+    def _process(self, run: RunScores, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            return run.process_text()
+        if run.process is None and role == Qt.ItemDataRole.FontRole:
+            return _ITALIC
+        if run.process is None and role == Qt.ItemDataRole.ForegroundRole:
+            return GREY
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if run.process is None and run.process_range is not None:
+                return (f"Unknown: missing verdicts leave the mean of the checkpoint scores between "
+                        f"{run.process_range[0]:.2f} and {run.process_range[1]:.2f}")
+            return "The mean of the checkpoint scores"
+        return None
+
+    def scope_score(self, run: RunScores, scope: str) -> ScopeScore | None:
+        if scope == "final":
+            return run.final
+        return next((score for score in run.checkpoints if score.scope == scope), None)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}%"
+
+
+def _coefficient(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _interval(interval: list[float] | None, percent: bool = False) -> str:
+    if not interval:
+        return "—"
+    return f"{interval[0]:.1f}–{interval[1]:.1f}%" if percent else f"{interval[0]:.3f} to {interval[1]:.3f}"
+
+
+def block_kappa(block: Block) -> float | None:
+    """Cohen's kappa of two raters; with more, the mean over the judge-expert pairs."""
+    if block.get("raters") == 2:
+        return block.get("cohen_kappa")
+    pairs = block.get("judge_expert")
+    return None if pairs is None else pairs.get("cohen_kappa")
+
+
+def _bootstrap(block: Block, name: str) -> list[float] | None:
+    entry = (block.get("bootstrap95") or {}).get(name)
+    return entry["interval"] if entry else None
+
+
+AGREEMENT_COLUMNS = ("Group", "Decisions", "Agreement", "95% interval", "Cohen's kappa", "Gwet's AC1",
+                     "AC1 95% (bootstrap)", "Krippendorff's alpha")
+
+
+class AgreementModel(QAbstractTableModel):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.report: AgreementReport | None = None
+        self._rows: list[tuple[str, Block]] = []
+
+    def set_report(self, report: AgreementReport | None) -> None:
+        rows = [] if report is None else [("pooled", report.pooled)] + [
+            (f"{kind} {name}", block) for kind, blocks in (("target", report.by_target),
+                                                          ("dimension", report.by_dimension))
+            for name, block in blocks.items()]
+        if self.report is not None and report is not None and [r[0] for r in rows] == [r[0] for r in self._rows]:
+            self.report, self._rows = report, rows
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(AGREEMENT_COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self.report, self._rows = report, rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(AGREEMENT_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
+                and 0 <= section < len(AGREEMENT_COLUMNS):
+            return AGREEMENT_COLUMNS[section]
+        return None
+
+    def cells(self, row: int) -> list[str]:
+        """The texts of a row, as shown."""
+        name, block = self._rows[row]
+        two = block.get("raters") == 2
+        interval = block.get("wilson95") if two else _bootstrap(block, "percent")
+        return [name, str(block.get("n", 0)), _pct(block.get("percent")), _interval(interval, percent=True),
+                _coefficient(block_kappa(block)), _coefficient(block.get("gwet_ac1")),
+                _interval(_bootstrap(block, "gwet_ac1")), _coefficient(block.get("krippendorff_alpha"))]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cells(index.row())[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
+            return RIGHT
+        if role == Qt.ItemDataRole.FontRole and index.row() == 0:
+            bold = QFont()
+            bold.setBold(True)
+            return bold
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
+            block = self._rows[index.row()][1]
+            basis = block.get("percent_basis", "two raters")
+            return f"Percent agreement ({basis}); {block.get('agree', 0)} of {block.get('n', 0)} decisions agree" \
+                if basis == "two raters" else f"Percent agreement ({basis})"
+        return None

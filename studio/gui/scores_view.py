@@ -1,0 +1,292 @@
+"""The scores view (`scoresView`): the open project's runs scored from the verdict store by the
+scoring engine. A table of each run's checkpoint scores along the timeline, its process and final
+score (an unknown score as its range, a rubric without verdicts as "not judged"); below it the
+trajectory chart and the profiles by target and dimension, each exportable as PNG. A judge picker
+chooses whose verdicts count when the store holds several judges.
+
+Scores and charts are computed on the TaskRunner when the view opens, when the judge changes,
+when the verdict store changes on disk and after an edit of a rubric."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.errors import StudioError
+from studio.gui.chart_view import ChartView, save_bytes, save_to
+from studio.gui.scores_models import ScoresModel
+from studio.gui.tasks import TaskRunner
+from studio.gui.verdict_watch import VerdictWatcher
+
+if TYPE_CHECKING:
+    from studio.editing.changes import Changes
+    from studio.gui.project_context import ProjectContext
+    from studio.judging.score_sheet import ScoreSheet
+
+EVERY_JUDGE = "Every judge (where they agree)"
+RUBRIC_DELAY_MS = 400
+PNG_FILTER = "PNG image (*.png)"
+TABLE_FILTER = "Excel workbook (*.xlsx);;CSV (*.csv)"
+
+
+def busy_bar(name: str, parent: QWidget) -> QProgressBar:
+    bar = QProgressBar(parent)
+    bar.setObjectName(name)
+    bar.setRange(0, 0)  # busy: the work reports no steps
+    bar.setMaximumWidth(140)
+    bar.setTextVisible(False)
+    bar.hide()
+    return bar
+
+
+def judge_picker(name: str, parent: QWidget, every: str | None) -> QComboBox:
+    combo = QComboBox(parent)
+    combo.setObjectName(name)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    if every is not None:
+        combo.addItem(every, None)
+    return combo
+
+
+def fill_judges(combo: QComboBox, judges: list[str], every: str | None) -> None:
+    """The store's judges in the picker, the current choice kept (signals blocked)."""
+    current = combo.currentData()
+    combo.blockSignals(True)
+    combo.clear()
+    if every is not None:
+        combo.addItem(every, None)
+    for judge in judges:
+        combo.addItem(judge, judge)
+    combo.setCurrentIndex(max(0, combo.findData(current)) if current is not None else 0)
+    combo.blockSignals(False)
+    combo.setEnabled(len(judges) > 1 or (every is None and bool(judges)))
+
+
+class ScoresView(QWidget):
+    computed = Signal()
+    """A newly computed score sheet (or the reason there is none) is shown."""
+    failed = Signal(str)
+
+    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scoresView")
+        self.context = context
+        self.runner = runner
+        self.sheet: ScoreSheet | None = None
+        self._generation = 0
+        self._task: Any = None
+        self._stale = False
+
+        self.judge_box = judge_picker("scoresJudgePicker", self, EVERY_JUDGE)
+        self.judge_box.setToolTip("Whose verdicts count where no expert gave one")
+        self.judge_box.currentIndexChanged.connect(lambda _: self.refresh())
+        self.refresh_button = QPushButton("Refresh", self)
+        self.refresh_button.setObjectName("scoresRefreshButton")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.export_table_button = QPushButton("Export table…", self)
+        self.export_table_button.setObjectName("exportScoresTableButton")
+        self.export_table_button.clicked.connect(self.export_table)
+        self.busy = busy_bar("scoresBusy", self)
+        self.status = QLabel(self)
+        self.status.setObjectName("scoresStatus")
+        self.status.setWordWrap(True)
+
+        self.model = ScoresModel(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("scoresTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+
+        self.trajectory = ChartView("trajectoryChart", "The trajectory chart appears once runs have verdicts.", self)
+        self.profile = ChartView("profileChart", "The profiles appear once runs have verdicts.", self)
+        self.export_trajectory_button = QPushButton("Export PNG…", self)
+        self.export_trajectory_button.setObjectName("exportTrajectoryButton")
+        self.export_trajectory_button.clicked.connect(lambda: self.export_chart(self.trajectory, "trajectory"))
+        self.export_profile_button = QPushButton("Export PNG…", self)
+        self.export_profile_button.setObjectName("exportProfileButton")
+        self.export_profile_button.clicked.connect(lambda: self.export_chart(self.profile, "profiles"))
+        self.charts = QTabWidget(self)
+        self.charts.setObjectName("scoresChartTabs")
+        self.charts.addTab(_with_button(self.trajectory, self.export_trajectory_button), "Trajectory")
+        self.charts.addTab(_with_button(self.profile, self.export_profile_button), "Target and dimension profiles")
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Judge:", self))
+        top.addWidget(self.judge_box)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.export_table_button)
+        top.addWidget(self.busy)
+        top.addWidget(self.status, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.setObjectName("scoresSplitter")
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.charts)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self._update_buttons()
+
+        self.watcher = VerdictWatcher(context.session.root, self)
+        self.watcher.changed.connect(self._store_changed)
+        self._rubric_timer = QTimer(self)
+        self._rubric_timer.setSingleShot(True)
+        self._rubric_timer.setInterval(RUBRIC_DELAY_MS)
+        self._rubric_timer.timeout.connect(self.refresh)
+        context.changed.connect(self._on_changed)
+        context.reloaded.connect(self.refresh)
+        self.refresh()
+
+    # -- computing --------------------------------------------------------------------------
+    def _store_changed(self) -> None:
+        """Compute again now if shown; a hidden tab (another tab in front) waits until it is shown,
+        so a review saving verdict after verdict does not queue work nobody sees."""
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
+    def judge(self) -> str | None:
+        data = self.judge_box.currentData()
+        return str(data) if data else None
+
+    def refresh(self) -> None:
+        """Score the runs again in the background (the latest request wins)."""
+        from studio.judging.dashboards import compute_scores
+
+        self._generation += 1
+        generation = self._generation
+        if self._task is not None:
+            self._task.cancel()
+        root, project, judge = self.context.session.root, self.context.session.loaded.project, self.judge()
+        self.busy.show()
+        self.status.setText("Scoring the runs…")
+        self._task = self.runner.run("Scoring runs", lambda: compute_scores(root, project, judge),
+                                     lambda result: self._done(generation, result),
+                                     lambda error: self._failed(generation, error))
+
+    def _done(self, generation: int, result: tuple[ScoreSheet, bytes, bytes]) -> None:
+        if generation != self._generation:
+            return
+        self._task = None
+        sheet, trajectory, profile = result
+        self.busy.hide()
+        self.sheet = sheet
+        fill_judges(self.judge_box, sheet.judges, EVERY_JUDGE)
+        self.model.set_sheet(sheet)
+        self.trajectory.set_png(trajectory)
+        self.profile.set_png(profile)
+        runs = len(sheet.runs)
+        text = f"{runs} run{'' if runs == 1 else 's'} scored from the verdict store"
+        missing = sum(run.missing for run in sheet.runs)
+        if missing:
+            text += f"; {missing} verdict(s) missing: the scores they could change show their range"
+        if sheet.left_out:
+            text += f". Left out: {sheet.left_out}"
+        self.status.setText(text)
+        self._update_buttons()
+        self.computed.emit()
+
+    def _failed(self, generation: int, error: StudioError) -> None:
+        if generation != self._generation:
+            return
+        self._task = None
+        self.busy.hide()
+        self.sheet = None
+        self.model.set_sheet(None)
+        self.trajectory.show_text(str(error))
+        self.profile.show_text(str(error))
+        self.status.setText(str(error).splitlines()[0])
+        self._update_buttons()
+        self.failed.emit(str(error))
+        self.computed.emit()
+
+    def _on_changed(self, changes: Changes) -> None:
+        from studio.gui.rubric_model import scope_of_file
+
+        # A rubric edit changes what is scored (and may make verdicts stale): score again once typing pauses.
+        if any(scope_of_file(rel) is not None for rel in changes.files):
+            self._rubric_timer.start()
+
+    def _update_buttons(self) -> None:
+        self.export_table_button.setEnabled(self.sheet is not None)
+        self.export_trajectory_button.setEnabled(self.trajectory.png is not None)
+        self.export_profile_button.setEnabled(self.profile.png is not None)
+
+    # -- exporting --------------------------------------------------------------------------
+    def _suggested(self, what: str, suffix: str) -> str:
+        name = self.sheet.project_id if self.sheet is not None else "project"
+        return str(self.context.session.root / f"{name}-{what}.{suffix}")
+
+    def export_chart(self, chart: ChartView, what: str) -> None:
+        if chart.png is None:
+            return
+        try:
+            written = save_bytes(self, chart.png, self._suggested(what, "png"), PNG_FILTER)
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        if written is not None:
+            self.status.setText(f"Chart written to {written}")
+
+    def export_table(self) -> None:
+        """The table as shown, as an xlsx workbook or a CSV file (by the name's ending)."""
+        from studio.judging.tables import table_bytes
+
+        if self.sheet is None:
+            return
+        columns, rows = self.sheet.table()
+        name, chosen = QFileDialog.getSaveFileName(self, "Export", self._suggested("scores", "xlsx"), TABLE_FILTER)
+        if not name:
+            return
+        xlsx = name.lower().endswith(".xlsx") or (not name.lower().endswith(".csv") and "xlsx" in chosen)
+        try:
+            written = save_to(Path(name), table_bytes(columns, rows, xlsx, "Scores"))
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        self.status.setText(f"Scores written to {written}")
+
+    def stop(self) -> None:
+        self.watcher.stop()
+
+
+def _with_button(chart: ChartView, button: QPushButton) -> QWidget:
+    page = QWidget(chart.parentWidget())
+    row = QHBoxLayout()
+    row.addStretch(1)
+    row.addWidget(button)
+    column = QVBoxLayout(page)
+    column.setContentsMargins(4, 4, 4, 4)
+    column.addLayout(row)
+    column.addWidget(chart, 1)
+    return page
