@@ -34,6 +34,7 @@ from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
 from studio.gui.project_actions import ProjectActions
+from studio.gui.review_install import install_review
 from studio.gui.run_monitor import hold_close
 from studio.gui.runs_panel import install_runs
 from studio.gui.status_bar import GitState, StatusParts, read_git_state
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
         self.edits = ProjectActions(self)
         self._build_actions()
         self.runs_dock, self.runs_panel = install_runs(self, self.runner)
+        self.review = install_review(self, self.runner)  # the Judging menu: review and adjudication tabs
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)

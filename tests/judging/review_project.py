@@ -36,7 +36,7 @@ def review_project(tmp_path: Path) -> Path:
     VerdictStore(root).put(RUN_ID, [
         Verdict(criterion=criterion_id(n), scope="T01", verdict=value, rater=JUDGE, time=T0,  # type: ignore[arg-type]
                 criterion_version=versions[("T01", criterion_id(n))], note=f"Rationale {n}: the report says so.",
-                evidence=[f"outputs/report.md#L{n}-L{n + 1}"])
+                evidence=[f"outputs/report.txt#L{n}-L{n + 1}"])
         for n, value in JUDGE_VERDICTS.items()])
     return root
 
@@ -46,7 +46,7 @@ def make_review_run(root: Path, tmp_path: Path) -> Path:
     run_dir = root / "runs" / RUN_ID
     run_dir.mkdir(parents=True)
     workspace = tmp_path / "workspace"
-    write(workspace, "outputs/report.md", REPORT)
+    write(workspace, "outputs/report.txt", REPORT)
     write(workspace, "outputs/notes.txt", "working notes\n")
     checkpoint = store_of(run_dir).snapshot(workspace)
     record = RunRecord(run_id=RUN_ID, project_id="new-project", project_dir=str(root), harness="script:h.sh",

@@ -30,7 +30,7 @@ def test_the_queue_lists_each_criterion_of_the_judged_scope_with_what_the_expert
     assert [d.criterion.weight for d in queue.decisions] == [WEIGHTS[n] for n in range(1, 11)]
     judge = first.judge_verdict()
     assert judge is not None and judge.rater == JUDGE and judge.verdict == "pass"
-    assert judge.note == "Rationale 1: the report says so." and judge.evidence == ["outputs/report.md#L1-L2"]
+    assert judge.note == "Rationale 1: the report says so." and judge.evidence == ["outputs/report.txt#L1-L2"]
     instruction = queue.instruction("T01")
     instruction_md = (project / "subtasks" / "T01" / "instruction.md").read_text(encoding="utf-8")
     assert instruction.title.startswith("Instruction of subtask T01") and instruction.text == instruction_md
@@ -106,7 +106,7 @@ def test_a_verdict_needs_an_experts_name_and_pass_fail_or_na(project: Path) -> N
 def test_a_decision_opens_the_runs_checkpoint_files(project: Path) -> None:
     queue = ReviewQueue.of_project(project)
     submission = queue.submission(queue.decisions[0])
-    assert (submission.folder / "outputs" / "report.md").read_text(encoding="utf-8").startswith("Line 1: item 1")
+    assert (submission.folder / "outputs" / "report.txt").read_text(encoding="utf-8").startswith("Line 1: item 1")
     (project / "verdicts" / "handed-over").mkdir()
     VerdictStore(project).put("handed-over", [queue.decisions[0].judge_verdict()])  # type: ignore[list-item]
     queue.reload()
