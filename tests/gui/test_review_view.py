@@ -240,3 +240,40 @@ def test_a_cited_line_scrolls_the_preview(qtbot, project: Path) -> None:
     assert isinstance(text, QPlainTextEdit)
     cursor = text.textCursor()
     assert cursor.blockNumber() == 6 and cursor.selectedText() == "Line 7: item 7 of the brief."
+
+
+def test_the_judging_menu_opens_the_views_and_a_verdict_shows_in_the_git_state(qtbot, project: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QMenu, QTabWidget
+
+    from tests.gui.shell_support import git, git_identity, idle, open_window
+
+    git_identity(monkeypatch)
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "judged")
+    window = open_window(qtbot, project)
+    menu = window.findChild(QMenu, "menuJudging")
+    assert [a.objectName() for a in menu.actions()] == ["reviewAction", "adjudicationAction"]
+    window.review.action_review.trigger()
+    qtbot.waitUntil(lambda: window.review.review_view is not None, timeout=20000)
+    view = window.review.review_view
+    tabs = window.findChild(QTabWidget, "editorTabs")
+    assert tabs.currentWidget() is view and view.objectName() == "reviewView"
+    qtbot.waitUntil(lambda: "git: saved" in window.git_label.text(), timeout=20000)
+    type_name(view, "Anna")
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_P)
+    assert (project / "verdicts" / RUN_ID / "anna.yaml").is_file()
+    qtbot.waitUntil(lambda: "1 unsaved change" in window.git_label.text(), timeout=20000)
+    # the calibration flag's way in: one criterion's disagreements, brought forward
+    window.review.action_adjudication.trigger()
+    qtbot.waitUntil(lambda: window.review.adjudication_view is not None, timeout=20000)
+    assert tabs.currentWidget() is window.review.adjudication_view
+    window.review.show_criterion("T01", criterion_id(1))
+    assert tabs.currentWidget() is view and view.proxy.rowCount() == 0  # Anna agreed with the judge on C1
+    tabs.tabCloseRequested.emit(tabs.indexOf(view))
+    qtbot.waitUntil(lambda: window.review.review_view is None, timeout=5000)
+    window.review.action_review.trigger()
+    qtbot.waitUntil(lambda: window.review.review_view is not None, timeout=5000)
+    idle(qtbot, window)
