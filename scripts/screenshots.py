@@ -275,6 +275,42 @@ def runs_shots(app: QApplication, window: Any, work: Path, out: Path) -> None:
     browser.close()
 
 
+def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
+    """The runs of runs_shots judged against the loopback judge server and reviewed by two experts
+    (scripts/judged_sample.py); the review view on a decision where an expert differs from the
+    judge, then the adjudication queue."""
+    from judged_sample import EXPERTS, add_sample_verdicts
+
+    run_ids = sorted(path.parent.name for path in (root / layout.RUNS_DIR).glob("*/run.json"))
+    add_sample_verdicts(root, run_ids)
+    docks = [window.findChild(QDockWidget, name) for name in ("runsDock", "findingsDock", "explorerDock")]
+    for dock in docks:
+        if dock is not None:
+            dock.hide()
+    QSettings().setValue("review/rater", EXPERTS[0])
+    window.review.open_review()
+    wait_until(app, lambda: window.review.review_view is not None, "the review queue")
+    view = window.review.review_view
+    differs = [d for d in view.session.queue.decisions
+               if EXPERTS[0] in d.ratings and d.judge_verdict() is not None and d.judge_verdict().evidence
+               and d.ratings[EXPERTS[0]].verdict != d.judge_verdict().verdict]
+    chosen = differs[0] if differs else view.session.queue.decisions[0]
+    view._select(view._proxy_row(chosen) or 0)
+    wait_until(app, lambda: view.evidence.files.count() > 0 and view.evidence.preview.content is not None,
+               "the evidence of the decision")
+    settle(app, window)
+    save(window, out / "review-view.png")
+
+    window.review.open_adjudication()
+    wait_until(app, lambda: window.review.adjudication_view is not None, "the adjudication queue")
+    adjudication = window.review.adjudication_view
+    settle(app, window)
+    save(window, out / "adjudication-queue.png")
+    for dock in docks:
+        if dock is not None:
+            dock.show()
+
+
 def save(widget: QWidget, path: Path) -> None:
     if not widget.grab().save(str(path)):
         raise SystemExit(f"screenshots: could not write {path}")
@@ -417,6 +453,8 @@ def main() -> int:
 
     # Runs: a real run of the copy in Docker, and its checkpoints compared.
     runs_shots(app, window, args.work, out)
+    # Review: the two runs judged and reviewed, side by side and in the adjudication queue.
+    review_shots(app, window, root, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()

@@ -50,7 +50,7 @@ class AdjudicationView(QWidget):
         self.queue.setWordWrap(False)
         self.queue.verticalHeader().setVisible(False)
         self.queue.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.queue.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.queue.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.queue.horizontalHeader().setStretchLastSection(True)
         self.queue.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.model.modelReset.connect(self._reset)
@@ -66,6 +66,8 @@ class AdjudicationView(QWidget):
         self.raters.verticalHeader().setVisible(False)
         self.raters.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.raters.setWordWrap(True)
+        # rows follow their wrapped text as the columns are resized (one pass at build time saw narrow columns)
+        self.raters.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.raters.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
@@ -91,7 +93,7 @@ class AdjudicationView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.queue)
         split.addWidget(lower)
-        split.setSizes([300, 320])
+        split.setSizes([240, 380])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.heading)
@@ -105,6 +107,8 @@ class AdjudicationView(QWidget):
         self._reset()
 
     def _reset(self) -> None:
+        for column in range(self.model.columnCount()):
+            self.queue.setColumnWidth(column, max(90, min(220, self.queue.sizeHintForColumn(column) + 24)))
         count = self.model.rowCount()
         settled = sum(1 for d in self.model.rows if d.adjudicated is not None)
         self.heading.setText(f"{count} decision(s) where raters differ · {settled} settled" if count else
@@ -215,6 +219,5 @@ class AdjudicationView(QWidget):
                     item.setForeground(COLOURS[verdict.verdict])
                 item.setToolTip(text)
                 self.raters.setItem(row, column, item)
-        self.raters.resizeRowsToContents()
         if self._pending_note:
             self.status.setText(f"Note to store: {self._pending_note}")

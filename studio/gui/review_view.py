@@ -171,10 +171,10 @@ class ReviewView(QWidget):
         self.queue.verticalHeader().setVisible(False)
         self.queue.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.queue.horizontalHeader()
-        header.setStretchLastSection(True)
-        for column, width in enumerate((190, 60, 110, 90, 130, 64, 70, 70, 170)):
-            self.queue.setColumnWidth(column, width)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in enumerate((190, 60, 110, 90, 130, 64, 70, 70, 260, 120)):
+            self.queue.setColumnWidth(column, width)
+        header.setSectionResizeMode(QueueModel.COLUMNS.index("Experts"), QHeaderView.ResizeMode.Stretch)
         self.queue.selectionModel().currentRowChanged.connect(self._row_chosen)
 
         self.evidence = EvidencePane(self.runner, self)
@@ -217,7 +217,7 @@ class ReviewView(QWidget):
         self.judge_refs = QListWidget(judge_box)
         self.judge_refs.setObjectName("judgeRefs")
         self.judge_refs.setToolTip("The places the judge cited: choose one to see it in the evidence")
-        self.judge_refs.setMaximumHeight(74)
+        self.judge_refs.setMaximumHeight(58)
         self.judge_refs.itemActivated.connect(self._ref_chosen)
         self.judge_refs.itemClicked.connect(self._ref_chosen)
         judge_layout = QVBoxLayout(judge_box)
