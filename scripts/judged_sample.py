@@ -82,17 +82,22 @@ def add_sample_verdicts(project_root: Path, run_ids: list[str], runs_dir: Path |
             for scope in _scopes(runs / run_id):
                 judge_submission(loaded, submission_of_run(runs / run_id, scope), settings, store)
     queue = ReviewQueue.of_project(project_root)
+    order = {run_id: str(number) for number, run_id in enumerate(run_ids)}  # not the run's id: the same every time
+    settled = False
     for decision in queue.decisions[:REVIEWED]:
+        key = (order.get(decision.submission, decision.submission), decision.scope, decision.criterion.id)
         judge = decision.judge_verdict()
         said = judge.verdict if judge is not None and judge.verdict in ("pass", "fail") else "pass"
         other = "fail" if said == "pass" else "pass"
-        marta = other if _share(*decision.key, "marta") < 20 else said
-        jonas = other if _share(*decision.key, "jonas") < 18 else said
+        marta = other if _share(*key, "marta") < 20 else said
+        jonas = other if _share(*key, "jonas") < 18 else said
         queue.give(decision, EXPERTS[0], marta,
                    note="The figure is stated but its source is not cited." if marta != said else None)
-        queue.give(decision, EXPERTS[1], "na" if _share(*decision.key, "na") < 5 else jonas,
+        queue.give(decision, EXPERTS[1], "na" if _share(*key, "na") < 5 else jonas,
                    note="Read the bridge on the second sheet." if jonas != said else None)
-
+        if not settled and len({v.verdict for v in decision.experts().values()}) > 1:
+            queue.adjudicate(decision, said, note="Settled with both reviewers: the source is cited in the workbook.")
+            settled = True
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1])

@@ -73,7 +73,7 @@ class AdjudicationView(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
-        self.raters.setColumnWidth(3, 220)
+        self.raters.setColumnWidth(3, 320)
         self.note_editor = QLineEdit(self)
         self.note_editor.setObjectName("adjudicationNote")
         self.note_editor.setPlaceholderText("Why this verdict (Enter saves, Esc cancels)")
@@ -93,7 +93,7 @@ class AdjudicationView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.queue)
         split.addWidget(lower)
-        split.setSizes([240, 380])
+        split.setSizes([300, 320])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.heading)
@@ -107,8 +107,10 @@ class AdjudicationView(QWidget):
         self._reset()
 
     def _reset(self) -> None:
-        for column in range(self.model.columnCount()):
-            self.queue.setColumnWidth(column, max(90, min(220, self.queue.sizeHintForColumn(column) + 24)))
+        header = self.queue.horizontalHeader()
+        for column in range(self.model.columnCount()):  # each rater's name readable in its header
+            wanted = max(self.queue.sizeHintForColumn(column), header.sectionSizeHint(column)) + 16
+            self.queue.setColumnWidth(column, max(70, min(260, wanted)))
         count = self.model.rowCount()
         settled = sum(1 for d in self.model.rows if d.adjudicated is not None)
         self.heading.setText(f"{count} decision(s) where raters differ · {settled} settled" if count else

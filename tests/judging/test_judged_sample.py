@@ -23,7 +23,8 @@ def test_the_sample_is_judged_and_reviewed_by_two_experts(tmp_path: Path) -> Non
     queue = ReviewQueue.of_project(root)
     judge = f"judge:{module.MODEL}"
     assert len(queue.decisions) == 10 and all(d.judge_rater() == judge for d in queue.decisions)
-    assert all(set(d.ratings) == {"judge:test-model", judge, *module.EXPERTS} for d in queue.decisions)
+    assert all(set(d.ratings) - {"adjudicated"} == {"judge:test-model", judge, *module.EXPERTS} for d in queue.decisions)
+    assert sum(d.adjudicated is not None for d in queue.decisions) == 1
     rationale = queue.decisions[0].ratings[judge]
     assert rationale.evidence and rationale.evidence[0].startswith("outputs/")
     assert queue.adjudication(judge)  # a few decisions for the adjudication queue
