@@ -295,7 +295,7 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
                if EXPERTS[0] in d.ratings and d.judge_verdict() is not None and d.judge_verdict().evidence
                and d.ratings[EXPERTS[0]].verdict != d.judge_verdict().verdict]
     chosen = differs[0] if differs else view.session.queue.decisions[0]
-    view._select(view._proxy_row(chosen) or 0)
+    view.select_decision(chosen)
     wait_until(app, lambda: view.evidence.files.count() > 0 and view.evidence.preview.content is not None,
                "the evidence of the decision")
     settle(app, window)
@@ -303,7 +303,6 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
 
     window.review.open_adjudication()
     wait_until(app, lambda: window.review.adjudication_view is not None, "the adjudication queue")
-    adjudication = window.review.adjudication_view
     settle(app, window)
     save(window, out / "adjudication-queue.png")
     for dock in docks:

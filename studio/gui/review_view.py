@@ -330,6 +330,13 @@ class ReviewView(QWidget):
         self.criterion_chip.hide()
         self._filters_changed()
 
+    def select_decision(self, decision: Decision) -> bool:
+        """Show a decision of the queue; False when the filters leave it out."""
+        row = self._proxy_row(decision)
+        if row is not None:
+            self._select(row)
+        return row is not None
+
     def _proxy_row(self, decision: Decision) -> int | None:
         source = self.model.index(self.session.queue.index_of(decision), 0)
         row = self.proxy.mapFromSource(source).row()
