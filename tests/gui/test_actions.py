@@ -20,7 +20,7 @@ SHORTCUTS = {"actionNewProject": "Ctrl+N", "actionOpenProject": "Ctrl+O", "actio
              "actionCommit": "Ctrl+Shift+S", "actionUndo": "Ctrl+Z", "actionRedo": "Ctrl+Y",
              "actionCloseProject": "Ctrl+W", "actionQuit": "Ctrl+Q", "actionRename": "F2", "actionRemove": "Del",
              "actionAddSubtask": "Ctrl+T", "actionImportMaterial": "Ctrl+I", "actionReview": "F5",
-             "actionOpenRubric": "Ctrl+R"}
+             "actionOpenRubric": "Ctrl+R", "reviewAction": "Ctrl+Shift+V", "adjudicationAction": "Ctrl+Shift+J"}
 
 
 def _ok(dialog) -> None:
@@ -45,7 +45,7 @@ def test_actions_carry_their_names_and_shortcuts(qtbot):
         assert window.findChild(QAction, name) is not None
     assert not window.action_save.isEnabled()  # nothing open yet
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&Edit", "&Project", "R&uns", "&View"]
+    assert menus == ["&File", "&Edit", "&Project", "R&uns", "&Judging", "&View"]
 
 
 def test_add_stage_and_subtask_undo_redo_save_and_commit(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

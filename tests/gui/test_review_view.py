@@ -277,3 +277,48 @@ def test_the_judging_menu_opens_the_views_and_a_verdict_shows_in_the_git_state(q
     window.review.action_review.trigger()
     qtbot.waitUntil(lambda: window.review.review_view is not None, timeout=5000)
     idle(qtbot, window)
+
+
+def test_cited_cells_and_pages_scroll_the_preview(qtbot, tmp_path: Path) -> None:
+    import pymupdf
+    from openpyxl import Workbook
+
+    from studio.gui.preview import PdfView, WorkbookView
+    from studio.gui.review_evidence import EvidencePane
+
+    folder = tmp_path / "submission"
+    (folder / "outputs").mkdir(parents=True)
+    book = Workbook()
+    book.active.title = "Summary"
+    debt = book.create_sheet("Debt")
+    for row in range(1, 60):
+        debt.cell(row=row, column=3, value=row * 10)
+    book.save(folder / "outputs" / "model.xlsx")
+    pdf = pymupdf.open()
+    for number in range(1, 4):
+        pdf.new_page().insert_text((72, 72), f"Page {number} of the memo")
+    pdf.save(folder / "outputs" / "memo.pdf")
+    pane = EvidencePane(TaskRunner())
+    qtbot.addWidget(pane)
+    pane.resize(900, 700)
+    pane.show()
+    pane.show_submission("Evidence", folder)
+    assert [pane.files.item(i).text() for i in range(pane.files.count())] == ["outputs/memo.pdf", "outputs/model.xlsx"]
+
+    with qtbot.waitSignal(pane.revealed, timeout=10000):
+        assert pane.show_ref("outputs/model.xlsx!Debt!C45")
+    workbook = pane.preview.content
+    assert isinstance(workbook, WorkbookView)
+    assert workbook.tabs.tabText(workbook.tabs.currentIndex()) == "Debt"
+    qtbot.waitUntil(lambda: workbook.view("Debt") is not None and workbook.view("Debt").currentIndex().isValid(),
+                    timeout=10000)
+    cell = workbook.view("Debt").currentIndex()
+    assert (cell.row(), cell.column()) == (44, 2)
+
+    with qtbot.waitSignal(pane.revealed, timeout=10000):
+        assert pane.show_ref("outputs/memo.pdf#page=3")
+    view = pane.preview.content
+    assert isinstance(view, PdfView)
+    qtbot.waitUntil(lambda: view.page.number == 2, timeout=10000)
+    assert view.spin.value() == 3
+    assert not pane.show_ref("outputs/absent.docx#p=1")  # not in the submission: nothing opens
