@@ -3,6 +3,7 @@ the editor area, over one review session of the open project."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
@@ -10,6 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
 from studio.gui.tasks import TaskRunner
+from studio.store import layout
 
 if TYPE_CHECKING:
     from studio.gui.adjudication_view import AdjudicationView
@@ -100,6 +102,7 @@ class ReviewTabs(QObject):
         context = self._context()
         if context is not None:
             context.reloaded.connect(lambda: self._project_reloaded(queue))
+            context.changed.connect(lambda changes: self._project_edited(queue, changes))
         waiting, self._then = self._then, []
         for then in waiting:
             then(self.session)
@@ -111,6 +114,13 @@ class ReviewTabs(QObject):
             return
         queue.loaded = context.session.loaded
         self.session.reload()
+
+    def _project_edited(self, queue: ReviewQueue, changes: Any) -> None:
+        """A rubric edit changes criteria (and which verdicts are current): read the queue again."""
+        files = getattr(changes, "files", ())
+        if any(rel == layout.FINAL_RUBRIC_FILE or PurePosixPath(rel).name == layout.CHECKPOINT_RUBRIC_FILE
+               for rel in files):
+            self._project_reloaded(queue)
 
     def _tabs(self) -> QTabWidget | None:
         found = self.window.findChild(QTabWidget, "editorTabs")

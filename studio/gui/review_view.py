@@ -250,6 +250,12 @@ class ReviewView(QWidget):
     def _reloaded(self) -> None:
         queue = self.session.queue
         self._submissions.clear()
+        if self.current is not None:  # the same decision, as read again
+            try:
+                self.current = queue.find(*self.current.key)
+            except JudgingError:
+                self.current = None
+            self._show_detail()
         choices = {self.run_filter: sorted({d.submission for d in queue.decisions}),
                    self.scope_filter: list(dict.fromkeys(d.scope for d in queue.decisions)),
                    self.target_filter: sorted({d.criterion.target for d in queue.decisions}),

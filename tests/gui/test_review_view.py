@@ -322,3 +322,26 @@ def test_cited_cells_and_pages_scroll_the_preview(qtbot, tmp_path: Path) -> None
     qtbot.waitUntil(lambda: view.page.number == 2, timeout=10000)
     assert view.spin.value() == 3
     assert not pane.show_ref("outputs/absent.docx#p=1")  # not in the submission: nothing opens
+
+
+def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from studio.editing.rubric import set_criterion_field
+
+    from tests.gui.shell_support import git, git_identity, open_window
+
+    git_identity(monkeypatch)
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "judged")
+    window = open_window(qtbot, project)
+    window.review.action_review.trigger()
+    qtbot.waitUntil(lambda: window.review.review_view is not None, timeout=20000)
+    view = window.review.review_view
+    assert view.session.queue.decisions[0].judge_verdict() is not None
+    context = window.context
+    context.push(set_criterion_field(context.session.documents, "T01", criterion_id(1), "text",
+                                     "The report states item one."))
+    # the judge's verdict was given on the earlier text: no longer current
+    first = view.session.queue.decisions[0]
+    assert first.criterion.text == "The report states item one." and first.judge_verdict() is None
+    assert "<b>Judge:</b> no verdict" in view.judge_verdict.text()
