@@ -326,7 +326,6 @@ def test_cited_cells_and_pages_scroll_the_preview(qtbot, tmp_path: Path) -> None
 
 def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from studio.editing.rubric import set_criterion_field
-
     from tests.gui.shell_support import git, git_identity, open_window
 
     git_identity(monkeypatch)
