@@ -279,10 +279,13 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     """The runs of runs_shots judged against the loopback judge server and reviewed by two experts
     (scripts/judged_sample.py); the review view on a decision where an expert differs from the
     judge, then the adjudication queue."""
-    from judged_sample import EXPERTS, add_sample_verdicts
+    from judged_sample import EXPERTS, add_sample_verdicts  # scripts/ is on sys.path when run as a script
+
+    from studio.judging.verdict_store import VerdictStore
 
     run_ids = sorted(path.parent.name for path in (root / layout.RUNS_DIR).glob("*/run.json"))
-    add_sample_verdicts(root, run_ids)
+    if not set(run_ids) <= set(VerdictStore(root).submissions()):  # another shot may have judged them already
+        add_sample_verdicts(root, run_ids)
     docks = [window.findChild(QDockWidget, name) for name in ("runsDock", "findingsDock", "explorerDock")]
     for dock in docks:
         if dock is not None:
