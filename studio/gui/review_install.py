@@ -177,15 +177,24 @@ class ReviewTabs(QObject):
 
 
 def install_review(window: QMainWindow, runner: TaskRunner) -> ReviewTabs:
-    """The Judging menu (`menuJudging`: `reviewAction`, `adjudicationAction`) before the View menu."""
+    """The review's actions (`reviewAction`, `adjudicationAction`) at the top of the window's Judging
+    menu (`menuJudging`, made before the View menu when no other part has made it yet)."""
     tabs = ReviewTabs(window, runner)
-    menu = QMenu("&Judging", window)
-    menu.setObjectName("menuJudging")
-    menu.addActions([tabs.action_review, tabs.action_adjudication])
-    view_menu = window.findChild(QMenu, "menuView")
-    if view_menu is not None:
-        window.menuBar().insertMenu(view_menu.menuAction(), menu)
-    else:
-        window.menuBar().addMenu(menu)
+    menu = window.findChild(QMenu, "menuJudging")
+    if menu is None:
+        menu = QMenu("&Judging", window)
+        menu.setObjectName("menuJudging")
+        view_menu = window.findChild(QMenu, "menuView")
+        if view_menu is not None:
+            window.menuBar().insertMenu(view_menu.menuAction(), menu)
+        else:
+            window.menuBar().addMenu(menu)
+        menu.addActions([tabs.action_review, tabs.action_adjudication])
+    elif not menu.actions():
+        menu.addActions([tabs.action_review, tabs.action_adjudication])
+    else:  # another part (the scores) made it: the review comes first
+        first = menu.actions()[0]
+        menu.insertActions(first, [tabs.action_review, tabs.action_adjudication])
+        menu.insertSeparator(first)
     window.addActions([tabs.action_review, tabs.action_adjudication])
     return tabs

@@ -254,7 +254,7 @@ def test_the_judging_menu_opens_the_views_and_a_verdict_shows_in_the_git_state(q
     git(project, "commit", "-qm", "judged")
     window = open_window(qtbot, project)
     menu = window.findChild(QMenu, "menuJudging")
-    assert [a.objectName() for a in menu.actions()] == ["reviewAction", "adjudicationAction"]
+    assert [a.objectName() for a in menu.actions() if a.objectName()][:2] == ["reviewAction", "adjudicationAction"]
     window.review.action_review.trigger()
     qtbot.waitUntil(lambda: window.review.review_view is not None, timeout=20000)
     view = window.review.review_view
@@ -344,3 +344,25 @@ def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path,
     first = view.session.queue.decisions[0]
     assert first.criterion.text == "The report states item one." and first.judge_verdict() is None
     assert "<b>Judge:</b> no verdict" in view.judge_verdict.text()
+
+
+def test_the_review_joins_a_judging_menu_made_before_it(qtbot) -> None:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QMainWindow, QMenu
+
+    from studio.gui.review_install import install_review
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    view_menu = window.menuBar().addMenu("&View")
+    view_menu.setObjectName("menuView")
+    judging = QMenu("&Judging", window)
+    judging.setObjectName("menuJudging")
+    window.menuBar().insertMenu(view_menu.menuAction(), judging)
+    scores = QAction("Scores", window)
+    scores.setObjectName("scoresAction")
+    judging.addAction(scores)
+    install_review(window, TaskRunner())
+    assert [a.text() for a in window.menuBar().actions()] == ["&Judging", "&View"]
+    assert [a.objectName() for a in judging.actions() if not a.isSeparator()] == ["reviewAction",
+                                                                                  "adjudicationAction", "scoresAction"]
