@@ -322,6 +322,42 @@ def scores_shots(app: QApplication, window: Any, out: Path) -> None:
     save(window, out / "rubric-calibration.png")
     for dock in docks:
         dock.show()
+def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
+    """The runs of runs_shots judged against the loopback judge server and reviewed by two experts
+    (scripts/judged_sample.py); the review view on a decision where an expert differs from the
+    judge, then the adjudication queue."""
+    from judged_sample import EXPERTS, add_sample_verdicts  # scripts/ is on sys.path when run as a script
+
+    from studio.judging.verdict_store import VerdictStore
+
+    run_ids = sorted(path.parent.name for path in (root / layout.RUNS_DIR).glob("*/run.json"))
+    if not set(run_ids) <= set(VerdictStore(root).submissions()):  # another shot may have judged them already
+        add_sample_verdicts(root, run_ids)
+    docks = [window.findChild(QDockWidget, name) for name in ("runsDock", "findingsDock", "explorerDock")]
+    for dock in docks:
+        if dock is not None:
+            dock.hide()
+    QSettings().setValue("review/rater", EXPERTS[0])
+    window.review.open_review()
+    wait_until(app, lambda: window.review.review_view is not None, "the review queue")
+    view = window.review.review_view
+    differs = [d for d in view.session.queue.decisions
+               if EXPERTS[0] in d.ratings and d.judge_verdict() is not None and d.judge_verdict().evidence
+               and d.ratings[EXPERTS[0]].verdict != d.judge_verdict().verdict]
+    chosen = differs[0] if differs else view.session.queue.decisions[0]
+    view.select_decision(chosen)
+    wait_until(app, lambda: view.evidence.files.count() > 0 and view.evidence.preview.content is not None,
+               "the evidence of the decision")
+    settle(app, window)
+    save(window, out / "review-view.png")
+
+    window.review.open_adjudication()
+    wait_until(app, lambda: window.review.adjudication_view is not None, "the adjudication queue")
+    settle(app, window)
+    save(window, out / "adjudication-queue.png")
+    for dock in docks:
+        if dock is not None:
+            dock.show()
 
 
 def save(widget: QWidget, path: Path) -> None:
@@ -468,6 +504,8 @@ def main() -> int:
     runs_shots(app, window, args.work, out)
     # Judging: the runs' scores, trajectory, profiles and agreement from the verdict store.
     scores_shots(app, window, out)
+    # Review: the two runs judged and reviewed, side by side and in the adjudication queue.
+    review_shots(app, window, root, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()

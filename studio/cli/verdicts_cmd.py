@@ -2,7 +2,8 @@
 verdict table with one row per system and criterion, filled from the project but the verdict.
 `dbstudio verdicts export PROJECT [--run RUN ...] --format score|agreement OUT.csv|OUT.xlsx`: the
 verdict store as the table `dbstudio score` or `dbstudio agreement` reads.
-`dbstudio verdicts calibration PROJECT`: judge-expert agreement per criterion."""
+`dbstudio verdicts calibration PROJECT`: judge-expert agreement per criterion.
+`dbstudio verdicts queue|give|adjudicate PROJECT ...`: expert review (studio/cli/verdicts_review.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from studio.scoring.project_rubrics import ProjectRubrics
     from studio.store.loader import LoadedProject
 
-ACTIONS = ("template", "export", "calibration")
+ACTIONS = ("template", "export", "calibration", "queue", "give", "adjudicate")
 EXPORT_FORMATS = ("score", "agreement")
 SUFFIXES = (".csv", ".xlsx")
 
@@ -37,7 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "or an agreement table (the judge and the experts side by side); see docs/judging.md. "
                      "calibration lists judge-expert agreement per criterion.")
     parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table; export: write the "
-                                                        "verdict store as a table; calibration: agreement per criterion")
+                                                        "verdict store as a table; calibration: agreement per criterion; "
+                                                        "queue, give, adjudicate: expert review")
     parser.add_argument("project", help="the project folder (the one holding project.yaml)")
     parser.add_argument("out", nargs="?", help="the table to write: a .csv or .xlsx file name")
     parser.add_argument("--system", action="extend", nargs="+", metavar="NAME",
@@ -46,7 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="table_format", choices=EXPORT_FORMATS,
                         help="export: score (the table `dbstudio score` reads) or agreement (`dbstudio agreement`)")
     parser.add_argument("--run", dest="runs", action="append", metavar="RUN",
-                        help="export, calibration: only this run or submission (an id or its start; repeat for "
+                        help="export, calibration, queue: only this run or submission (an id or its start; repeat for "
                              "several; default: every one with verdicts)")
     parser.add_argument("--judge", metavar="judge:MODEL",
                         help="export: the one judge whose verdicts count (default: every judge; judges that differ "
@@ -56,6 +58,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "verdicts/calibration.yaml, else 0.75)")
     parser.add_argument("--min-decisions", type=int, default=None, metavar="N",
                         help="calibration: flag only criteria with at least N decisions (default 8)")
+    from studio.cli.verdicts_review import configure_review
+
+    configure_review(parser)
     parser.set_defaults(run=run, verdicts_parser=parser)
 
 
@@ -110,6 +115,12 @@ def load_project_checked(folder: str | Path) -> tuple[LoadedProject, str, Projec
 
 
 def run(args: argparse.Namespace) -> int:
+    from studio.cli.verdicts_review import REVIEW_ACTIONS, run_review
+
+    if args.action in REVIEW_ACTIONS:
+        return run_review(args)
+    if args.operands:
+        return _fail(f"{args.action}: unexpected {' '.join(args.operands)}")
     if args.action == "export":
         from studio.cli.verdicts_export import run_export
 

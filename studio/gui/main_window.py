@@ -35,6 +35,7 @@ from studio.gui.explorer_view import ExplorerView, local_files
 from studio.gui.findings_model import FindingsModel
 from studio.gui.judging_menu import install_scores
 from studio.gui.project_actions import ProjectActions
+from studio.gui.review_install import install_review
 from studio.gui.run_monitor import hold_close
 from studio.gui.runs_panel import install_runs
 from studio.gui.status_bar import GitState, StatusParts, read_git_state
@@ -194,6 +195,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.runs_dock, self.runs_panel = install_runs(self, self.runner)
         self.scores_hook = install_scores(self, self.runner)  # Judging menu: scores, trajectories, agreement
+        self.review = install_review(self, self.runner)  # the Judging menu: review and adjudication tabs
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)
@@ -631,6 +633,8 @@ class MainWindow(QMainWindow):
             return None
         if self.rubric_editor is None:
             self.rubric_editor = RubricEditor(self.context, self.editor_tabs, self.runner)
+            # a criterion flagged for low judge agreement opens the review on its disagreeing decisions
+            self.rubric_editor.disagreementsRequested.connect(self.review.show_criterion)
             self._tabs[("rubric", "")] = self.rubric_editor
             self.editor_tabs.addTab(self.rubric_editor, "Rubric")
         self.rubric_editor.show_scope(scope)

@@ -20,7 +20,7 @@ SHORTCUTS = {"actionNewProject": "Ctrl+N", "actionOpenProject": "Ctrl+O", "actio
              "actionCommit": "Ctrl+Shift+S", "actionUndo": "Ctrl+Z", "actionRedo": "Ctrl+Y",
              "actionCloseProject": "Ctrl+W", "actionQuit": "Ctrl+Q", "actionRename": "F2", "actionRemove": "Del",
              "actionAddSubtask": "Ctrl+T", "actionImportMaterial": "Ctrl+I", "actionReview": "F5",
-             "actionOpenRubric": "Ctrl+R"}
+             "actionOpenRubric": "Ctrl+R", "reviewAction": "Ctrl+Shift+V", "adjudicationAction": "Ctrl+Shift+J"}
 
 
 def _ok(dialog) -> None:

@@ -107,3 +107,27 @@ def test_rewriting_a_criterion_starts_its_calibration_afresh(qtbot, editor: Rubr
     editor.model.setData(editor.model.index(row, COLUMN["text"]), "The net debt figure is restated correctly.")
     # the experts' and the judge's verdicts were given on the old text: no comparison is left
     qtbot.waitUntil(lambda: judge_cell(editor, "T02", "T02-C01").data() is None, timeout=30000)
+
+
+def test_in_the_window_the_flag_opens_the_review_on_the_disagreeing_decisions(qtbot, project: Path):
+    from PySide6.QtWidgets import QTabWidget
+
+    from tests.gui.shell_support import idle, open_window
+
+    window = open_window(qtbot, project)
+    editor = window.open_rubric(None)
+    assert editor is not None
+    qtbot.waitUntil(lambda: bool(editor.model.calibration) and not window.runner.busy, timeout=30000)
+    table = editor.findChild(QTableView, "rubricTable")
+    cell = judge_cell(editor, "T02", "T02-C01")
+    table.scrollTo(cell)
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(cell).center())
+    qtbot.waitUntil(lambda: window.review.review_view is not None, timeout=20000)
+    view = window.review.review_view
+    tabs = window.findChild(QTabWidget, "editorTabs")
+    qtbot.waitUntil(lambda: tabs.currentWidget() is view and view.proxy.rowCount() == 2, timeout=20000)
+    shown = {view.model.decision(view.proxy.mapToSource(view.proxy.index(row, 0)).row()).key
+             for row in range(view.proxy.rowCount())}
+    # by hand (the module's docstring): the judge and the experts differ on T02-C01 in both runs
+    assert shown == {(RUN_A, "T02", "T02-C01"), (RUN_B, "T02", "T02-C01")}
+    idle(qtbot, window)

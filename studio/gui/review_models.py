@@ -1,0 +1,314 @@
+"""The review session (one project's review queue, the expert reviewing, blind mode) and the table
+models of the review and adjudication queues over it.
+
+Models are incremental: a recorded verdict changes its row (dataChanged); a reset happens only
+when the queue is read again from the store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSettings,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from studio.judging.errors import JudgingError
+from studio.judging.queue import Decision, QueueFilter, ReviewQueue
+from studio.judging.verdicts import ADJUDICATED, Verdict
+
+Index = QModelIndex | QPersistentModelIndex
+RATER_KEY = "review/rater"
+RATERS_KEY = "review/raters"
+BLIND_KEY = "review/blind"
+HIDDEN = "hidden"
+SHOWN_VALUES = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing"}
+COLOURS = {"pass": QColor("#1b7f3b"), "fail": QColor("#b3261e"), "na": QColor("#6b6b6b"), "missing": QColor("#8a6d00")}
+
+
+def shown(verdict: Verdict | None) -> str:
+    return "" if verdict is None else SHOWN_VALUES.get(verdict.verdict, verdict.verdict)
+
+
+class ReviewSession(QObject):
+    """The queue both views show, who reviews, and whether the judge is hidden until they have rated."""
+
+    reloaded = Signal()
+    recorded = Signal(int)  # the queue position of a decision whose verdicts changed
+    rater_changed = Signal(str)
+    blind_changed = Signal(bool)
+
+    def __init__(self, queue: ReviewQueue, parent: QObject | None = None,
+                 on_written: Callable[[], None] | None = None) -> None:
+        super().__init__(parent)
+        self.queue = queue
+        self.on_written = on_written
+        settings = QSettings()
+        self.rater = str(settings.value(RATER_KEY, "") or "")
+        self.blind = str(settings.value(BLIND_KEY, "true")).lower() in ("true", "1")
+
+    def known_raters(self) -> list[str]:
+        """The experts of the store and the names typed here before."""
+        remembered = QSettings().value(RATERS_KEY, []) or []
+        names = [str(n) for n in (remembered if isinstance(remembered, list) else [remembered])]
+        return sorted(set(names) | set(self.queue.experts()), key=str.lower)
+
+    def set_rater(self, name: str) -> None:
+        name = name.strip()
+        if name == self.rater:
+            return
+        self.rater = name
+        settings = QSettings()
+        settings.setValue(RATER_KEY, name)
+        self.rater_changed.emit(name)
+
+    def remember_rater(self) -> None:
+        if not self.rater:
+            return
+        settings = QSettings()
+        names = self.known_raters()
+        if self.rater not in names:
+            settings.setValue(RATERS_KEY, [*names, self.rater])
+
+    def set_blind(self, on: bool) -> None:
+        if on == self.blind:
+            return
+        self.blind = on
+        QSettings().setValue(BLIND_KEY, "true" if on else "false")
+        self.blind_changed.emit(on)
+
+    def judge_hidden(self, decision: Decision) -> bool:
+        """Blind mode: the judge's verdict stays hidden until the reviewing expert has given theirs."""
+        return self.blind and not (self.rater and decision.reviewed_by(self.rater))
+
+    def reload(self) -> None:
+        self.queue.reload()
+        self.reloaded.emit()
+
+    def give(self, decision: Decision, value: str, note: str | None = None) -> Verdict:
+        """The expert's verdict (JudgingError: no name yet, or the store cannot be written)."""
+        verdict = self.queue.give(decision, self.rater, value, note=note)
+        self.remember_rater()
+        self._written(decision)
+        return verdict
+
+    def adjudicate(self, decision: Decision, value: str, note: str | None = None) -> Verdict:
+        verdict = self.queue.adjudicate(decision, value, note=note)
+        self._written(decision)
+        return verdict
+
+    def _written(self, decision: Decision) -> None:
+        self.recorded.emit(self.queue.index_of(decision))
+        if self.on_written is not None:
+            self.on_written()
+
+
+class QueueModel(QAbstractTableModel):
+    """Every decision of the queue; the judge's column is blank while blind mode hides it."""
+
+    COLUMNS = ("Run", "Scope", "Criterion", "Target", "Dimension", "Weight", "Judge", "You", "Experts", "Counted")
+
+    def __init__(self, session: ReviewSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        session.reloaded.connect(self._reset)
+        session.recorded.connect(self._row_changed)
+        session.rater_changed.connect(self._all_changed)
+        session.blind_changed.connect(self._all_changed)
+
+    @property
+    def decisions(self) -> list[Decision]:
+        return self.session.queue.decisions
+
+    def decision(self, row: int) -> Decision:
+        return self.decisions[row]
+
+    def _reset(self) -> None:
+        self.beginResetModel()
+        self.endResetModel()
+
+    def _row_changed(self, row: int) -> None:
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+
+    def _all_changed(self, *_args: Any) -> None:
+        if self.decisions:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.decisions) - 1, len(self.COLUMNS) - 1))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() else len(self.decisions)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.decisions):
+            return None
+        decision = self.decisions[index.row()]
+        column = self.COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(decision, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column == "Criterion":
+            return decision.criterion.text
+        if role == Qt.ItemDataRole.ForegroundRole and column in ("Judge", "You", "Counted"):
+            colour = COLOURS.get(self._value(decision, column))
+            return QBrush(colour) if colour is not None else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == "Weight":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _value(self, decision: Decision, column: str) -> str:
+        if column == "Judge":
+            verdict = decision.judge_verdict()
+            return "" if verdict is None or self.session.judge_hidden(decision) else verdict.verdict
+        if column == "You":
+            mine = decision.ratings.get(self.session.rater) if self.session.rater else None
+            return mine.verdict if mine is not None else ""
+        if column == "Counted":
+            return decision.counted()
+        return ""
+
+    def _text(self, decision: Decision, column: str) -> str:
+        criterion = decision.criterion
+        if column == "Run":
+            return decision.submission
+        if column == "Scope":
+            return decision.scope
+        if column == "Criterion":
+            return criterion.id
+        if column == "Target":
+            return criterion.target
+        if column == "Dimension":
+            return criterion.dimension
+        if column == "Weight":
+            return "gate" if criterion.gate else f"{criterion.weight:+d}"
+        if column == "Judge":
+            verdict = decision.judge_verdict()
+            if verdict is None:
+                return ""
+            return HIDDEN if self.session.judge_hidden(decision) else shown(verdict)
+        if column == "You":
+            return shown(decision.ratings.get(self.session.rater)) if self.session.rater else ""
+        if column == "Experts":
+            others = [f"{name}: {shown(v)}" for name, v in decision.experts().items() if name != self.session.rater]
+            if self.session.judge_hidden(decision):
+                return f"{len(others)} other(s)" if others else ""  # their verdicts would tell the judge's apart
+            return ", ".join(others)
+        value = decision.counted()
+        if self.session.judge_hidden(decision):
+            return ""
+        return SHOWN_VALUES.get(value, "missing" if value.startswith("missing") else value)
+
+
+class QueueFilterModel(QSortFilterProxyModel):
+    """The queue narrowed by a `QueueFilter`; rows leave and join as verdicts are recorded."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.which = QueueFilter()
+
+    def set_filter(self, which: QueueFilter) -> None:
+        self.beginFilterChange()
+        self.which = which
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, row: int, parent: Index) -> bool:  # noqa: N802 (Qt naming)
+        model = self.sourceModel()
+        if not isinstance(model, QueueModel) or row >= len(model.decisions):
+            return False
+        return self.which.accepts(model.decision(row))
+
+
+class AdjudicationModel(QAbstractTableModel):
+    """The decisions where raters differ, every rater in a column of their own."""
+
+    FIXED = ("Run", "Scope", "Criterion", "Weight")
+
+    def __init__(self, session: ReviewSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.rows: list[Decision] = []
+        self.raters: list[str] = []
+        session.reloaded.connect(self.refresh)
+        session.recorded.connect(self._recorded)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the list again (a reset: raters and rows may both change)."""
+        self.beginResetModel()
+        self.rows = self.session.queue.adjudication()
+        self.raters = [r for r in self.session.queue.raters() if r != ADJUDICATED]
+        self.endResetModel()
+
+    def _recorded(self, position: int) -> None:
+        decision = self.session.queue.decisions[position]
+        if decision in self.rows:
+            row = self.rows.index(decision)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
+        elif decision.raters_differ():
+            self.refresh()  # an expert's verdict made a new difference: a new row (and maybe a new rater)
+
+    def columns(self) -> list[str]:
+        return [*self.FIXED, *self.raters, "Adjudicated"]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() else len(self.FIXED) + len(self.raters) + 1
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.columns()[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.rows):
+            return None
+        decision = self.rows[index.row()]
+        column = self.columns()[index.column()]
+        verdict = self._verdict(decision, column)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == "Run":
+                return decision.submission
+            if column == "Scope":
+                return decision.scope
+            if column == "Criterion":
+                return decision.criterion.id
+            if column == "Weight":
+                return "gate" if decision.criterion.gate else f"{decision.criterion.weight:+d}"
+            return shown(verdict)
+        if role == Qt.ItemDataRole.ForegroundRole and verdict is not None:
+            colour = COLOURS.get(verdict.verdict)
+            return QBrush(colour) if colour is not None else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return verdict.note if verdict is not None and verdict.note else decision.criterion.text
+        return None
+
+    @staticmethod
+    def _verdict(decision: Decision, column: str) -> Verdict | None:
+        if column == "Adjudicated":
+            return decision.adjudicated
+        return decision.ratings.get(column)
+
+
+def record_or_explain(action: Callable[[], Verdict]) -> tuple[Verdict | None, str]:
+    """Run a recording; (the verdict, "") or (None, why it was refused)."""
+    try:
+        return action(), ""
+    except JudgingError as exc:
+        return None, str(exc)

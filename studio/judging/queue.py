@@ -1,0 +1,276 @@
+"""The review queue: every decision (submission × scope × criterion) an expert can review, built
+from the verdict store and the project's current rubrics, with what the expert reads beside it
+(the criterion, the instruction of its subtask or the delivery contract, the judge's verdict,
+rationale and cited evidence) and every rater's current verdict.
+
+A submission's scopes in the queue are those with at least one current verdict (a judged
+checkpoint or final package); each brings every criterion of its rubric, judged or not.
+Recording an expert's verdict is a `Verdict` under the expert's name, written through
+`VerdictStore.put` (their own file); the settled verdict of an adjudication is stored under the
+rater `adjudicated`. Skipping a decision records nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.judging.decisions import DecisionKey, choose, collect, current_versions
+from studio.judging.errors import JudgingError
+from studio.judging.scope import scope_context
+from studio.judging.verdict_store import VerdictStore, rater_slug, scope_rank
+from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
+from studio.model.vocabulary import FINAL_SCOPE
+
+if TYPE_CHECKING:
+    from studio.judging.submission import Submission
+    from studio.model import Project
+    from studio.scoring.project_rubrics import ProjectRubrics
+    from studio.store.loader import LoadedProject
+
+GIVEN_VALUES = ("pass", "fail", "na")  # what an expert or an adjudication records; "missing" is the judge's
+
+
+@dataclass(frozen=True)
+class QueueCriterion:
+    """The criterion as it is scored (a reused final criterion reads as its checkpoint original)."""
+
+    id: str
+    text: str
+    target: str
+    dimension: str
+    weight: int
+    gate: bool
+    version: str
+
+
+@dataclass
+class Decision:
+    submission: str
+    scope: str
+    criterion: QueueCriterion
+    ratings: dict[str, Verdict] = field(default_factory=dict)  # rater -> current verdict
+
+    @property
+    def key(self) -> DecisionKey:
+        return (self.submission, self.scope, self.criterion.id)
+
+    def judge_rater(self, judge: str | None = None) -> str | None:
+        """The judge whose verdict is shown: `judge` when it rated here, else the first judge by name."""
+        judges = sorted(r for r in self.ratings if is_judge(r))
+        if judge is not None:
+            return judge if judge in judges else None
+        return judges[0] if judges else None
+
+    def judge_verdict(self, judge: str | None = None) -> Verdict | None:
+        rater = self.judge_rater(judge)
+        return self.ratings[rater] if rater is not None else None
+
+    def experts(self) -> dict[str, Verdict]:
+        return {r: v for r, v in sorted(self.ratings.items()) if is_expert(r)}
+
+    @property
+    def adjudicated(self) -> Verdict | None:
+        return self.ratings.get(ADJUDICATED)
+
+    def reviewed_by(self, rater: str) -> bool:
+        return rater in self.ratings
+
+    def judge_and_expert_disagree(self, judge: str | None = None) -> bool:
+        """An expert's verdict differs from the judge's (a judge's `missing` is no verdict to differ from)."""
+        verdict = self.judge_verdict(judge)
+        if verdict is None or verdict.verdict == "missing":
+            return False
+        return any(v.verdict != verdict.verdict for v in self.experts().values())
+
+    def raters_differ(self, judge: str | None = None) -> bool:
+        """Experts differ among themselves, or an expert differs from the judge: a decision to adjudicate."""
+        values = {v.verdict for v in self.experts().values()}
+        return len(values) > 1 or self.judge_and_expert_disagree(judge)
+
+    def counted(self, judge: str | None = None) -> str:
+        """The verdict a score counts here, or why there is none (studio.judging.decisions.choose)."""
+        choice = choose(self.ratings, judge)
+        return choice.value or choice.source
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """Every field narrows the queue; None (or False) leaves it open."""
+
+    submission: str | None = None  # an id or its start
+    scope: str | None = None
+    criterion: str | None = None
+    target: str | None = None
+    dimension: str | None = None
+    disagree: bool = False  # judge and an expert differ
+    adjudication: bool = False  # raters differ
+    not_reviewed_by: str | None = None
+    judge: str | None = None
+
+    def accepts(self, decision: Decision) -> bool:
+        return ((self.submission is None or decision.submission.startswith(self.submission))
+                and (self.scope is None or decision.scope == self.scope)
+                and (self.criterion is None or decision.criterion.id == self.criterion)
+                and (self.target is None or decision.criterion.target == self.target)
+                and (self.dimension is None or decision.criterion.dimension == self.dimension)
+                and (not self.disagree or decision.judge_and_expert_disagree(self.judge))
+                and (not self.adjudication or decision.raters_differ(self.judge))
+                and (self.not_reviewed_by is None or not decision.reviewed_by(self.not_reviewed_by)))
+
+
+@dataclass(frozen=True)
+class Instruction:
+    title: str
+    text: str  # Markdown
+
+
+class ReviewQueue:
+    """The decisions of one project, read from its verdict store; `give` records a verdict."""
+
+    def __init__(self, loaded: LoadedProject, store: VerdictStore | None = None):
+        self.loaded = loaded
+        self.root = Path(loaded.root)
+        self.store = store or VerdictStore(self.root)
+        self.decisions: list[Decision] = []
+        self.left_out: str | None = None
+        self._instructions: dict[str, Instruction] = {}
+        self._index: dict[DecisionKey, int] = {}
+
+    @classmethod
+    def of_project(cls, project_dir: Path) -> ReviewQueue:
+        """Load the project and read its store; JudgingError when the project's files do not load."""
+        from studio.store.loader import load_project
+
+        loaded = load_project(Path(project_dir))
+        if loaded.problems or loaded.project.info is None:
+            first = loaded.problems[0] if loaded.problems else None
+            where = f": {loaded.root / first.file}: {first.message}" if first is not None else ""
+            raise JudgingError(f"{project_dir}: the project's files do not load{where}; fix them first "
+                               f"(`dbstudio validate {project_dir}` lists each)")
+        queue = cls(loaded)
+        queue.reload()
+        return queue
+
+    # -- reading ---------------------------------------------------------------------------------
+    def reload(self, submissions: Iterable[str] | None = None) -> None:
+        project = self.loaded.project
+        versions = current_versions(project)
+        found = collect(self.store, versions, submissions)
+        self.left_out = found.left_out()
+        criteria = {scope: [QueueCriterion(e.id, e.text, e.target, e.dimension, e.weight, e.gate,
+                                           versions.get((scope, e.id), "")) for e in entries.values()]
+                    for scope, entries in _rubrics(project).items()}
+        scoped: dict[str, set[str]] = {}
+        for submission, scope, _ in found.decisions:
+            scoped.setdefault(submission, set()).add(scope)
+        order = {sid: i for i, sid in enumerate(project.timeline())}
+        decisions = []
+        for submission in sorted(scoped):
+            for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
+                for criterion in criteria.get(scope, []):
+                    ratings = dict(found.decisions.get((submission, scope, criterion.id), {}))
+                    decisions.append(Decision(submission, scope, criterion, ratings))
+        self.decisions = decisions
+        self._index = {d.key: i for i, d in enumerate(decisions)}
+
+    def filtered(self, which: QueueFilter) -> list[Decision]:
+        return [d for d in self.decisions if which.accepts(d)]
+
+    def adjudication(self, judge: str | None = None) -> list[Decision]:
+        """The decisions where raters differ (experts among themselves, or judge and expert)."""
+        return self.filtered(QueueFilter(adjudication=True, judge=judge))
+
+    def find(self, submission: str, scope: str, criterion: str) -> Decision:
+        index = self._index.get((submission, scope, criterion))
+        if index is None:
+            known = sorted({d.submission for d in self.decisions})
+            listed = ", ".join(known[:10]) or "none yet"
+            raise JudgingError(f"no decision {submission} {scope} {criterion} in the review queue (submissions with "
+                               f"verdicts: {listed}); the scope must be judged and the criterion in its current "
+                               f"rubric: `dbstudio verdicts queue {self.root}` lists them")
+        return self.decisions[index]
+
+    def index_of(self, decision: Decision) -> int:
+        return self._index[decision.key]
+
+    def raters(self) -> list[str]:
+        """Every rater with a current verdict: judges, then experts, then `adjudicated`."""
+        names = {r for d in self.decisions for r in d.ratings}
+        return sorted(names, key=lambda r: (0 if is_judge(r) else 2 if r == ADJUDICATED else 1, r))
+
+    def experts(self) -> list[str]:
+        return [r for r in self.raters() if is_expert(r)]
+
+    def instruction(self, scope: str) -> Instruction:
+        """The instruction of the scope's subtask, or the delivery contract for the final rubric."""
+        if scope not in self._instructions:
+            try:
+                context = scope_context(self.loaded, scope)
+                found = Instruction(context.title, context.text)
+            except JudgingError as exc:
+                found = Instruction("Delivery contract" if scope == FINAL_SCOPE else f"Subtask {scope}", f"*{exc}*")
+            self._instructions[scope] = found
+        return self._instructions[scope]
+
+    def submission(self, decision: Decision) -> Submission:
+        """The submitted files of a decision: a local run's checkpoint (exported once) or final package."""
+        from studio.judging.submission import submission_of_run
+        from studio.runs.record import RECORD_FILE
+        from studio.store import layout
+
+        run_dir = self.root / layout.RUNS_DIR / decision.submission
+        if not (run_dir / RECORD_FILE).is_file():
+            raise JudgingError(f"{decision.submission} is no run of this project ({run_dir} has no {RECORD_FILE}): "
+                               "its files were handed over as a folder and are not kept with the project")
+        return submission_of_run(run_dir, decision.scope)
+
+    # -- writing ---------------------------------------------------------------------------------
+    def give(self, decision: Decision, rater: str, value: str, note: str | None = None,
+             evidence: Sequence[str] = (), time: datetime | None = None) -> Verdict:
+        """Record an expert's verdict (pass, fail or na) on the decision, in the rater's own file."""
+        rater = check_expert(rater)
+        return self._record(decision, rater, value, note, evidence, time)
+
+    def adjudicate(self, decision: Decision, value: str, note: str | None = None,
+                   time: datetime | None = None) -> Verdict:
+        """Record the settled verdict of a decision under the rater `adjudicated`."""
+        return self._record(decision, ADJUDICATED, value, note, (), time)
+
+    def _record(self, decision: Decision, rater: str, value: str, note: str | None, evidence: Sequence[str],
+                time: datetime | None) -> Verdict:
+        if value not in GIVEN_VALUES:
+            raise JudgingError(f"verdict {value!r}: give pass, fail or na (not applicable)")
+        note = (note or "").strip() or None
+        verdict = Verdict(criterion=decision.criterion.id, scope=decision.scope, verdict=value,
+                          rater=rater, time=time or datetime.now(UTC), criterion_version=decision.criterion.version,
+                          note=note, evidence=list(evidence))
+        self.store.put(decision.submission, [verdict])
+        decision.ratings[rater] = verdict
+        return verdict
+
+
+def check_expert(rater: str) -> str:
+    """An expert's name as a rater: one line, not a judge's or the adjudication's name, fit for a file name."""
+    name = (rater or "").strip()
+    if not name:
+        raise JudgingError("give the expert's name (--rater NAME, or the rater box in the app)")
+    if not is_expert(name):
+        raise JudgingError(f"rater {name!r} is reserved (judges are 'judge:MODEL', settled verdicts "
+                           f"'{ADJUDICATED}'): give the expert's own name")
+    if any(ord(char) < 32 or ord(char) == 127 for char in name):
+        raise JudgingError(f"rater {name!r}: give a name on one line")
+    rater_slug(name)
+    return name
+
+
+def _rubrics(project: Project) -> ProjectRubrics:
+    from studio.scoring.project_rubrics import ProjectRubricError, project_rubrics
+
+    try:
+        return project_rubrics(project)
+    except ProjectRubricError as exc:
+        raise JudgingError(str(exc)) from None
