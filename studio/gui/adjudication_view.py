@@ -20,16 +20,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.gui.review_keys import KeyRouter
+from studio.gui.review_keys import DecisionPane, KeyRouter
 from studio.gui.review_models import COLOURS, AdjudicationModel, ReviewSession, record_or_explain, shown
 from studio.judging.queue import Decision
-from studio.judging.verdicts import ADJUDICATED, is_judge
+from studio.judging.verdicts import ADJUDICATED, Verdict, is_judge
 
 KEY_HINT = "P pass · F fail · N not applicable · S skip · J/K next/previous · E note — the settled verdict"
 
 
-class AdjudicationView(QWidget):
+class AdjudicationView(DecisionPane):
     """objectName `adjudicationView`: `adjudicationQueue` over `adjudicationRaters` (one row per rater)."""
+
+    PENDING_TEXT = "The note will be stored with the verdict you settle (P, F or N)."
+    STORED_TEXT = "Stored the note with the settled verdict of {criterion}."
 
     def __init__(self, session: ReviewSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,37 +170,11 @@ class AdjudicationView(QWidget):
         self._reset()
         self.step_by(1)
 
-    def edit_note(self) -> None:
-        if self.current is None:
-            return
-        settled = self.current.adjudicated
-        self.note_editor.setText(self._pending_note or (settled.note if settled is not None and settled.note else ""))
-        self.note_editor.show()
-        self.note_editor.setFocus()
-        self.note_editor.selectAll()
+    def own_verdict(self, decision: Decision) -> Verdict | None:
+        return decision.adjudicated
 
-    def save_note(self) -> None:
-        decision = self.current
-        text = self.note_editor.text().strip()
-        self.note_editor.hide()
-        self.setFocus()
-        if decision is None:
-            return
-        if decision.adjudicated is None:
-            self._pending_note = text or None
-            self.status.setText("The note will be stored with the verdict you settle (P, F or N).")
-            return
-        value = decision.adjudicated.verdict
-        _verdict, problem = record_or_explain(lambda: self.session.adjudicate(decision, value, note=text))
-        self.status.setText(problem or f"Stored the note with the settled verdict of {decision.criterion.id}.")
-
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 (Qt naming)
-        if event.key() == Qt.Key.Key_Escape and self.note_editor.isVisible():
-            self.note_editor.hide()
-            self.setFocus()
-            return
-        if not self.keys.handle(event):
-            super().keyPressEvent(event)
+    def record_note(self, decision: Decision, value: str, note: str) -> tuple[Verdict | None, str]:
+        return record_or_explain(lambda: self.session.adjudicate(decision, value, note=note))
 
     def _show_detail(self) -> None:
         decision = self.current

@@ -10,10 +10,9 @@ resamples, seed: on Compute) and when the verdict store changes on disk."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -30,10 +29,10 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.chart_view import ChartView, save_bytes, save_to
+from studio.gui.live_results import StoreView
 from studio.gui.scores_models import AgreementModel
 from studio.gui.scores_view import PNG_FILTER, busy_bar, fill_judges, judge_picker
 from studio.gui.tasks import TaskRunner
-from studio.gui.verdict_watch import VerdictWatcher
 
 if TYPE_CHECKING:
     from studio.gui.project_context import ProjectContext
@@ -44,20 +43,15 @@ MAX_RESAMPLES = 100_000
 REPORT_FILTER = "Excel workbook (*.xlsx);;JSON (*.json)"
 
 
-class AgreementView(QWidget):
+class AgreementView(StoreView):
     computed = Signal()
     """A newly computed analysis (or the reason there is none) is shown."""
 
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None,
                  resamples: int = DEFAULT_RESAMPLES) -> None:
-        super().__init__(parent)
+        super().__init__(context, runner, parent)
         self.setObjectName("agreementView")
-        self.context = context
-        self.runner = runner
         self.result: AgreementResult | None = None
-        self._generation = 0
-        self._task: Any = None
-        self._stale = False
 
         self.judge_box = judge_picker("agreementJudgePicker", self, None)
         self.judge_box.setToolTip("The judge compared with the experts")
@@ -116,24 +110,7 @@ class AgreementView(QWidget):
         layout.addWidget(splitter, 1)
         self._update_buttons()
 
-        self.watcher = VerdictWatcher(context.session.root, self)
-        self.watcher.changed.connect(self._store_changed)
-        context.reloaded.connect(self.refresh)
-        self.refresh()
-
-    def _store_changed(self) -> None:
-        """Compute again now if shown; a hidden tab (another tab in front) waits until it is shown,
-        so a review saving verdict after verdict does not queue work nobody sees."""
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._stale = True
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
-        super().showEvent(event)
-        if self._stale:
-            self._stale = False
-            self.refresh()
+        self.watch_store()
 
     def judge(self) -> str | None:
         data = self.judge_box.currentData()
@@ -143,24 +120,15 @@ class AgreementView(QWidget):
         """Compute the analysis again in the background (the latest request wins)."""
         from studio.judging.dashboards import compute_agreement
 
-        self._generation += 1
-        generation = self._generation
-        if self._task is not None:
-            self._task.cancel()
         root, project = self.context.session.root, self.context.session.loaded.project
         judge, resamples, seed = self.judge(), self.resamples.value(), self.seed.value()
         self.busy.show()
         self.compute_button.setEnabled(False)
         self.status.setText(f"Computing agreement{f' with {resamples:,} bootstrap resamples' if resamples else ''}…")
-        self._task = self.runner.run("Computing agreement",
-                                     lambda: compute_agreement(root, project, judge, resamples, seed),
-                                     lambda result: self._done(generation, result),
-                                     lambda error: self._failed(generation, error))
+        self.latest.start("Computing agreement", lambda: compute_agreement(root, project, judge, resamples, seed),
+                          self._done, self._failed)
 
-    def _done(self, generation: int, result: AgreementResult) -> None:
-        if generation != self._generation:
-            return
-        self._task = None
+    def _done(self, result: AgreementResult) -> None:
         self.busy.hide()
         self.compute_button.setEnabled(True)
         self.result = result
@@ -192,10 +160,7 @@ class AgreementView(QWidget):
             wanted = min(wanted, total // 2)
             self.splitter.setSizes([wanted, total - wanted])
 
-    def _failed(self, generation: int, error: StudioError) -> None:
-        if generation != self._generation:
-            return
-        self._task = None
+    def _failed(self, error: StudioError) -> None:
         self.busy.hide()
         self.compute_button.setEnabled(True)
         self.result = None
@@ -246,6 +211,3 @@ class AgreementView(QWidget):
             self.status.setText(str(error))
             return
         self.status.setText(f"Report written to {name}")
-
-    def stop(self) -> None:
-        self.watcher.stop()

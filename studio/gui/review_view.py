@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.review_evidence import EvidencePane
-from studio.gui.review_keys import KeyRouter
+from studio.gui.review_keys import DecisionPane, KeyRouter
 from studio.gui.review_models import (
     HIDDEN,
     QueueFilterModel,
@@ -44,6 +44,7 @@ from studio.gui.review_models import (
 from studio.gui.tasks import TaskRunner
 from studio.judging.errors import JudgingError
 from studio.judging.queue import Decision, QueueFilter
+from studio.judging.verdicts import Verdict
 
 if TYPE_CHECKING:
     from studio.judging.submission import Submission
@@ -72,8 +73,11 @@ def combo(name: str, tip: str, parent: QWidget) -> QComboBox:
     return box
 
 
-class ReviewView(QWidget):
+class ReviewView(DecisionPane):
     """objectName `reviewView`; see docs/gui.md for its parts."""
+
+    PENDING_TEXT = "The note will be stored with the verdict you give (P, F or N)."
+    STORED_TEXT = "Stored the note with your verdict on {criterion}."
 
     decision_shown = Signal(int)  # the queue position of the decision on the right
 
@@ -415,39 +419,14 @@ class ReviewView(QWidget):
         if not self.session.blind:
             self.step_by(1)
 
-    def edit_note(self) -> None:
-        """E: the note editor; Enter saves the note with your verdict (or with the next one you give)."""
-        if self.current is None:
-            return
-        mine = self.current.ratings.get(self.session.rater) if self.session.rater else None
-        self.note_editor.setText(self._pending_note or (mine.note if mine is not None and mine.note else ""))
-        self.note_editor.show()
-        self.note_editor.setFocus()
-        self.note_editor.selectAll()
+    def own_verdict(self, decision: Decision) -> Verdict | None:
+        return decision.ratings.get(self.session.rater) if self.session.rater else None
 
-    def save_note(self) -> None:
-        decision = self.current
-        text = self.note_editor.text().strip()
-        self.note_editor.hide()
-        self.setFocus()
-        if decision is None:
-            return
-        mine = decision.ratings.get(self.session.rater) if self.session.rater else None
-        if mine is None:
-            self._pending_note = text or None
-            self.status.setText("The note will be stored with the verdict you give (P, F or N).")
-            self._show_detail()
-            return
-        verdict, problem = record_or_explain(lambda: self.session.give(decision, mine.verdict, note=text))
-        self.status.setText(problem or f"Stored the note with your verdict on {decision.criterion.id}.")
+    def record_note(self, decision: Decision, value: str, note: str) -> tuple[Verdict | None, str]:
+        return record_or_explain(lambda: self.session.give(decision, value, note=note))
 
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 (Qt naming)
-        if event.key() == Qt.Key.Key_Escape and self.note_editor.isVisible():
-            self.note_editor.hide()
-            self.setFocus()
-            return
-        if not self.keys.handle(event):
-            super().keyPressEvent(event)
+    def show_detail(self) -> None:
+        self._show_detail()
 
     def _rater_typed(self) -> None:
         self.session.set_rater(self.rater_combo.currentText())

@@ -6,15 +6,15 @@ icon and the tooltip "judge and experts disagree on 4 of 6 decisions (agreement 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
+from studio.gui.live_results import LatestTask, after_rubric_edits
 from studio.gui.tasks import TaskRunner
 from studio.gui.verdict_watch import VerdictWatcher
 
 if TYPE_CHECKING:
-    from studio.editing.changes import Changes
     from studio.gui.project_context import ProjectContext
 
 EDIT_DELAY_MS = 600  # after the last rubric edit: typing a text does not start a calibration per keystroke
@@ -27,40 +27,18 @@ class CalibrationFeed(QObject):
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.runner = runner
-        self._generation = 0
-        self._task: Any = None
+        self.latest = LatestTask(runner)
         self.watcher = VerdictWatcher(context.session.root, self)
         self.watcher.changed.connect(self.refresh)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(EDIT_DELAY_MS)
-        self._timer.timeout.connect(self.refresh)
-        context.changed.connect(self._on_changed)
+        self._timer = after_rubric_edits(self, context, EDIT_DELAY_MS, self.refresh)
         context.reloaded.connect(self.refresh)
 
     def refresh(self) -> None:
         from studio.judging.dashboards import compute_calibration
 
-        self._generation += 1
-        generation = self._generation
-        if self._task is not None:
-            self._task.cancel()
         root, project = self.context.session.root, self.context.session.loaded.project
-        self._task = self.runner.run("Calibrating the judge", lambda: compute_calibration(root, project),
-                                     lambda cells: self._done(generation, cells),
-                                     lambda _error: self._done(generation, {}))
-
-    def _done(self, generation: int, cells: dict) -> None:
-        if generation == self._generation:
-            self._task = None
-            self.updated.emit(cells)
-
-    def _on_changed(self, changes: Changes) -> None:
-        from studio.gui.rubric_model import scope_of_file
-
-        if any(scope_of_file(rel) is not None for rel in changes.files):
-            self._timer.start()
+        self.latest.start("Calibrating the judge", lambda: compute_calibration(root, project),
+                          self.updated.emit, lambda _error: self.updated.emit({}))
 
     def stop(self) -> None:
         self._timer.stop()

@@ -10,10 +10,9 @@ when the verdict store changes on disk and after an edit of a rubric."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -32,12 +31,11 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.chart_view import ChartView, save_bytes, save_to
+from studio.gui.live_results import StoreView, after_rubric_edits
 from studio.gui.scores_models import ScoresModel
 from studio.gui.tasks import TaskRunner
-from studio.gui.verdict_watch import VerdictWatcher
 
 if TYPE_CHECKING:
-    from studio.editing.changes import Changes
     from studio.gui.project_context import ProjectContext
     from studio.judging.score_sheet import ScoreSheet
 
@@ -80,20 +78,15 @@ def fill_judges(combo: QComboBox, judges: list[str], every: str | None) -> None:
     combo.setEnabled(len(judges) > 1 or (every is None and bool(judges)))
 
 
-class ScoresView(QWidget):
+class ScoresView(StoreView):
     computed = Signal()
     """A newly computed score sheet (or the reason there is none) is shown."""
     failed = Signal(str)
 
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(context, runner, parent)
         self.setObjectName("scoresView")
-        self.context = context
-        self.runner = runner
         self.sheet: ScoreSheet | None = None
-        self._generation = 0
-        self._task: Any = None
-        self._stale = False
 
         self.judge_box = judge_picker("scoresJudgePicker", self, EVERY_JUDGE)
         self.judge_box.setToolTip("Whose verdicts count where no expert gave one")
@@ -150,31 +143,11 @@ class ScoresView(QWidget):
         layout.addWidget(splitter, 1)
         self._update_buttons()
 
-        self.watcher = VerdictWatcher(context.session.root, self)
-        self.watcher.changed.connect(self._store_changed)
-        self._rubric_timer = QTimer(self)
-        self._rubric_timer.setSingleShot(True)
-        self._rubric_timer.setInterval(RUBRIC_DELAY_MS)
-        self._rubric_timer.timeout.connect(self.refresh)
-        context.changed.connect(self._on_changed)
-        context.reloaded.connect(self.refresh)
-        self.refresh()
+        # a rubric edit changes what is scored (and may make verdicts stale)
+        self._rubric_timer = after_rubric_edits(self, context, RUBRIC_DELAY_MS, self.refresh)
+        self.watch_store()
 
     # -- computing --------------------------------------------------------------------------
-    def _store_changed(self) -> None:
-        """Compute again now if shown; a hidden tab (another tab in front) waits until it is shown,
-        so a review saving verdict after verdict does not queue work nobody sees."""
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._stale = True
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
-        super().showEvent(event)
-        if self._stale:
-            self._stale = False
-            self.refresh()
-
     def judge(self) -> str | None:
         data = self.judge_box.currentData()
         return str(data) if data else None
@@ -183,21 +156,12 @@ class ScoresView(QWidget):
         """Score the runs again in the background (the latest request wins)."""
         from studio.judging.dashboards import compute_scores
 
-        self._generation += 1
-        generation = self._generation
-        if self._task is not None:
-            self._task.cancel()
         root, project, judge = self.context.session.root, self.context.session.loaded.project, self.judge()
         self.busy.show()
         self.status.setText("Scoring the runs…")
-        self._task = self.runner.run("Scoring runs", lambda: compute_scores(root, project, judge),
-                                     lambda result: self._done(generation, result),
-                                     lambda error: self._failed(generation, error))
+        self.latest.start("Scoring runs", lambda: compute_scores(root, project, judge), self._done, self._failed)
 
-    def _done(self, generation: int, result: tuple[ScoreSheet, bytes, bytes]) -> None:
-        if generation != self._generation:
-            return
-        self._task = None
+    def _done(self, result: tuple[ScoreSheet, bytes, bytes]) -> None:
         sheet, trajectory, profile = result
         self.busy.hide()
         self.sheet = sheet
@@ -216,10 +180,7 @@ class ScoresView(QWidget):
         self._update_buttons()
         self.computed.emit()
 
-    def _failed(self, generation: int, error: StudioError) -> None:
-        if generation != self._generation:
-            return
-        self._task = None
+    def _failed(self, error: StudioError) -> None:
         self.busy.hide()
         self.sheet = None
         self.model.set_sheet(None)
@@ -229,13 +190,6 @@ class ScoresView(QWidget):
         self._update_buttons()
         self.failed.emit(str(error))
         self.computed.emit()
-
-    def _on_changed(self, changes: Changes) -> None:
-        from studio.gui.rubric_model import scope_of_file
-
-        # A rubric edit changes what is scored (and may make verdicts stale): score again once typing pauses.
-        if any(scope_of_file(rel) is not None for rel in changes.files):
-            self._rubric_timer.start()
 
     def _update_buttons(self) -> None:
         self.export_table_button.setEnabled(self.sheet is not None)
@@ -276,8 +230,6 @@ class ScoresView(QWidget):
             return
         self.status.setText(f"Scores written to {written}")
 
-    def stop(self) -> None:
-        self.watcher.stop()
 
 
 def _with_button(chart: ChartView, button: QPushButton) -> QWidget:

@@ -1,0 +1,100 @@
+"""What the views computed from the verdict store share: background work where only the newest
+request counts, a view that computes again when the store changes (at once if shown, else when next
+shown), and a pause after rubric edits before computing again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QWidget
+
+from studio.gui.tasks import TaskRunner
+from studio.gui.verdict_watch import VerdictWatcher
+
+if TYPE_CHECKING:
+    from studio.editing.changes import Changes
+    from studio.gui.project_context import ProjectContext
+
+
+class LatestTask:
+    """Work on the TaskRunner of which only the newest request counts: a new request cancels the one
+    going, and the answer of one that was overtaken is dropped."""
+
+    def __init__(self, runner: TaskRunner) -> None:
+        self.runner = runner
+        self._generation = 0
+        self._task: Any = None
+
+    def start(self, label: str, work: Callable[[], Any], done: Callable[[Any], None],
+              failed: Callable[[Any], None]) -> None:
+        self._generation += 1
+        generation = self._generation
+        if self._task is not None:
+            self._task.cancel()
+
+        def finish(handler: Callable[[Any], None], value: Any) -> None:
+            if generation == self._generation:
+                self._task = None
+                handler(value)
+
+        self._task = self.runner.run(label, work, lambda result: finish(done, result),
+                                     lambda error: finish(failed, error))
+
+
+def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, slot: Callable[[], None]) -> QTimer:
+    """Call `slot` once edits of a rubric file pause for `delay_ms` (typing a criterion's text does not
+    start a computation per keystroke); other edits change nothing computed from the store."""
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.setInterval(delay_ms)
+    timer.timeout.connect(slot)
+
+    def on_changed(changes: Changes) -> None:
+        from studio.gui.rubric_model import scope_of_file
+
+        if any(scope_of_file(rel) is not None for rel in changes.files):
+            timer.start()
+
+    context.changed.connect(on_changed)
+    return timer
+
+
+class StoreView(QWidget):
+    """A tab computed from the verdict store: `refresh()` when the store changes on disk or the project
+    is read again. A hidden tab (another one in front) waits until it is shown, so a review saving
+    verdict after verdict does not queue work nobody sees."""
+
+    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.runner = runner
+        self.latest = LatestTask(runner)
+        self._stale = False
+
+    def watch_store(self) -> None:
+        """Start following the store (once the view's widgets exist) and compute a first time."""
+        self.watcher = VerdictWatcher(self.context.session.root, self)
+        self.watcher.changed.connect(self._store_changed)
+        self.context.reloaded.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def _store_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
+    def stop(self) -> None:
+        self.watcher.stop()
