@@ -14,22 +14,18 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSpinBox,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.errors import StudioError
 from studio.gui.chart_view import ChartView, save_bytes, save_to
-from studio.gui.live_results import StoreView
+from studio.gui.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.scores_models import AgreementModel
 from studio.gui.scores_view import PNG_FILTER, busy_bar, fill_judges, judge_picker
 from studio.gui.tasks import TaskRunner
@@ -66,29 +62,15 @@ class AgreementView(StoreView):
         self.seed.setObjectName("agreementSeed")
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setToolTip("The bootstrap's random seed: the same seed gives the same intervals")
-        self.compute_button = QPushButton("Compute", self)
-        self.compute_button.setObjectName("agreementComputeButton")
-        self.compute_button.clicked.connect(self.refresh)
-        self.export_chart_button = QPushButton("Export PNG…", self)
-        self.export_chart_button.setObjectName("exportAgreementChartButton")
-        self.export_chart_button.clicked.connect(self.export_chart)
-        self.export_report_button = QPushButton("Export report…", self)
-        self.export_report_button.setObjectName("exportAgreementReportButton")
-        self.export_report_button.clicked.connect(self.export_report)
+        self.compute_button = named_button("Compute", "agreementComputeButton", self.refresh, self)
+        self.export_chart_button = named_button("Export PNG…", "exportAgreementChartButton", self.export_chart, self)
+        self.export_report_button = named_button("Export report…", "exportAgreementReportButton", self.export_report,
+                                                 self)
         self.busy = busy_bar("agreementBusy", self)
-        self.status = QLabel(self)
-        self.status.setObjectName("agreementStatus")
-        self.status.setWordWrap(True)
+        self.status = status_label("agreementStatus", self)
 
         self.model = AgreementModel(self)
-        self.table = QTableView(self)
-        self.table.setObjectName("agreementTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table = results_table("agreementTable", self.model, self)
         self.chart = ChartView("agreementChart", "The agreement chart appears once a judge and an expert have "
                                                  "rated the same decisions.", self)
 

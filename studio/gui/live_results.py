@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QAbstractItemModel, QObject, QTimer
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
 
 from studio.gui.tasks import TaskRunner
 from studio.gui.verdict_watch import VerdictWatcher
@@ -98,3 +98,30 @@ class StoreView(QWidget):
 
     def stop(self) -> None:
         self.watcher.stop()
+
+
+def named_button(text: str, name: str, slot: Callable[[], Any], parent: QWidget) -> QPushButton:
+    button = QPushButton(text, parent)
+    button.setObjectName(name)
+    button.clicked.connect(slot)
+    return button
+
+
+def status_label(name: str, parent: QWidget) -> QLabel:
+    label = QLabel(parent)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    return label
+
+
+def results_table(name: str, model: QAbstractItemModel, parent: QWidget) -> QTableView:
+    """A read-only table of computed results, whole rows selected, columns fitted to their contents."""
+    table = QTableView(parent)
+    table.setObjectName(name)
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table

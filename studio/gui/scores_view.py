@@ -14,16 +14,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -31,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.chart_view import ChartView, save_bytes, save_to
-from studio.gui.live_results import StoreView, after_rubric_edits
+from studio.gui.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
 from studio.gui.scores_models import ScoresModel
 from studio.gui.tasks import TaskRunner
 
@@ -91,35 +88,20 @@ class ScoresView(StoreView):
         self.judge_box = judge_picker("scoresJudgePicker", self, EVERY_JUDGE)
         self.judge_box.setToolTip("Whose verdicts count where no expert gave one")
         self.judge_box.currentIndexChanged.connect(lambda _: self.refresh())
-        self.refresh_button = QPushButton("Refresh", self)
-        self.refresh_button.setObjectName("scoresRefreshButton")
-        self.refresh_button.clicked.connect(self.refresh)
-        self.export_table_button = QPushButton("Export table…", self)
-        self.export_table_button.setObjectName("exportScoresTableButton")
-        self.export_table_button.clicked.connect(self.export_table)
+        self.refresh_button = named_button("Refresh", "scoresRefreshButton", self.refresh, self)
+        self.export_table_button = named_button("Export table…", "exportScoresTableButton", self.export_table, self)
         self.busy = busy_bar("scoresBusy", self)
-        self.status = QLabel(self)
-        self.status.setObjectName("scoresStatus")
-        self.status.setWordWrap(True)
+        self.status = status_label("scoresStatus", self)
 
         self.model = ScoresModel(self)
-        self.table = QTableView(self)
-        self.table.setObjectName("scoresTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table = results_table("scoresTable", self.model, self)
 
         self.trajectory = ChartView("trajectoryChart", "The trajectory chart appears once runs have verdicts.", self)
         self.profile = ChartView("profileChart", "The profiles appear once runs have verdicts.", self)
-        self.export_trajectory_button = QPushButton("Export PNG…", self)
-        self.export_trajectory_button.setObjectName("exportTrajectoryButton")
-        self.export_trajectory_button.clicked.connect(lambda: self.export_chart(self.trajectory, "trajectory"))
-        self.export_profile_button = QPushButton("Export PNG…", self)
-        self.export_profile_button.setObjectName("exportProfileButton")
-        self.export_profile_button.clicked.connect(lambda: self.export_chart(self.profile, "profiles"))
+        self.export_trajectory_button = named_button(
+            "Export PNG…", "exportTrajectoryButton", lambda: self.export_chart(self.trajectory, "trajectory"), self)
+        self.export_profile_button = named_button(
+            "Export PNG…", "exportProfileButton", lambda: self.export_chart(self.profile, "profiles"), self)
         self.charts = QTabWidget(self)
         self.charts.setObjectName("scoresChartTabs")
         self.charts.addTab(_with_button(self.trajectory, self.export_trajectory_button), "Trajectory")
