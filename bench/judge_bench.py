@@ -123,7 +123,7 @@ def _save_computed_values(path: Path, names: list[str], saved: dict[str, dict[st
 
 def bench_evidence(args: argparse.Namespace, work: Path) -> None:
     cells = 10_000 if args.quick else 100_000
-    folder = work / "submission"
+    folder = work / "evidence-submission"  # the judge section makes its own "submission"
     (folder / "outputs").mkdir(parents=True)
     path = folder / "outputs" / "model.xlsx"
     started = time.perf_counter()
