@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,13 @@ def dockerd(*args: str, env: dict[str, str] | None = None, timeout: float = 180)
 
 
 @pytest.fixture(scope="session")
-def docker_engine() -> DockerEngine:
+def docker_engine() -> Iterator[DockerEngine]:
+    engine = _connect_or_start()
+    yield engine
+    engine.close()
+
+
+def _connect_or_start() -> DockerEngine:
     try:
         return DockerEngine.connect()
     except EngineError as missing:

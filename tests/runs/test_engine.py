@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import docker
@@ -25,8 +25,24 @@ def _spec(image: str, command: list[str], **overrides: Any) -> ContainerSpec:
     return ContainerSpec(**values)
 
 
+_clients: dict[str, docker.DockerClient] = {}
+
+
 def _client(engine: DockerEngine) -> docker.DockerClient:
-    return docker.DockerClient(base_url=engine.url())
+    """One client of the engine for the tests' own looks at it (a client per look left a socket open
+    each time), closed when the module's tests end."""
+    url = engine.url()
+    if url not in _clients:
+        _clients[url] = docker.DockerClient(base_url=url)
+    return _clients[url]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_clients() -> Iterator[None]:
+    yield
+    for client in _clients.values():
+        client.close()
+    _clients.clear()
 
 
 def _containers(engine: DockerEngine, labels: dict[str, str]) -> list[Any]:
