@@ -237,8 +237,9 @@ def local_images() -> list[str]:
         finally:
             client.close()
     except (DockerException, RequestException, OSError) as exc:
-        engine = DockerEngine.connect()  # raises the engine's own message when none answers
-        raise EngineError(f"The Docker engine at {engine.url()} did not list its images ({type(exc).__name__}): "
+        with DockerEngine.connect() as engine:  # raises the engine's own message when none answers
+            url = engine.url()
+        raise EngineError(f"The Docker engine at {url} did not list its images ({type(exc).__name__}): "
                           "restart it (docs/runs.md), then open this dialog again") from None
     return sorted({tag for image in images for tag in image.tags if not tag.endswith(":<none>")})
 

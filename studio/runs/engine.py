@@ -93,10 +93,13 @@ class DockerEngine:
     @classmethod
     def connect(cls) -> DockerEngine:
         url = os.environ.get("DOCKER_HOST") or DEFAULT_URL
+        client = None
         try:
             client = docker.from_env()
             client.ping()
         except (docker.errors.DockerException, OSError) as error:
+            if client is not None:
+                client.close()
             raise EngineError(f"No Docker engine at {url}: {START_ENGINE}. ({_reason(error)})") from error
         return cls(client, url)
 
