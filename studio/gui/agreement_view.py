@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
-from studio.gui.chart_view import ChartView, save_bytes, save_to
+from studio.gui.chart_view import ChartView, export_png, save_to
 from studio.gui.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.scores_models import AgreementModel
-from studio.gui.scores_view import PNG_FILTER, busy_bar, fill_judges, judge_picker
+from studio.gui.scores_view import busy_bar, fill_judges, judge_picker
 from studio.gui.tasks import TaskRunner
 
 if TYPE_CHECKING:
@@ -157,16 +157,7 @@ class AgreementView(StoreView):
         self.export_report_button.setEnabled(self.result is not None)
 
     def export_chart(self) -> None:
-        if self.chart.png is None:
-            return
-        suggested = str(self.context.session.root / "agreement.png")
-        try:
-            written = save_bytes(self, self.chart.png, suggested, PNG_FILTER)
-        except StudioError as error:
-            self.status.setText(str(error))
-            return
-        if written is not None:
-            self.status.setText(f"Chart written to {written}")
+        export_png(self, self.chart, str(self.context.session.root / "agreement.png"), self.status)
 
     def export_report(self) -> None:
         """The whole report as the Excel workbook or the JSON of `dbstudio agreement`."""

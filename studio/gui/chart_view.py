@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QSizePolicy, QWidget
 
 from studio.errors import StudioError
 
+PNG_FILTER = "PNG image (*.png)"
+
 
 class ChartExportError(StudioError):
     """A chart could not be written (a folder that is not writable, a full disk)."""
@@ -65,6 +67,20 @@ class ChartView(QLabel):
             size = self._pixmap.size()
         self.setPixmap(self._pixmap.scaled(size, Qt.AspectRatioMode.KeepAspectRatio,
                                            Qt.TransformationMode.SmoothTransformation))
+
+
+def export_png(parent: QWidget, chart: ChartView, suggested: str, status: QLabel) -> None:
+    """Ask where to save the chart's PNG (the very bytes shown), write it, and say in `status` where it
+    went or why it could not be written."""
+    if chart.png is None:
+        return
+    try:
+        written = save_bytes(parent, chart.png, suggested, PNG_FILTER)
+    except StudioError as error:
+        status.setText(str(error))
+        return
+    if written is not None:
+        status.setText(f"Chart written to {written}")
 
 
 def save_bytes(parent: QWidget, data: bytes, suggested: str, filters: str) -> Path | None:

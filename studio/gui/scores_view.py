@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
-from studio.gui.chart_view import ChartView, save_bytes, save_to
+from studio.gui.chart_view import ChartView, export_png, save_to
 from studio.gui.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
 from studio.gui.scores_models import ScoresModel
 from studio.gui.tasks import TaskRunner
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 EVERY_JUDGE = "Every judge (where they agree)"
 RUBRIC_DELAY_MS = 400
-PNG_FILTER = "PNG image (*.png)"
 TABLE_FILTER = "Excel workbook (*.xlsx);;CSV (*.csv)"
 
 
@@ -184,15 +183,7 @@ class ScoresView(StoreView):
         return str(self.context.session.root / f"{name}-{what}.{suffix}")
 
     def export_chart(self, chart: ChartView, what: str) -> None:
-        if chart.png is None:
-            return
-        try:
-            written = save_bytes(self, chart.png, self._suggested(what, "png"), PNG_FILTER)
-        except StudioError as error:
-            self.status.setText(str(error))
-            return
-        if written is not None:
-            self.status.setText(f"Chart written to {written}")
+        export_png(self, chart, self._suggested(what, "png"), self.status)
 
     def export_table(self) -> None:
         """The table as shown, as an xlsx workbook or a CSV file (by the name's ending)."""
