@@ -12,7 +12,6 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
 
 from studio.gui.tasks import TaskRunner
-from studio.gui.verdict_watch import VerdictWatcher
 
 if TYPE_CHECKING:
     from studio.editing.changes import Changes
@@ -76,7 +75,7 @@ class StoreView(QWidget):
 
     def watch_store(self) -> None:
         """Start following the store (once the view's widgets exist) and compute a first time."""
-        self.watcher = VerdictWatcher(self.context.session.root, self)
+        self.watcher = self.context.verdict_watcher()
         self.watcher.changed.connect(self._store_changed)
         self.context.reloaded.connect(self.refresh)
         self.refresh()
@@ -95,9 +94,6 @@ class StoreView(QWidget):
         if self._stale:
             self._stale = False
             self.refresh()
-
-    def stop(self) -> None:
-        self.watcher.stop()
 
 
 def named_button(text: str, name: str, slot: Callable[[], Any], parent: QWidget) -> QPushButton:

@@ -3,11 +3,16 @@ Every edit goes through `push`: a widget never changes a file or a model object 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from studio.editing.commands import Command
 from studio.editing.session import ProjectSession
+
+if TYPE_CHECKING:
+    from studio.gui.verdict_watch import VerdictWatcher
 
 
 class ProjectContext(QObject):
@@ -23,6 +28,16 @@ class ProjectContext(QObject):
         super().__init__(parent)
         self.session = session
         self.undo_stack = QUndoStack(self)
+        self._verdict_watcher: VerdictWatcher | None = None
+
+    def verdict_watcher(self) -> VerdictWatcher:
+        """The one watcher of the project's verdict store, shared by every view computed from it (the
+        scores, the agreement, the rubric editor's calibration): made on first use, gone with the project."""
+        if self._verdict_watcher is None:
+            from studio.gui.verdict_watch import VerdictWatcher
+
+            self._verdict_watcher = VerdictWatcher(self.session.root, self)
+        return self._verdict_watcher
 
     def push(self, command: Command) -> bool:
         """Apply `command` as one undoable step. A StudioError raised by the edit (a bad path, a

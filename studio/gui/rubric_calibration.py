@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject, Signal
 
 from studio.gui.live_results import LatestTask, after_rubric_edits
 from studio.gui.tasks import TaskRunner
-from studio.gui.verdict_watch import VerdictWatcher
 
 if TYPE_CHECKING:
     from studio.gui.project_context import ProjectContext
@@ -28,7 +27,7 @@ class CalibrationFeed(QObject):
         super().__init__(parent)
         self.context = context
         self.latest = LatestTask(runner)
-        self.watcher = VerdictWatcher(context.session.root, self)
+        self.watcher = context.verdict_watcher()
         self.watcher.changed.connect(self.refresh)
         self._timer = after_rubric_edits(self, context, EDIT_DELAY_MS, self.refresh)
         context.reloaded.connect(self.refresh)
@@ -39,7 +38,3 @@ class CalibrationFeed(QObject):
         root, project = self.context.session.root, self.context.session.loaded.project
         self.latest.start("Calibrating the judge", lambda: compute_calibration(root, project),
                           self.updated.emit, lambda _error: self.updated.emit({}))
-
-    def stop(self) -> None:
-        self._timer.stop()
-        self.watcher.stop()

@@ -77,10 +77,3 @@ class VerdictWatcher(QObject):
         self._seen = now
         self.changed.emit()
         return True
-
-    def stop(self) -> None:
-        self._poll.stop()
-        self._quiet.stop()
-        paths = self._watcher.directories()
-        if paths:
-            self._watcher.removePaths(paths)
