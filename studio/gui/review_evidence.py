@@ -22,20 +22,9 @@ from PySide6.QtWidgets import (
 
 from studio.gui.preview import MaterialPreview, WorkbookView
 from studio.gui.tasks import TaskRunner
-from studio.judging.evidence import locate
+from studio.judging.evidence import locate, submission_files
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
-HIDDEN_PARTS = ("__pycache__",)
-
-
-def submission_files(folder: Path) -> list[str]:
-    """The files of a submission folder, relative, in path order (hidden files left out, as evidence does)."""
-    found = []
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if path.is_file() and not any(part.startswith(".") or part in HIDDEN_PARTS for part in rel.parts):
-            found.append(rel.as_posix())
-    return found
 
 
 class EvidencePane(QWidget):

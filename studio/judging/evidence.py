@@ -116,7 +116,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _submission_files(folder: Path) -> list[str]:
+def submission_files(folder: Path) -> list[str]:
     """Every file under the folder, sorted; hidden files and folders (.git, caches) are not evidence."""
     found = []
     for path in folder.rglob("*"):
@@ -170,7 +170,7 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
                      limits: EvidenceLimits = EvidenceLimits()) -> Evidence:  # noqa: B008 - frozen, immutable
     """The evidence of the files under `folder` (or only `paths`, relative to it), in path order."""
     folder = Path(folder)
-    rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else _submission_files(folder)
+    rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else submission_files(folder)
     files = []
     left = limits.total_chars
     with collector_paused():
