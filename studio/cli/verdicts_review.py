@@ -42,17 +42,21 @@ def _fail(message: str) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
+    from studio.cli.verdicts_cmd import ProjectLoadError, load_project_checked
     from studio.judging.errors import JudgingError
     from studio.judging.queue import ReviewQueue
 
     try:
-        queue = ReviewQueue.of_project(args.project)
+        # loaded and checked as every verdicts command loads a project (each problem at its line)
+        loaded, _, _ = load_project_checked(args.project)
+        queue = ReviewQueue(loaded)
+        queue.reload()
         if queue.left_out:
             print(f"dbstudio verdicts: left out {queue.left_out}", file=sys.stderr)
         if args.action == "queue":
             return _list(queue, args)
         return _record(queue, args)
-    except JudgingError as exc:
+    except (ProjectLoadError, JudgingError) as exc:
         return _fail(str(exc))
 
 

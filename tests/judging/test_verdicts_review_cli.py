@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,20 @@ def test_export_still_refuses_extra_operands(project: Path, tmp_path: Path, caps
     out = tmp_path / "out.csv"
     assert main(["verdicts", "export", str(project), str(out), "stray", "--format", "score"]) == 2
     assert "unexpected stray" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_folder_that_is_no_project_or_does_not_load_is_named_with_the_line_at_fault(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["verdicts", "queue", str(empty)]) == 2
+    assert f"{empty}: not a project folder (it has no project.yaml)" in capsys.readouterr().err
+    rubric = project / "subtasks" / "T01" / "rubric.yaml"
+    before = rubric.read_text()
+    rubric.write_text(before + "  - id: [broken\n")
+    verdicts = sorted(p.read_bytes() for p in (project / "verdicts").rglob("*.yaml"))
+    assert main(["verdicts", "give", str(project), RUN_ID, "T01", criterion_id(1), "pass", "--rater", "Anna"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(rf"{re.escape(str(rubric))}:\d+:\d+: ", err), err
+    assert "do not load" in err and "dbstudio validate" in err
+    assert sorted(p.read_bytes() for p in (project / "verdicts").rglob("*.yaml")) == verdicts  # nothing written
