@@ -5,10 +5,11 @@ core) load only when first opened, so the window starts without them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
 from studio.gui.tasks import TaskRunner
@@ -36,6 +37,20 @@ def judging_menu(window: QMainWindow) -> QMenu:
     return menu
 
 
+def judging_action(window: QMainWindow, name: str, text: str, tip: str, slot: Callable[[], Any],
+                   shortcut: str | None = None) -> QAction:
+    """An action of the Judging menu, also on the window so that its shortcut works anywhere in it."""
+    action = QAction(text, window)
+    action.setObjectName(name)
+    action.setStatusTip(tip)
+    action.setToolTip(tip)
+    if shortcut is not None:
+        action.setShortcut(QKeySequence(shortcut))
+    action.triggered.connect(lambda _checked=False: slot())
+    window.addAction(action)
+    return action
+
+
 class ScoresHook(QObject):
     """The actions and the open views of scores and agreement for one window."""
 
@@ -45,12 +60,12 @@ class ScoresHook(QObject):
         self.runner = runner
         self.scores: ScoresView | None = None
         self.agreement: AgreementView | None = None
-        self.action_scores = self._action("scoresAction", "&Scores and Trajectories",
-                                          "Each run's checkpoint and final scores from the verdict store, "
-                                          "the trajectory chart and the profiles", self.open_scores)
-        self.action_agreement = self._action("agreementAction", "&Agreement Dashboard",
-                                             "Judge-expert agreement, pooled and by target and dimension",
-                                             self.open_agreement)
+        self.action_scores = judging_action(window, "scoresAction", "&Scores and Trajectories",
+                                            "Each run's checkpoint and final scores from the verdict store, "
+                                            "the trajectory chart and the profiles", self.open_scores)
+        self.action_agreement = judging_action(window, "agreementAction", "&Agreement Dashboard",
+                                               "Judge-expert agreement, pooled and by target and dimension",
+                                               self.open_agreement)
         menu = judging_menu(window)
         if menu.actions():
             menu.addSeparator()
@@ -61,15 +76,6 @@ class ScoresHook(QObject):
             opened.connect(lambda _folder: self._enable(True))
             closed.connect(lambda: self._enable(False))
         self._enable(False)
-
-    def _action(self, name: str, text: str, tip: str, slot: Any) -> QAction:
-        action = QAction(text, self.window)
-        action.setObjectName(name)
-        action.setStatusTip(tip)
-        action.setToolTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.window.addAction(action)
-        return action
 
     def _enable(self, enabled: bool) -> None:
         self.action_scores.setEnabled(enabled)

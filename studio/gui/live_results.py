@@ -43,6 +43,13 @@ class LatestTask:
                                      lambda error: finish(failed, error))
 
 
+def touches_rubric(changes: Changes) -> bool:
+    """Whether an edit changed a rubric file (criteria, and so which verdicts are current)."""
+    from studio.gui.rubric_model import scope_of_file
+
+    return any(scope_of_file(rel) is not None for rel in changes.files)
+
+
 def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, slot: Callable[[], None]) -> QTimer:
     """Call `slot` once edits of a rubric file pause for `delay_ms` (typing a criterion's text does not
     start a computation per keystroke); other edits change nothing computed from the store."""
@@ -52,9 +59,7 @@ def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, s
     timer.timeout.connect(slot)
 
     def on_changed(changes: Changes) -> None:
-        from studio.gui.rubric_model import scope_of_file
-
-        if any(scope_of_file(rel) is not None for rel in changes.files):
+        if touches_rubric(changes):
             timer.start()
 
     context.changed.connect(on_changed)

@@ -3,18 +3,17 @@ the editor area, over one review session of the open project."""
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
-from studio.gui.judging_menu import judging_menu
+from studio.gui.judging_menu import judging_action, judging_menu
+from studio.gui.live_results import touches_rubric
 from studio.gui.tasks import TaskRunner
-from studio.store import layout
 
 if TYPE_CHECKING:
+    from studio.editing.changes import Changes
     from studio.gui.adjudication_view import AdjudicationView
     from studio.gui.review_models import ReviewSession
     from studio.gui.review_view import ReviewView
@@ -32,24 +31,17 @@ class ReviewTabs(QObject):
         self.review_view: ReviewView | None = None
         self.adjudication_view: AdjudicationView | None = None
         self._then: list[Any] = []
-        self.action_review = self._action("reviewAction", "&Review Verdicts…", "Ctrl+Shift+V", self.open_review,
-                                          "Review the judge's verdicts side by side with the evidence (P/F/N keys)")
-        self.action_adjudication = self._action("adjudicationAction", "&Adjudicate Differences…", "Ctrl+Shift+J",
-                                                self.open_adjudication,
-                                                "Settle the decisions where raters differ")
+        self.action_review = judging_action(
+            window, "reviewAction", "&Review Verdicts…",
+            "Review the judge's verdicts side by side with the evidence (P/F/N keys)", self.open_review, "Ctrl+Shift+V")
+        self.action_adjudication = judging_action(
+            window, "adjudicationAction", "&Adjudicate Differences…", "Settle the decisions where raters differ",
+            self.open_adjudication, "Ctrl+Shift+J")
         opened = getattr(window, "project_opened", None)
         closed = getattr(window, "project_closed", None)
         if opened is not None and closed is not None:
             opened.connect(lambda _folder: self._forget())
             closed.connect(self._forget)
-
-    def _action(self, name: str, text: str, keys: str, slot: Any, tip: str) -> QAction:
-        action = QAction(text, self.window)
-        action.setObjectName(name)
-        action.setShortcut(QKeySequence(keys))
-        action.setStatusTip(tip)
-        action.triggered.connect(slot)
-        return action
 
     def _context(self) -> Any:
         return getattr(self.window, "context", None)
@@ -116,11 +108,9 @@ class ReviewTabs(QObject):
         queue.loaded = context.session.loaded
         self.session.reload()
 
-    def _project_edited(self, queue: ReviewQueue, changes: Any) -> None:
+    def _project_edited(self, queue: ReviewQueue, changes: Changes) -> None:
         """A rubric edit changes criteria (and which verdicts are current): read the queue again."""
-        files = getattr(changes, "files", ())
-        if any(rel == layout.FINAL_RUBRIC_FILE or PurePosixPath(rel).name == layout.CHECKPOINT_RUBRIC_FILE
-               for rel in files):
+        if touches_rubric(changes):
             self._project_reloaded(queue)
 
     def _tabs(self) -> QTabWidget | None:
@@ -188,5 +178,4 @@ def install_review(window: QMainWindow, runner: TaskRunner) -> ReviewTabs:
         first = menu.actions()[0]
         menu.insertActions(first, [tabs.action_review, tabs.action_adjudication])
         menu.insertSeparator(first)
-    window.addActions([tabs.action_review, tabs.action_adjudication])
     return tabs
