@@ -237,9 +237,9 @@ def bench_filter(rounds: int, folder: Path) -> None:
     from PySide6.QtWidgets import QApplication, QLineEdit, QTableView, QVBoxLayout, QWidget
 
     from studio.editing.session import ProjectSession
-    from studio.gui.project_context import ProjectContext
-    from studio.gui.rubric_editor import RubricEditor
-    from studio.gui.rubric_model import COLUMNS
+    from studio.gui.base.project_context import ProjectContext
+    from studio.gui.rubric.editor import RubricEditor
+    from studio.gui.rubric.model import COLUMNS
 
     app = QApplication.instance()
     assert app is not None
@@ -333,7 +333,7 @@ def bench_edit(rounds: int, folder: Path, scope: str, criterion_id: str, label: 
 
     from studio.editing.rubric import rubric_file, set_criterion_field
     from studio.editing.session import ProjectSession
-    from studio.gui.project_context import ProjectContext
+    from studio.gui.base.project_context import ProjectContext
     from studio.store.atomic import write_atomic
 
     context = ProjectContext(ProjectSession(folder))
@@ -380,9 +380,9 @@ def bench_open(rounds: int, folder: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
     from studio.editing.session import ProjectSession
+    from studio.gui.base.project_context import ProjectContext
     from studio.gui.main_window import MainWindow
-    from studio.gui.project_context import ProjectContext
-    from studio.gui.rubric_editor import RubricEditor
+    from studio.gui.rubric.editor import RubricEditor
     from studio.store.loader import load_project
     from studio.validation.validate import validate_loaded
 

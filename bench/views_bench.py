@@ -77,7 +77,7 @@ def _painted_in(preview, path: Path) -> float:  # type: ignore[no-untyped-def]
     runs as in the app: the paint is the one Qt schedules, nothing forced)."""
     from PySide6.QtCore import QEventLoop, Qt, QTimer
 
-    from studio.gui.preview import PageCanvas
+    from studio.gui.widgets.preview import PageCanvas
 
     painted: list[bool] = []
     loop = QEventLoop()
@@ -120,7 +120,7 @@ def bench_dependency_map(rounds: int, work: Path, subtasks: int = MAP_SUBTASKS) 
     import subprocess
 
     from bench.review_bench import CHECKPOINT_CRITERIA, CROSS_FILE, MATERIALS, PACKAGE, REUSED, SUBTASKS, make_project
-    from studio.gui.depmap_view import DependencyMapView, NodeItem
+    from studio.gui.project.depmap_view import DependencyMapView, NodeItem
     from studio.store.loader import load_project
     from studio.views.depmap import DependencyMap, dot_source, layout_map
 
@@ -189,8 +189,8 @@ def bench_pdf_first_page(rounds: int, work: Path) -> None:
     import pymupdf
     from PySide6.QtWidgets import QApplication, QSpinBox
 
-    from studio.gui.preview import PDF_ZOOM, MaterialPreview, PageCanvas
-    from studio.gui.tasks import TaskRunner
+    from studio.gui.base.tasks import TaskRunner
+    from studio.gui.widgets.preview import PDF_ZOOM, MaterialPreview, PageCanvas
 
     path = make_pdf(work / "fleet.pdf", PDF_PAGES)
     runner = TaskRunner(QApplication.instance())  # lives as long as the app, like the window's
@@ -244,8 +244,8 @@ def bench_csv_first_screen(rounds: int, work: Path) -> None:
     from PySide6.QtGui import QStandardItem, QStandardItemModel
     from PySide6.QtWidgets import QApplication, QTableView
 
-    from studio.gui.preview import MaterialPreview
-    from studio.gui.tasks import TaskRunner
+    from studio.gui.base.tasks import TaskRunner
+    from studio.gui.widgets.preview import MaterialPreview
 
     plain = QTableView()  # the floor's table: 40 rows parsed and painted, nothing lazy
     plain.resize(900, 700)

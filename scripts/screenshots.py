@@ -218,8 +218,8 @@ no agent), so the run, its log and its checkpoints are real and made in a few se
 def runs_shots(app: QApplication, window: Any, work: Path, out: Path) -> None:
     """A real run of the copy in Docker (DOCKER_HOST, image dbstudio/test-busybox:1 from
     scripts/test-image.sh) started from the Runs panel, followed to its end, then its checkpoints."""
-    from studio.gui.checkpoint_browser import CheckpointBrowser
-    from studio.gui.run_dialog import RunDialog
+    from studio.gui.runs.checkpoint_browser import CheckpointBrowser
+    from studio.gui.runs.run_dialog import RunDialog
 
     panel = window.runs_panel
     runs_dock = window.findChild(QDockWidget, "runsDock")
@@ -308,7 +308,7 @@ def scores_shots(app: QApplication, window: Any, out: Path) -> None:
     (root / layout.VERDICTS_DIR / "calibration.yaml").write_text("min_agreement: 0.75\nmin_decisions: 1\n")
     editor = window.open_rubric("T06")
     wait_until(app, lambda: bool(editor.model.calibration), "the judge calibration")
-    from studio.gui.rubric_model import COLUMN
+    from studio.gui.rubric.model import COLUMN
 
     row = editor.model.row_of("T06", "T06-C03")
     index = editor.proxy.mapFromSource(editor.model.index(row, COLUMN["judge"]))
@@ -380,10 +380,10 @@ def main() -> int:
     app.setOrganizationName("DeliverBenchScreenshots")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(args.work / "settings"))
-    from studio.gui.explorer_model import ID_ROLE, KIND_ROLE
-    from studio.gui.icons import app_icon
-    from studio.gui.import_dialog import RubricImportDialog
     from studio.gui.main_window import MainWindow
+    from studio.gui.project.explorer_model import ID_ROLE, KIND_ROLE
+    from studio.gui.rubric.import_dialog import RubricImportDialog
+    from studio.gui.widgets.icons import app_icon
 
     app.setWindowIcon(app_icon())
     root = make_copy(args.work)

@@ -31,7 +31,7 @@ from PySide6.QtGui import QImage
 
 from studio import __version__
 from studio.cli.registry import COMMANDS
-from studio.gui.icons import ICON_SIZES, app_icon
+from studio.gui.widgets.icons import ICON_SIZES, app_icon
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "packaging" / "dbstudio.spec"

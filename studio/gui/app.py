@@ -39,8 +39,8 @@ def run_app(path: str | None = None) -> int:
         return 2
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from studio.gui.icons import app_icon
     from studio.gui.main_window import MainWindow
+    from studio.gui.widgets.icons import app_icon
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])

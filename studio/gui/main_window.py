@@ -30,17 +30,17 @@ from PySide6.QtWidgets import (
 
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
-from studio.gui.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
-from studio.gui.explorer_view import ExplorerView, local_files
-from studio.gui.findings_model import FindingsModel
-from studio.gui.judging_menu import install_scores
-from studio.gui.project_actions import ProjectActions
-from studio.gui.review_install import install_review
-from studio.gui.run_monitor import hold_close
-from studio.gui.runs_panel import install_runs
-from studio.gui.status_bar import GitState, StatusParts, read_git_state
-from studio.gui.tasks import TaskRunner
-from studio.gui.watcher import ProjectWatcher
+from studio.gui.base.status_bar import GitState, StatusParts, read_git_state
+from studio.gui.base.tasks import TaskRunner
+from studio.gui.base.watcher import ProjectWatcher
+from studio.gui.judging.menu import install_scores
+from studio.gui.judging.review_install import install_review
+from studio.gui.project.actions import ProjectActions
+from studio.gui.project.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
+from studio.gui.project.explorer_view import ExplorerView, local_files
+from studio.gui.project.findings_model import FindingsModel
+from studio.gui.runs.monitor import hold_close
+from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
 
@@ -50,12 +50,12 @@ from studio.store import layout
 if TYPE_CHECKING:
     from studio.editing.changes import Changes
     from studio.editing.session import ProjectSession
-    from studio.gui.depmap_view import DependencyMapTab
-    from studio.gui.dialogs import CrashDialog
-    from studio.gui.project_context import ProjectContext
-    from studio.gui.rubric_editor import RubricEditor
-    from studio.gui.timeline_view import TimelineView
-    from studio.gui.versioning import VersioningPanel
+    from studio.gui.base.project_context import ProjectContext
+    from studio.gui.history.versioning import VersioningPanel
+    from studio.gui.project.depmap_view import DependencyMapTab
+    from studio.gui.project.timeline_view import TimelineView
+    from studio.gui.rubric.editor import RubricEditor
+    from studio.gui.widgets.dialogs import CrashDialog
     from studio.validation.findings import Finding
 
 APP_NAME = "DeliverBench Studio"
@@ -361,7 +361,7 @@ class MainWindow(QMainWindow):
 
     def preview_material(self, material_id: str) -> None:
         """Show a material's file in the preview dock."""
-        from studio.gui.preview import MaterialPreview
+        from studio.gui.widgets.preview import MaterialPreview
 
         if self.preview is None:
             self.preview = MaterialPreview(self.runner, self.preview_dock)
@@ -381,7 +381,7 @@ class MainWindow(QMainWindow):
 
     # -- spreadsheets ----------------------------------------------------------------------
     def export_rubrics(self) -> None:
-        from studio.gui.import_dialog import export_rubrics_dialog
+        from studio.gui.rubric.import_dialog import export_rubrics_dialog
 
         if self.context is not None:
             written = export_rubrics_dialog(self.context, self)
@@ -389,7 +389,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Rubrics written to {written}", 5000)
 
     def import_rubrics(self) -> None:
-        from studio.gui.import_dialog import import_rubrics_dialog
+        from studio.gui.rubric.import_dialog import import_rubrics_dialog
 
         if self.context is not None:
             import_rubrics_dialog(self.context, self, self.runner)
@@ -405,8 +405,8 @@ class MainWindow(QMainWindow):
                         lambda result: self._opened(generation, folder, *result), self.show_error)
 
     def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:
-        from studio.gui.project_context import ProjectContext
-        from studio.gui.versioning import VersioningPanel
+        from studio.gui.base.project_context import ProjectContext
+        from studio.gui.history.versioning import VersioningPanel
 
         if generation != self._generation:
             return  # another project was asked for meanwhile
@@ -496,7 +496,7 @@ class MainWindow(QMainWindow):
         self.when_saved_or_discarded(close)
 
     def choose_project(self) -> None:
-        from studio.gui.dialogs import file_dialog
+        from studio.gui.widgets.dialogs import file_dialog
         from studio.store.workspace import default_workspace
 
         def choose() -> None:
@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
         self.when_saved_or_discarded(choose)
 
     def new_project(self) -> None:
-        from studio.gui.dialogs import NewProjectDialog
+        from studio.gui.widgets.dialogs import NewProjectDialog
         from studio.store.workspace import create_project, default_workspace, templates
 
         dialog = NewProjectDialog(default_workspace(), templates(), self)
@@ -610,7 +610,7 @@ class MainWindow(QMainWindow):
     # -- editors ---------------------------------------------------------------------------
     def open_object(self, kind: str, object_id: str) -> QWidget | None:
         """Show the editor of an object in a tab (the rubric editor for a rubric)."""
-        from studio.gui import editors
+        from studio.gui.project import editors
 
         if self.context is None:
             return None
@@ -627,7 +627,7 @@ class MainWindow(QMainWindow):
         return widget
 
     def open_rubric(self, scope: str | None) -> RubricEditor | None:
-        from studio.gui.rubric_editor import RubricEditor
+        from studio.gui.rubric.editor import RubricEditor
 
         if self.context is None:
             return None
@@ -642,7 +642,7 @@ class MainWindow(QMainWindow):
         return self.rubric_editor
 
     def open_timeline(self) -> TimelineView | None:
-        from studio.gui.timeline_view import TimelineView
+        from studio.gui.project.timeline_view import TimelineView
 
         if self.context is None:
             return None
@@ -655,7 +655,7 @@ class MainWindow(QMainWindow):
         return self.timeline_view
 
     def open_dependency_map(self) -> DependencyMapTab | None:
-        from studio.gui.depmap_view import DependencyMapTab
+        from studio.gui.project.depmap_view import DependencyMapTab
 
         if self.context is None:
             return None
@@ -698,7 +698,7 @@ class MainWindow(QMainWindow):
 
     def jump_to_finding(self, finding: Finding) -> QWidget | None:
         """Open the editor of the object at fault (the criterion in the rubric editor)."""
-        from studio.gui.jump import field_at, object_of_finding
+        from studio.gui.base.jump import field_at, object_of_finding
 
         if self.context is None:
             return None
@@ -753,7 +753,7 @@ class MainWindow(QMainWindow):
 
     def commit(self) -> None:
         """Save, then ask for a message and commit the saved files (on the TaskRunner)."""
-        from studio.gui.dialogs import CommitDialog
+        from studio.gui.widgets.dialogs import CommitDialog
 
         if self.context is None or not self.save():
             return
@@ -901,7 +901,7 @@ class MainWindow(QMainWindow):
         """An unexpected error: write the crash log (as the CLI does) and say where it is."""
         import traceback
 
-        from studio.gui.dialogs import CrashDialog
+        from studio.gui.widgets.dialogs import CrashDialog
 
         log = write_crash_log(f"gui: {label}", sys.argv[1:], error)
         first = str(error).strip().splitlines()

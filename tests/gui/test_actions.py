@@ -10,8 +10,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QMenu, QMessageBox
 
-from studio.gui.dialogs import CommitDialog, HandoffDialog, MaterialImportDialog, NewProjectDialog
 from studio.gui.main_window import MainWindow
+from studio.gui.widgets.dialogs import CommitDialog, HandoffDialog, MaterialImportDialog, NewProjectDialog
 from studio.store.loader import load_project
 from studio.validation.validate import validate_project
 from tests.gui.shell_support import drag_and_drop, git, git_identity, idle, open_window, sample_copy

@@ -10,9 +10,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QTableView, QTreeView
 
 from studio.gui.app import resolve_project
-from studio.gui.dialogs import CrashDialog
-from studio.gui.explorer_model import ID_ROLE, KIND_ROLE
 from studio.gui.main_window import MainWindow
+from studio.gui.project.explorer_model import ID_ROLE, KIND_ROLE
+from studio.gui.widgets.dialogs import CrashDialog
 from studio.store.workspace import sample_project
 from tests.gui.shell_support import open_window, sample_copy
 
@@ -140,9 +140,9 @@ def test_a_bug_in_a_slot_gets_the_crash_dialog(qtbot, tmp_path: Path, monkeypatc
 
 def test_the_versioning_dock_follows_the_explorer_selection(qtbot, monkeypatch):
     shown: list[tuple[str, ...]] = []
-    monkeypatch.setattr("studio.gui.versioning.VersioningPanel.show_file",
+    monkeypatch.setattr("studio.gui.history.versioning.VersioningPanel.show_file",
                         lambda _panel, rel: shown.append(("file", str(rel))))
-    monkeypatch.setattr("studio.gui.versioning.VersioningPanel.show_object",
+    monkeypatch.setattr("studio.gui.history.versioning.VersioningPanel.show_object",
                         lambda _panel, kind, object_id: shown.append((kind, object_id)))
     window = open_window(qtbot, sample_project())
     shown.clear()

@@ -9,8 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QModelIndex
 
 from bench.review_bench import LARGE_CRITERIA, expected_large_counts, make_large_project
-from studio.gui.explorer_model import ExplorerModel
-from studio.gui.findings_model import FindingsModel
+from studio.gui.project.explorer_model import ExplorerModel
+from studio.gui.project.findings_model import FindingsModel
 from studio.review.runner import review_loaded
 from studio.store.loader import load_project
 

@@ -1,0 +1,128 @@
+"""What the views computed from the verdict store share: background work where only the newest
+request counts, a view that computes again when the store changes (at once if shown, else when next
+shown), and a pause after rubric edits before computing again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractItemModel, QObject, QTimer
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
+
+from studio.gui.base.tasks import TaskRunner
+
+if TYPE_CHECKING:
+    from studio.editing.changes import Changes
+    from studio.gui.base.project_context import ProjectContext
+
+
+class LatestTask:
+    """Work on the TaskRunner of which only the newest request counts: a new request cancels the one
+    going, and the answer of one that was overtaken is dropped."""
+
+    def __init__(self, runner: TaskRunner) -> None:
+        self.runner = runner
+        self._generation = 0
+        self._task: Any = None
+
+    def start(self, label: str, work: Callable[[], Any], done: Callable[[Any], None],
+              failed: Callable[[Any], None]) -> None:
+        self._generation += 1
+        generation = self._generation
+        if self._task is not None:
+            self._task.cancel()
+
+        def finish(handler: Callable[[Any], None], value: Any) -> None:
+            if generation == self._generation:
+                self._task = None
+                handler(value)
+
+        self._task = self.runner.run(label, work, lambda result: finish(done, result),
+                                     lambda error: finish(failed, error))
+
+
+def touches_rubric(changes: Changes) -> bool:
+    """Whether an edit changed a rubric file (criteria, and so which verdicts are current)."""
+    from studio.gui.rubric.model import scope_of_file
+
+    return any(scope_of_file(rel) is not None for rel in changes.files)
+
+
+def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, slot: Callable[[], None]) -> QTimer:
+    """Call `slot` once edits of a rubric file pause for `delay_ms` (typing a criterion's text does not
+    start a computation per keystroke); other edits change nothing computed from the store."""
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.setInterval(delay_ms)
+    timer.timeout.connect(slot)
+
+    def on_changed(changes: Changes) -> None:
+        if touches_rubric(changes):
+            timer.start()
+
+    context.changed.connect(on_changed)
+    return timer
+
+
+class StoreView(QWidget):
+    """A tab computed from the verdict store: `refresh()` when the store changes on disk or the project
+    is read again. A hidden tab (another one in front) waits until it is shown, so a review saving
+    verdict after verdict does not queue work nobody sees."""
+
+    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.runner = runner
+        self.latest = LatestTask(runner)
+        self._stale = False
+
+    def watch_store(self) -> None:
+        """Start following the store (once the view's widgets exist) and compute a first time."""
+        self.watcher = self.context.verdict_watcher()
+        self.watcher.changed.connect(self._store_changed)
+        self.context.reloaded.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def _store_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
+
+def named_button(text: str, name: str, slot: Callable[[], Any], parent: QWidget) -> QPushButton:
+    button = QPushButton(text, parent)
+    button.setObjectName(name)
+    button.clicked.connect(slot)
+    return button
+
+
+def status_label(name: str, parent: QWidget) -> QLabel:
+    label = QLabel(parent)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    return label
+
+
+def results_table(name: str, model: QAbstractItemModel, parent: QWidget) -> QTableView:
+    """A read-only table of computed results, whole rows selected, columns fitted to their contents."""
+    table = QTableView(parent)
+    table.setObjectName(name)
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table

@@ -1,0 +1,90 @@
+"""An open project in the window: its session, its undo stack, and the signals views listen to.
+Every edit goes through `push`: a widget never changes a file or a model object itself."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from studio.editing.commands import Command
+from studio.editing.session import ProjectSession
+
+if TYPE_CHECKING:
+    from studio.gui.base.verdict_watch import VerdictWatcher
+
+
+class ProjectContext(QObject):
+    """One open project: `session` (documents + model), `undo_stack`, and `changed(Changes)`
+    emitted after every edit, undo and redo with the files and ids it touched."""
+
+    changed = Signal(object)
+    """Changes: files and ids an edit touched; views update only those."""
+    reloaded = Signal()
+    """The whole project was read again (after a reload from disk): views rebuild."""
+
+    def __init__(self, session: ProjectSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.undo_stack = QUndoStack(self)
+        self._verdict_watcher: VerdictWatcher | None = None
+
+    def verdict_watcher(self) -> VerdictWatcher:
+        """The one watcher of the project's verdict store, shared by every view computed from it (the
+        scores, the agreement, the rubric editor's calibration): made on first use, gone with the project."""
+        if self._verdict_watcher is None:
+            from studio.gui.base.verdict_watch import VerdictWatcher
+
+            self._verdict_watcher = VerdictWatcher(self.session.root, self)
+        return self._verdict_watcher
+
+    def push(self, command: Command) -> bool:
+        """Apply `command` as one undoable step. A StudioError raised by the edit (a bad path, a
+        refused rename) propagates to the caller with nothing changed and nothing pushed."""
+        # Apply once outside the stack so that an error leaves the stack untouched, then push a
+        # QUndoCommand that already holds the applied state (its first redo is skipped).
+        inverse, changes = self.session.apply(command)
+        undo_command = _Applied(self, command.label, inverse)
+        self.undo_stack.push(undo_command)
+        self.changed.emit(changes)
+        return True
+
+    @property
+    def modified(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    def replace_session(self, session: ProjectSession) -> None:
+        """The project as read again from disk: the undo history no longer applies to it."""
+        self.session = session
+        self.undo_stack.clear()
+        self.reloaded.emit()
+
+    def save(self) -> list[str]:
+        written = self.session.save()
+        self.undo_stack.setClean()
+        return written
+
+
+class _Applied(QUndoCommand):
+    """A command already applied when pushed: the stack's first redo does nothing."""
+
+    def __init__(self, context: ProjectContext, label: str, inverse: Command) -> None:
+        super().__init__(label)
+        self.context = context
+        self.pending = inverse
+        self.skip_redo = True
+
+    def _swap(self) -> None:
+        inverse, changes = self.context.session.apply(self.pending)
+        self.pending = inverse
+        self.context.changed.emit(changes)
+
+    def redo(self) -> None:
+        if self.skip_redo:
+            self.skip_redo = False
+            return
+        self._swap()
+
+    def undo(self) -> None:
+        self._swap()

@@ -1,0 +1,686 @@
+"""The versioning panel: the history of the project, of one file or of one subtask or criterion;
+a field-by-field diff between two revisions (or a revision and the working copy); restore a
+revision as one undoable edit; commit with a message. Every git read runs on the TaskRunner."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.editing.commands import Command, Compound, InsertItem, RemoveItem, SetValue
+from studio.editing.documents import ProjectDocuments
+from studio.editing.fields import criterion_location, instruction_file, subtask_file
+from studio.editing.files import PutFile
+from studio.editing.rubric import CRITERIA, rubric_files
+from studio.errors import StudioError
+from studio.gui.base.project_context import ProjectContext
+from studio.gui.base.tasks import Task, TaskRunner
+from studio.store import layout
+from studio.store.history import HistoryError, ProjectRepository
+from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
+
+WORKING = None  # the working copy, in place of a revision
+Reader = Callable[[str], bytes | None]
+Index = QModelIndex | QPersistentModelIndex
+BATCH = 200
+
+
+# -- the log ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LogEntry:
+    sha: str
+    author: str
+    date: datetime
+    message: str
+
+    @property
+    def short(self) -> str:
+        return self.sha[:8]
+
+
+def read_log(repo: ProjectRepository, rels: list[str]) -> list[LogEntry]:
+    """Revisions touching the project folder (`rels` empty) or any of `rels`, newest first. One
+    `git log` call with no per-commit work: fast on long histories."""
+    if not repo.has_commits():
+        return []
+    scopes = [repo.repo_path(repo.project_relative(rel)) for rel in rels] or [repo.repo_path("")]
+    out = repo.repo.git.log("--format=%H%x1f%an%x1f%aI%x1f%s%x1e", "HEAD", "--", *scopes)
+    entries = []
+    for record in out.split("\x1e"):
+        fields = record.strip().split("\x1f")
+        if len(fields) == 4:
+            entries.append(LogEntry(fields[0], fields[1], datetime.fromisoformat(fields[2]), fields[3]))
+    return entries
+
+
+# -- snapshots of what is compared ------------------------------------------------------------
+def _yaml(data: bytes | None) -> Any:
+    if data is None:
+        return None
+    try:
+        return plain(YamlDocument.parse(Path("<rev>"), data.decode("utf-8")).data)
+    except (YamlSyntaxError, UnicodeDecodeError):
+        return {"(unreadable)": data.decode("utf-8", "replace")}
+
+
+def _keyed(value: Any) -> Any:
+    """Lists of mappings with ids become mappings by id, so a diff names `T03-C02.weight`, not `3`."""
+    if isinstance(value, dict):
+        return {key: _keyed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(item, dict) and "id" in item for item in value):
+            return {str(item["id"]): _keyed(item) for item in value}
+        return [_keyed(item) for item in value]
+    return value
+
+
+def file_snapshot(rel: str, data: bytes | None) -> Any:
+    if data is None:
+        return None
+    if rel.endswith((".yaml", ".yml")):
+        return _keyed(_yaml(data))
+    return {"text": data.decode("utf-8", "replace")}
+
+
+def subtask_snapshot(read: Reader, subtask_id: str) -> Any:
+    """A subtask with its instruction text and its rubric's criteria by id (None: not there)."""
+    rel = subtask_file(subtask_id)
+    data = _yaml(read(rel))
+    if not isinstance(data, dict):
+        return None
+    name = str(data.get("instruction") or "instruction.md")
+    instruction = read((PurePosixPath(rel).parent / name).as_posix())
+    rubric = _yaml(read(layout.checkpoint_rubric_file(Path(), subtask_id).as_posix()))
+    criteria = rubric.get("criteria") if isinstance(rubric, dict) else None
+    return {**_keyed(data), "instruction text": (instruction or b"").decode("utf-8", "replace"),
+            "rubric": _keyed(criteria) if isinstance(criteria, list) else {}}
+
+
+def criterion_snapshot(read: Reader, criterion_id: str, files: list[str]) -> Any:
+    for rel in files:
+        rubric = _yaml(read(rel))
+        for item in rubric.get("criteria") or [] if isinstance(rubric, dict) else []:
+            if isinstance(item, dict) and item.get("id") == criterion_id:
+                return _keyed(item)
+    return None
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    field: str
+    old: str
+    new: str
+
+
+_ABSENT = "(absent)"
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return _ABSENT
+    if isinstance(value, list):
+        return ", ".join(_show(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_show(item)}" for key, item in value.items())
+    return str(value)
+
+
+def diff_rows(old: Any, new: Any, prefix: str = "") -> list[DiffRow]:
+    """Field-by-field changes from `old` to `new` (nested mappings give dotted fields; a long text
+    gives one row per changed line block)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        rows = []
+        for key in [*old, *(k for k in new if k not in old)]:
+            rows += diff_rows(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else str(key))
+        return rows
+    if old == new:
+        return []
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+        return _text_rows(prefix, old, new)
+    return [DiffRow(prefix, _show(old), _show(new))]
+
+
+def _text_rows(field: str, old: str, new: str) -> list[DiffRow]:
+    a, b = old.splitlines(), new.splitlines()
+    rows = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            rows.append(DiffRow(f"{field} (line {j1 + 1})", "\n".join(a[i1:i2]) or "—", "\n".join(b[j1:j2]) or "—"))
+    return rows
+
+
+# -- the scope the panel shows ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scope:
+    """What the panel follows: the project (kind None), a file, or a subtask or criterion."""
+
+    kind: str | None = None  # None, "file", "subtask", "criterion"
+    key: str = ""  # the file, or the object id
+    files: tuple[str, ...] = ()  # the files whose log is read
+
+    @property
+    def label(self) -> str:
+        if self.kind is None:
+            return "History of the project"
+        if self.kind == "file":
+            return f"History of {self.key}"
+        return f"History of {self.kind} {self.key}"
+
+    def snapshot(self, read: Reader, changed: list[str] | None = None) -> Any:
+        if self.kind == "subtask":
+            return subtask_snapshot(read, self.key)
+        if self.kind == "criterion":
+            return criterion_snapshot(read, self.key, list(self.files))
+        if self.kind == "file":
+            return file_snapshot(self.key, read(self.key))
+        return {rel: file_snapshot(rel, read(rel)) for rel in changed or []}
+
+
+def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
+    """The revisions where a subtask or criterion changed (not merely its file)."""
+    entries = read_log(repo, list(scope.files))
+    snapshots: dict[str, Any] = {}  # by commit: in a straight history a parent is the next entry
+
+    def snapshot(sha: str) -> Any:
+        if sha not in snapshots:
+            snapshots[sha] = scope.snapshot(_tree_reader(repo, sha))
+        return snapshots[sha]
+
+    changed = []
+    for entry in entries:
+        parents = repo.repo.commit(entry.sha).parents
+        old = snapshot(parents[0].hexsha) if parents else None
+        if old != snapshot(entry.sha):
+            changed.append(entry)
+    return changed
+
+
+def _tree_reader(repo: ProjectRepository, sha: str) -> Reader:
+    """Reads files of one commit through git's object database (one long-lived git process,
+    not one per file: an object's history reads many files at many revisions)."""
+    tree = repo.repo.commit(sha).tree
+
+    def read(rel: str) -> bytes | None:
+        try:
+            item = tree / repo.repo_path(repo.project_relative(rel))
+        except (KeyError, HistoryError):
+            return None
+        if item.type != "blob" or item.mode == 0o120000:  # a symbolic link is no file here
+            return None
+        return bytes(item.data_stream.read())
+    return read
+
+
+def _reader(repo: ProjectRepository, rev: str | None, overlay: dict[str, bytes | None] | None = None) -> Reader:
+    """Reads files at a revision, or (WORKING) the working copy: unsaved edits first, then the disk."""
+    if rev is not None:
+        return _tree_reader(repo, repo.resolve(rev))
+
+    def read(rel: str) -> bytes | None:
+        if overlay is not None and rel in overlay:
+            return overlay[rel]
+        return repo.read_version(None, rel)
+    return read
+
+
+def compare(repo: ProjectRepository, scope: Scope, old: str, new: str | None,
+            overlay: dict[str, bytes | None]) -> list[DiffRow]:
+    """The field-by-field diff of the scope from revision `old` to `new` (None: the working copy)."""
+    changed: list[str] | None = None
+    if scope.kind is None:
+        names = repo.repo.git.diff("--name-only", old, *([new] if new else []), "--", repo.repo_path(""))
+        changed = sorted({repo.project_path(name) for name in names.splitlines() if name}
+                         | (set(overlay) if new is None else set()))
+    before = scope.snapshot(_reader(repo, old), changed)
+    after = scope.snapshot(_reader(repo, new, overlay), changed)
+    if scope.kind is not None:
+        return diff_rows(before, after)
+    rows = []
+    for rel in changed or []:  # the project: each changed file's fields, named with the file
+        if before[rel] is None or after[rel] is None:
+            added = before[rel] is None
+            rows.append(DiffRow(rel, _ABSENT if added else "(file)", "(file added)" if added else "(file removed)"))
+            continue
+        rows += [DiffRow(f"{rel}: {row.field}", row.old, row.new) for row in diff_rows(before[rel], after[rel])]
+    return rows
+
+
+# -- item models ---------------------------------------------------------------------------------
+class _ColumnsModel(QAbstractTableModel):
+    """A read-only table whose columns are named by `HEADERS`."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+
+class HistoryModel(_ColumnsModel):
+    """The revisions of the scope, newest first. Rows are handed to the view in batches
+    (`fetchMore`), so a long history shows at once."""
+
+    HEADERS = ("Revision", "Date", "Author", "Message")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._entries: list[LogEntry] = []
+        self._shown = 0
+
+    def set_entries(self, entries: list[LogEntry]) -> None:
+        self.beginResetModel()
+        self._entries = entries
+        self._shown = min(BATCH, len(entries))
+        self.endResetModel()
+
+    def entry(self, row: int) -> LogEntry:
+        return self._entries[row]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
+        return 0 if parent.isValid() else self._shown
+
+
+    def canFetchMore(self, parent: Index) -> bool:  # noqa: N802 (Qt naming)
+        return not parent.isValid() and self._shown < len(self._entries)
+
+    def fetchMore(self, parent: Index) -> None:  # noqa: N802 (Qt naming)
+        if parent.isValid():
+            return
+        more = min(BATCH, len(self._entries) - self._shown)
+        if more <= 0:
+            return
+        self.beginInsertRows(QModelIndex(), self._shown, self._shown + more - 1)
+        self._shown += more
+        self.endInsertRows()
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= self._shown:
+            return None
+        entry = self._entries[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            column = index.column()
+            if column == 0:
+                return entry.short
+            if column == 1:
+                return entry.date.astimezone().strftime("%Y-%m-%d %H:%M")
+            if column == 2:
+                return entry.author
+            return entry.message
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{entry.sha}\n{entry.author}, {entry.date.isoformat()}\n\n{entry.message}"
+        return None
+
+
+class DiffModel(_ColumnsModel):
+    """Field, old value, new value."""
+
+    HEADERS = ("Field", "Old", "New")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[DiffRow] = []
+
+    def set_rows(self, rows: list[DiffRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
+        return 0 if parent.isValid() else len(self.rows)
+
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return (row.field, row.old, row.new)[index.column()]
+        return None
+
+
+# -- restoring as one edit ---------------------------------------------------------------------
+def restore_command(documents: ProjectDocuments, scope: Scope, short: str,
+                    old: dict[str, bytes | None]) -> Command:
+    """The edit that puts the scope back as it was (`old`: its files' bytes at the revision)."""
+    label = f"Restore {scope.key} as of {short}"
+    if scope.kind == "criterion":
+        return _restore_criterion(documents, scope.key, label, old)
+    puts: list[Command] = [PutFile(rel, data) for rel, data in old.items() if documents.read_bytes(rel) != data]
+    if not puts:
+        raise HistoryError(f"{scope.key} is already as it was at {short}: nothing to restore")
+    return Compound(label, puts)
+
+
+def _restore_criterion(documents: ProjectDocuments, criterion_id: str, label: str,
+                       old: dict[str, bytes | None]) -> Command:
+    entry: Any = None
+    for data in old.values():
+        if data is None:
+            continue
+        document = YamlDocument.parse(Path("<rev>"), data.decode("utf-8"))
+        for item in document.data.get(CRITERIA[0]) or [] if isinstance(document.data, dict) else []:
+            if isinstance(item, dict) and item.get("id") == criterion_id:
+                entry = item
+    try:
+        rel, index = criterion_location(documents, criterion_id)
+    except StudioError:
+        rel, index = "", -1
+    if entry is None and index < 0:
+        raise HistoryError(f"criterion {criterion_id} is in neither the revision nor the working copy")
+    if entry is None:
+        return RemoveItem(rel, CRITERIA, index, (criterion_id,), label)
+    if index < 0:
+        rel = next(rel for rel, data in old.items() if data is not None)
+        count = len(documents.node(rel, CRITERIA))
+        return InsertItem(rel, CRITERIA, count, entry, None, (criterion_id,), label)
+    return SetValue(rel, (*CRITERIA, index), entry, (criterion_id,), label)
+
+
+# -- the panel ---------------------------------------------------------------------------------
+class VersioningPanel(QWidget):
+    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("versioningPanel")
+        self.context = context
+        self.runner = runner
+        self.scope = Scope()
+        self._log_task: Task | None = None
+        self._diff_task: Task | None = None
+
+        self.scope_label = QLabel(self)
+        self.scope_label.setObjectName("historyScope")
+        font = self.scope_label.font()
+        font.setBold(True)
+        self.scope_label.setFont(font)
+        self.history_model = HistoryModel(self)
+        self.history_view = QTableView(self)
+        self.history_view.setObjectName("historyView")
+        self.history_view.setModel(self.history_model)
+        self.history_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.history_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.history_view.verticalHeader().setVisible(False)
+        self.history_view.setAlternatingRowColors(True)
+        self.history_view.setWordWrap(False)
+        header = self.history_view.horizontalHeader()
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header.moveSection(3, 1)  # the message beside the revision: in a narrow dock it is what reads first
+        # Revision, date and author are short: sized from the font, so the message keeps the rest.
+        metrics = self.fontMetrics()
+        for column, sample in enumerate(("00000000", "0000-00-00 00:00", "Hanna Verbeek")):
+            self.history_view.setColumnWidth(column, metrics.horizontalAdvance(sample) + 14)
+        self.history_view.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.diff_label = QLabel("Select one revision (compared with the working copy) or two.", self)
+        self.diff_label.setObjectName("diffCaption")
+        self.diff_label.setWordWrap(True)
+        self.diff_model = DiffModel(self)
+        self.diff_view = QTableView(self)
+        self.diff_view.setObjectName("diffView")
+        self.diff_view.setModel(self.diff_model)
+        self.diff_view.verticalHeader().setVisible(False)
+        self.diff_view.setAlternatingRowColors(True)
+        self.diff_view.setWordWrap(True)
+        self.diff_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        diff_header = self.diff_view.horizontalHeader()
+        diff_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        diff_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        diff_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        diff_header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.diff_view.setColumnWidth(0, 150)
+
+        self.action_restore = QAction("Restore this revision", self)
+        self.action_restore.setObjectName("actionRestoreRevision")
+        self.action_restore.setToolTip("Put the selected file or object back as it was at the selected revision "
+                                       "(one step you can undo; not saved until you save)")
+        self.action_restore.setEnabled(False)
+        self.action_restore.triggered.connect(self.restore_selected)
+        self.action_refresh = QAction("Refresh", self)
+        self.action_refresh.setObjectName("actionRefreshHistory")
+        self.action_refresh.triggered.connect(self.refresh)
+        self.action_project = QAction("Whole project", self)
+        self.action_project.setObjectName("actionProjectHistory")
+        self.action_project.triggered.connect(lambda: self.show_file(None))
+        self.action_commit = QAction("Commit", self)
+        self.action_commit.setObjectName("actionCommit")
+        self.action_commit.setToolTip("Save every edit, then record the project's state in its history")
+        self.action_commit.triggered.connect(self.commit)
+        runner.crashed.connect(lambda *_: self.action_commit.setEnabled(True))
+        self.commit_message = QLineEdit(self)
+        self.commit_message.setObjectName("commitMessage")
+        self.commit_message.setPlaceholderText("What changed, e.g. \"T03: weights after expert review\"")
+        self.commit_message.returnPressed.connect(self.action_commit.trigger)
+        self.status = QLabel(self)
+        self.status.setObjectName("versioningStatus")
+        self.status.setWordWrap(True)
+
+        # The scope on its own line, the buttons under it: the dock can stay narrow without clipping either.
+        buttons = QHBoxLayout()
+        for action in (self.action_project, self.action_refresh, self.action_restore):
+            button = QToolButton(self)
+            button.setDefaultAction(action)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        commit_row = QHBoxLayout()
+        commit_row.addWidget(self.commit_message, 1)
+        commit_button = QToolButton(self)
+        commit_button.setDefaultAction(self.action_commit)
+        commit_row.addWidget(commit_button)
+        history_box = QWidget(self)
+        history_layout = QVBoxLayout(history_box)
+        history_layout.setContentsMargins(0, 0, 0, 0)
+        history_layout.addWidget(self.scope_label)
+        history_layout.addLayout(buttons)
+        history_layout.addWidget(self.history_view)
+        diff_box = QWidget(self)
+        diff_layout = QVBoxLayout(diff_box)
+        diff_layout.setContentsMargins(0, 0, 0, 0)
+        diff_layout.addWidget(self.diff_label)
+        diff_layout.addWidget(self.diff_view)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(history_box)
+        splitter.addWidget(diff_box)
+        splitter.setStretchFactor(1, 1)  # room to spare goes to the diff, whose rows wrap long texts
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(commit_row)
+        layout.addWidget(self.status)
+        context.reloaded.connect(self.refresh)
+        self.show_file(None)
+
+    # -- scope -------------------------------------------------------------------------------
+    def show_file(self, rel: str | None) -> None:
+        """Show the history of one project file (None: of the whole project)."""
+        self._set_scope(Scope("file", rel, (rel,)) if rel else Scope())
+
+    def show_object(self, kind: str, object_id: str) -> None:
+        """Show the history of one criterion or subtask (field-by-field diffs between revisions)."""
+        documents = self.context.session.documents
+        try:
+            if kind == "subtask":
+                files: tuple[str, ...] = (str(PurePosixPath(subtask_file(object_id)).parent),)
+            elif kind == "criterion":
+                try:
+                    here = criterion_location(documents, object_id)[0]
+                    others = [rel for rel in rubric_files(documents) if rel != here]
+                    files = (here, *others)
+                except StudioError:
+                    files = tuple(rubric_files(documents))
+            else:
+                raise HistoryError(f"the history of a {kind} is the history of its file: "
+                                   "pick a subtask or a criterion")
+        except StudioError as error:
+            self._report(str(error))
+            return
+        self._set_scope(Scope(kind, object_id, files))
+
+    def _set_scope(self, scope: Scope) -> None:
+        self.scope = scope
+        self.scope_label.setText(scope.label)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the log of the scope again (in the background)."""
+        if self._log_task is not None:
+            self._log_task.cancel()
+        scope = self.scope
+        root = self.context.session.root
+        self.history_model.set_entries([])
+        self.diff_model.set_rows([])
+        self._update_actions()
+
+        def work() -> list[LogEntry]:
+            repo = ProjectRepository(root)
+            if scope.kind in ("subtask", "criterion"):
+                return object_log(repo, scope)
+            return read_log(repo, list(scope.files))
+
+        self._log_task = self.runner.run(f"Reading the history ({scope.label.lower()})", work,
+                                         self._show_log, self._report)
+
+    def _show_log(self, entries: list[LogEntry]) -> None:
+        self.history_model.set_entries(entries)
+        if not entries:
+            self._report("No saved revision yet." if self.scope.kind is None else
+                         f"No saved revision changes {self.scope.key}.")
+
+    # -- diff --------------------------------------------------------------------------------
+    def selected_entries(self) -> list[LogEntry]:
+        rows = sorted({index.row() for index in self.history_view.selectionModel().selectedRows()})
+        return [self.history_model.entry(row) for row in rows]
+
+    def _selection_changed(self) -> None:
+        self._update_actions()
+        entries = self.selected_entries()
+        if self._diff_task is not None:
+            self._diff_task.cancel()
+        if not entries or len(entries) > 2:
+            self.diff_model.set_rows([])
+            self.diff_label.setText("Select one revision (compared with the working copy) or two.")
+            return
+        old = entries[-1].sha  # rows are newest first
+        new = entries[0].sha if len(entries) == 2 else WORKING
+        caption = f"{entries[-1].short} → {entries[0].short if new else 'working copy'}"
+        self.diff_label.setText(f"Comparing {caption} …")
+        scope = self.scope
+        root = self.context.session.root
+        overlay = self._unsaved()
+
+        def work() -> list[DiffRow]:
+            return compare(ProjectRepository(root), scope, old, new, overlay)
+
+        def done(rows: list[DiffRow]) -> None:
+            self.diff_model.set_rows(rows)
+            self.diff_view.resizeRowsToContents()
+            self.diff_label.setText(f"{caption}: " + (f"{len(rows)} field{'s' if len(rows) != 1 else ''} changed" if rows else "no change"))
+
+        self._diff_task = self.runner.run("Comparing revisions", work, done, self._report)
+
+    def _unsaved(self) -> dict[str, bytes | None]:
+        """Edited files as they would be saved (read here, on the UI thread that owns them)."""
+        documents = self.context.session.documents
+        return {rel: documents.read_bytes(rel) for rel in sorted(documents.dirty)}
+
+    # -- restore -----------------------------------------------------------------------------
+    def _restore_files(self) -> list[str]:
+        scope = self.scope
+        if scope.kind == "file":
+            return [scope.key]
+        if scope.kind == "criterion":
+            return list(scope.files)
+        if scope.kind == "subtask":
+            documents = self.context.session.documents
+            files = [subtask_file(scope.key),
+                     layout.checkpoint_rubric_file(Path(), scope.key).as_posix()]
+            try:
+                files.append(instruction_file(documents, scope.key))
+            except StudioError:
+                pass
+            return files
+        return []
+
+    def _update_actions(self) -> None:
+        entries = self.selected_entries() if self.history_view.selectionModel() else []
+        self.action_restore.setEnabled(len(entries) == 1 and bool(self._restore_files()))
+
+    def restore_selected(self) -> None:
+        """Put the scope's files (or the criterion) back as they were at the selected revision,
+        as one edit on the undo stack. Nothing is written to disk until the project is saved."""
+        entries = self.selected_entries()
+        files = self._restore_files()
+        if len(entries) != 1 or not files:
+            self._report("Select one revision of a file, subtask or criterion to restore.")
+            return
+        entry = entries[0]
+        scope = self.scope
+        root = self.context.session.root
+
+        def work() -> dict[str, bytes | None]:
+            repo = ProjectRepository(root)
+            return {rel: repo.read_at(entry.sha, rel) for rel in files}
+
+        def done(old: dict[str, bytes | None]) -> None:
+            try:
+                self.context.push(restore_command(self.context.session.documents, scope, entry.short, old))
+            except StudioError as error:
+                self._report(str(error))
+                return
+            self._report(f"Restored {scope.key} as of {entry.short} (undo to take it back; save to keep it).")
+
+        self.runner.run(f"Reading revision {entry.short}", work, done, self._report)
+
+    # -- commit ------------------------------------------------------------------------------
+    def commit(self) -> None:
+        """Save every edit, then commit with the message (the commit runs in the background)."""
+        message = self.commit_message.text().strip()
+        if not message:
+            self._report("Write a message saying what changed, then commit.")
+            self.commit_message.setFocus()
+            return
+        try:
+            self.context.save()
+        except StudioError as error:
+            self._report(str(error))
+            return
+        session = self.context.session
+        self.action_commit.setEnabled(False)
+
+        def done(revision: Any) -> None:
+            self.action_commit.setEnabled(True)
+            self.commit_message.clear()
+            self._report(f"Committed {revision.short}: {revision.message}")
+            self.refresh()
+
+        def failed(error: StudioError) -> None:
+            self.action_commit.setEnabled(True)
+            self._report(str(error))
+
+        self.runner.run("Committing", lambda: session.commit(message), done, failed)
+
+    def _report(self, message: Any) -> None:
+        self.status.setText(str(message))

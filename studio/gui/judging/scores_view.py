@@ -1,0 +1,217 @@
+"""The scores view (`scoresView`): the open project's runs scored from the verdict store by the
+scoring engine. A table of each run's checkpoint scores along the timeline, its process and final
+score (an unknown score as its range, a rubric without verdicts as "not judged"); below it the
+trajectory chart and the profiles by target and dimension, each exportable as PNG. A judge picker
+chooses whose verdicts count when the store holds several judges.
+
+Scores and charts are computed on the TaskRunner when the view opens, when the judge changes,
+when the verdict store changes on disk and after an edit of a rubric."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.errors import StudioError
+from studio.gui.base.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
+from studio.gui.base.tasks import TaskRunner
+from studio.gui.judging.scores_models import ScoresModel
+from studio.gui.widgets.chart_view import ChartView, export_png, save_to
+
+if TYPE_CHECKING:
+    from studio.gui.base.project_context import ProjectContext
+    from studio.judging.score_sheet import ScoreSheet
+
+EVERY_JUDGE = "Every judge (where they agree)"
+RUBRIC_DELAY_MS = 400
+TABLE_FILTER = "Excel workbook (*.xlsx);;CSV (*.csv)"
+
+
+def busy_bar(name: str, parent: QWidget) -> QProgressBar:
+    bar = QProgressBar(parent)
+    bar.setObjectName(name)
+    bar.setRange(0, 0)  # busy: the work reports no steps
+    bar.setMaximumWidth(140)
+    bar.setTextVisible(False)
+    bar.hide()
+    return bar
+
+
+def judge_picker(name: str, parent: QWidget, every: str | None) -> QComboBox:
+    combo = QComboBox(parent)
+    combo.setObjectName(name)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    if every is not None:
+        combo.addItem(every, None)
+    return combo
+
+
+def fill_judges(combo: QComboBox, judges: list[str], every: str | None) -> None:
+    """The store's judges in the picker, the current choice kept (signals blocked)."""
+    current = combo.currentData()
+    combo.blockSignals(True)
+    combo.clear()
+    if every is not None:
+        combo.addItem(every, None)
+    for judge in judges:
+        combo.addItem(judge, judge)
+    combo.setCurrentIndex(max(0, combo.findData(current)) if current is not None else 0)
+    combo.blockSignals(False)
+    combo.setEnabled(len(judges) > 1 or (every is None and bool(judges)))
+
+
+class ScoresView(StoreView):
+    computed = Signal()
+    """A newly computed score sheet (or the reason there is none) is shown."""
+    failed = Signal(str)
+
+    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(context, runner, parent)
+        self.setObjectName("scoresView")
+        self.sheet: ScoreSheet | None = None
+
+        self.judge_box = judge_picker("scoresJudgePicker", self, EVERY_JUDGE)
+        self.judge_box.setToolTip("Whose verdicts count where no expert gave one")
+        self.judge_box.currentIndexChanged.connect(lambda _: self.refresh())
+        self.refresh_button = named_button("Refresh", "scoresRefreshButton", self.refresh, self)
+        self.export_table_button = named_button("Export table…", "exportScoresTableButton", self.export_table, self)
+        self.busy = busy_bar("scoresBusy", self)
+        self.status = status_label("scoresStatus", self)
+
+        self.model = ScoresModel(self)
+        self.table = results_table("scoresTable", self.model, self)
+
+        self.trajectory = ChartView("trajectoryChart", "The trajectory chart appears once runs have verdicts.", self)
+        self.profile = ChartView("profileChart", "The profiles appear once runs have verdicts.", self)
+        self.export_trajectory_button = named_button(
+            "Export PNG…", "exportTrajectoryButton", lambda: self.export_chart(self.trajectory, "trajectory"), self)
+        self.export_profile_button = named_button(
+            "Export PNG…", "exportProfileButton", lambda: self.export_chart(self.profile, "profiles"), self)
+        self.charts = QTabWidget(self)
+        self.charts.setObjectName("scoresChartTabs")
+        self.charts.addTab(_with_button(self.trajectory, self.export_trajectory_button), "Trajectory")
+        self.charts.addTab(_with_button(self.profile, self.export_profile_button), "Target and dimension profiles")
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Judge:", self))
+        top.addWidget(self.judge_box)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.export_table_button)
+        top.addWidget(self.busy)
+        top.addWidget(self.status, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.setObjectName("scoresSplitter")
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.charts)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self._update_buttons()
+
+        # a rubric edit changes what is scored (and may make verdicts stale)
+        self._rubric_timer = after_rubric_edits(self, context, RUBRIC_DELAY_MS, self.refresh)
+        self.watch_store()
+
+    # -- computing --------------------------------------------------------------------------
+    def judge(self) -> str | None:
+        data = self.judge_box.currentData()
+        return str(data) if data else None
+
+    def refresh(self) -> None:
+        """Score the runs again in the background (the latest request wins)."""
+        from studio.judging.dashboards import compute_scores
+
+        root, project, judge = self.context.session.root, self.context.session.loaded.project, self.judge()
+        self.busy.show()
+        self.status.setText("Scoring the runs…")
+        self.latest.start("Scoring runs", lambda: compute_scores(root, project, judge), self._done, self._failed)
+
+    def _done(self, result: tuple[ScoreSheet, bytes, bytes]) -> None:
+        sheet, trajectory, profile = result
+        self.busy.hide()
+        self.sheet = sheet
+        fill_judges(self.judge_box, sheet.judges, EVERY_JUDGE)
+        self.model.set_sheet(sheet)
+        self.trajectory.set_png(trajectory)
+        self.profile.set_png(profile)
+        runs = len(sheet.runs)
+        text = f"{runs} run{'' if runs == 1 else 's'} scored from the verdict store"
+        missing = sum(run.missing for run in sheet.runs)
+        if missing:
+            text += f"; {missing} verdict(s) missing: the scores they could change show their range"
+        if sheet.left_out:
+            text += f". Left out: {sheet.left_out}"
+        self.status.setText(text)
+        self._update_buttons()
+        self.computed.emit()
+
+    def _failed(self, error: StudioError) -> None:
+        self.busy.hide()
+        self.sheet = None
+        self.model.set_sheet(None)
+        self.trajectory.show_text(str(error))
+        self.profile.show_text(str(error))
+        self.status.setText(str(error).splitlines()[0])
+        self._update_buttons()
+        self.failed.emit(str(error))
+        self.computed.emit()
+
+    def _update_buttons(self) -> None:
+        self.export_table_button.setEnabled(self.sheet is not None)
+        self.export_trajectory_button.setEnabled(self.trajectory.png is not None)
+        self.export_profile_button.setEnabled(self.profile.png is not None)
+
+    # -- exporting --------------------------------------------------------------------------
+    def _suggested(self, what: str, suffix: str) -> str:
+        name = self.sheet.project_id if self.sheet is not None else "project"
+        return str(self.context.session.root / f"{name}-{what}.{suffix}")
+
+    def export_chart(self, chart: ChartView, what: str) -> None:
+        export_png(self, chart, self._suggested(what, "png"), self.status)
+
+    def export_table(self) -> None:
+        """The table as shown, as an xlsx workbook or a CSV file (by the name's ending)."""
+        from studio.judging.tables import table_bytes
+
+        if self.sheet is None:
+            return
+        columns, rows = self.sheet.table()
+        name, chosen = QFileDialog.getSaveFileName(self, "Export", self._suggested("scores", "xlsx"), TABLE_FILTER)
+        if not name:
+            return
+        xlsx = name.lower().endswith(".xlsx") or (not name.lower().endswith(".csv") and "xlsx" in chosen)
+        try:
+            written = save_to(Path(name), table_bytes(columns, rows, xlsx, "Scores"))
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        self.status.setText(f"Scores written to {written}")
+
+
+
+def _with_button(chart: ChartView, button: QPushButton) -> QWidget:
+    page = QWidget(chart.parentWidget())
+    row = QHBoxLayout()
+    row.addStretch(1)
+    row.addWidget(button)
+    column = QVBoxLayout(page)
+    column.setContentsMargins(4, 4, 4, 4)
+    column.addLayout(row)
+    column.addWidget(chart, 1)
+    return page

@@ -1,0 +1,169 @@
+"""Editors of the rubric table's cells: a weight spin box that skips 0 unless the criterion is a
+gate, drop-downs that offer only the targets, dimensions and statuses a rubric accepts, and
+pickers for `covers`, `requires`, `propagates` and `tests` that offer only ids valid in that place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QSpinBox,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from studio.gui.rubric.model import COLUMNS, KEY_ROLE, LIST_FIELDS, SCOPE_ROLE, RubricModel, allowed_values
+from studio.model import Project
+from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def cover_choices(project: Project, scope: str) -> list[str]:
+    """What a criterion of `scope` may cover: its subtask's outputs as SUBTASK:PATH, or in the
+    final rubric the final deliverables' ids and `package`."""
+    if scope == FINAL_SCOPE:
+        deliverables = project.info.delivery.final_deliverables if project.info else []
+        return [d.id for d in deliverables] + [PACKAGE]
+    subtask = project.subtasks.get(scope)
+    return [f"{scope}:{output.path}" for output in subtask.outputs] if subtask else []
+
+
+def requires_choices(project: Project, scope: str, key: str) -> list[str]:
+    """Ids of the other criteria of the same rubric."""
+    rubric = project.rubric(scope)
+    return [c.key for c in rubric.criteria if c.key != key] if rubric else []
+
+
+def propagates_choices(project: Project, scope: str) -> list[str]:
+    """Materials whose change a criterion may check: those released no later than its subtask
+    (any material for the final rubric)."""
+    materials = project.materials.materials if project.materials else []
+    here = None if scope == FINAL_SCOPE else project.position(scope)
+    chosen = []
+    for material in materials:
+        released = project.release_position(material)
+        if here is None or released is None or released <= here:
+            chosen.append(material.id)
+    return chosen
+
+
+class WeightSpinBox(QSpinBox):
+    """-10..10; 0 only for a gate (then 0 is all it takes): stepping jumps over 0."""
+
+    def __init__(self, gate: bool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.gate = gate
+        self.setRange(0, 0) if gate else self.setRange(-10, 10)
+        self.setAccelerated(False)
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt naming)
+        value = self.value() + steps
+        if not self.gate and value == 0:
+            value += 1 if steps > 0 else -1
+        self.setValue(max(self.minimum(), min(self.maximum(), value)))
+
+    def validate(self, text: str, position: int) -> tuple[QValidator.State, str, int]:
+        if not self.gate and text.strip() == "0":
+            return QValidator.State.Intermediate, text, position  # 0 is no weight: keep typing
+        return super().validate(text, position)
+
+
+class IdPicker(QListWidget):
+    """A checkable list of the valid ids; ids the criterion names that are not valid here are shown
+    marked so that unticking them removes them."""
+
+    def __init__(self, choices: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.choices = choices
+        self.setObjectName("rubricIdPicker")
+
+    def set_chosen(self, chosen: list[str]) -> None:
+        self.clear()
+        for value in self.choices + [c for c in chosen if c not in self.choices]:
+            item = QListWidgetItem(value if value in self.choices else f"{value} (not valid here)", self)
+            item.setData(Qt.ItemDataRole.UserRole, value)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable)
+            item.setCheckState(Qt.CheckState.Checked if value in chosen else Qt.CheckState.Unchecked)
+        if self.count():
+            self.setCurrentRow(0)
+
+    def chosen(self) -> list[str]:
+        return [self.item(n).data(Qt.ItemDataRole.UserRole) for n in range(self.count())
+                if self.item(n).checkState() == Qt.CheckState.Checked]
+
+
+class RubricDelegate(QStyledItemDelegate):
+    """One delegate for the whole table, choosing the editor by column."""
+
+    def __init__(self, model: RubricModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rubric = model
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: Index) -> QWidget:  # noqa: N802
+        column = COLUMNS[index.column()]
+        scope = index.data(SCOPE_ROLE)
+        project = self.rubric.project
+        if column == "weight":
+            gate = index.model().index(index.row(), COLUMNS.index("gate")).data(Qt.ItemDataRole.CheckStateRole)
+            editor: QWidget = WeightSpinBox(Qt.CheckState(gate) == Qt.CheckState.Checked, parent)
+        elif column in ("target", "dimension", "status"):
+            combo = QComboBox(parent)
+            combo.addItems(allowed_values(column, scope))
+            editor = combo
+        elif column in LIST_FIELDS:
+            if column == "covers":
+                choices = cover_choices(project, scope)
+            elif column == "requires":
+                choices = requires_choices(project, scope, index.data(KEY_ROLE))
+            elif column == "tests":
+                choices = [item.id for item in project.info.delivery.acceptance] if project.info else []
+            else:
+                choices = propagates_choices(project, scope)
+            editor = IdPicker(choices, parent)
+        else:
+            line = QLineEdit(parent)
+            if column == "reviewer":
+                known = sorted({c.review.reviewer for _, c in project.all_criteria() if c.review.reviewer})
+                line.setCompleter(QCompleter(known, line))
+            editor = line
+        editor.setObjectName(f"rubricEditor_{column}")
+        return editor
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:  # noqa: N802
+        value: Any = index.data(Qt.ItemDataRole.EditRole)
+        if isinstance(editor, WeightSpinBox):
+            editor.setValue(int(value or 0))
+        elif isinstance(editor, QComboBox):
+            editor.setCurrentIndex(max(0, editor.findText(str(value or ""))))
+        elif isinstance(editor, IdPicker):
+            editor.set_chosen(list(value or []))
+        elif isinstance(editor, QLineEdit):
+            editor.setText("" if value is None else str(value))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:  # noqa: N802
+        if isinstance(editor, WeightSpinBox):
+            editor.interpretText()
+            model.setData(index, editor.value())
+        elif isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText())
+        elif isinstance(editor, IdPicker):
+            model.setData(index, editor.chosen())
+        elif isinstance(editor, QLineEdit):
+            model.setData(index, editor.text())
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
+        rect = QRect(option.rect)
+        if isinstance(editor, IdPicker):
+            # A list of choices needs room: drop it below the cell, as wide as its longest id.
+            rect.setHeight(min(220, 24 + 22 * max(1, len(editor.choices))))
+            rect.setWidth(max(rect.width(), editor.sizeHintForColumn(0) + 40))
+        editor.setGeometry(rect)

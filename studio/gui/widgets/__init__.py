@@ -1,0 +1,1 @@
+"""Widgets shared by several features: file previews, chart view, Markdown view, form dialogs, icons."""
