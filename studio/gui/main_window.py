@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent, QUndoGroup
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -30,6 +30,8 @@ from PySide6.QtWidgets import (
 
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
+from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
+from studio.gui.base.shell import FieldFocus, Shell
 from studio.gui.base.status_bar import GitState, StatusParts, read_git_state
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.base.watcher import ProjectWatcher
@@ -114,6 +116,10 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.setWindowTitle(APP_NAME)
         self.runner = TaskRunner(self)
+        self.registry = ActionRegistry(self)  # the menus first: the menu bar keeps MenuId's order
+        self.editor_tabs = QTabWidget(self)
+        self.shell = Shell(self, self.runner, self.editor_tabs, self.registry, context=lambda: self.context,
+                           show_error=self.show_error, refresh_git=self.refresh_git)
         self.context: ProjectContext | None = None
         self.watcher: ProjectWatcher | None = None
         self.rubric_editor: RubricEditor | None = None
@@ -162,7 +168,6 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.versioning_dock, self.preview_dock)
         self.versioning_dock.raise_()
 
-        self.editor_tabs = QTabWidget(self)
         self.editor_tabs.setObjectName("editorTabs")
         self.editor_tabs.setTabsClosable(True)
         self.editor_tabs.setDocumentMode(True)
@@ -191,11 +196,13 @@ class MainWindow(QMainWindow):
         self._review_task: Any = None
 
         self.undo_group = QUndoGroup(self)
-        self.edits = ProjectActions(self)
+        self.edits = ProjectActions(self.shell, self.explorer)
         self._build_actions()
-        self.runs_dock, self.runs_panel = install_runs(self, self.runner)
-        self.scores_hook = install_scores(self, self.runner)  # Judging menu: scores, trajectories, agreement
-        self.review = install_review(self, self.runner)  # the Judging menu: review and adjudication tabs
+        # the features that are not the window's own: each adds its docks, tabs and actions through the shell
+        self.runs_panel = install_runs(self.shell)
+        self.runs_dock = self.shell.dock("runsDock")
+        self.review = install_review(self.shell)  # the Judging menu: review and adjudication tabs
+        self.scores_hook = install_scores(self.shell)  # then scores, trajectories and agreement
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)
@@ -203,11 +210,7 @@ class MainWindow(QMainWindow):
 
     # -- construction ----------------------------------------------------------------------
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
+        return self.shell.add_dock(name, title, widget, area, view_menu=False)  # its View switch: _build_actions
 
     def _reload_bar(self) -> tuple[QFrame, QLabel]:
         bar = QFrame(self)
@@ -230,88 +233,66 @@ class MainWindow(QMainWindow):
         bar.hide()
         return bar, label
 
-    def _action(self, name: str, text: str, slot: Callable[[], Any], shortcut: Any = None,
-                tip: str = "") -> QAction:
-        action = QAction(text, self)
-        action.setObjectName(name)
-        if shortcut is not None:
-            action.setShortcuts(QKeySequence.keyBindings(shortcut) if isinstance(shortcut, QKeySequence.StandardKey)
-                                else [QKeySequence(shortcut)])
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.addAction(action)
-        return action
-
     def _build_actions(self) -> None:
         key = QKeySequence.StandardKey
-        a = self._action
-        self.action_new = a("actionNewProject", "&New Project…", self.new_project, key.New,
-                            "Create a project from a template")
-        self.action_open = a("actionOpenProject", "&Open Project…", self.choose_project, key.Open,
-                             "Open a project folder")
-        self.action_save = a("actionSave", "&Save", self.save, key.Save, "Write the edits to the project's files")
-        self.action_commit = a("actionCommit", "Save and &Commit…", self.commit, "Ctrl+Shift+S",
-                               "Save, then record the saved files in the project's history")
-        self.action_reload = a("actionReload", "Re&load from Disk", self.reload_from_disk, None,
-                               "Read the project's files again")
-        self.action_close = a("actionCloseProject", "&Close Project", self.close_project, key.Close)
-        self.action_quit = a("actionQuit", "&Quit", self.close, "Ctrl+Q")
-        self.action_undo = self.undo_group.createUndoAction(self, "&Undo")
-        self.action_undo.setObjectName("actionUndo")
-        self.action_undo.setShortcuts(QKeySequence.keyBindings(key.Undo))
-        self.action_redo = self.undo_group.createRedoAction(self, "&Redo")
-        self.action_redo.setObjectName("actionRedo")
-        self.action_redo.setShortcuts(QKeySequence.keyBindings(key.Redo))
-        self.addActions([self.action_undo, self.action_redo])
-        self.action_review = a("actionReview", "Re&view Now", self.refresh_findings, "F5",
-                               "Run validation and review on the project as it is now")
-        self.action_rubric = a("actionOpenRubric", "&Rubric Editor", lambda: self.open_rubric(None), "Ctrl+R",
-                               "Every criterion of the project in one table")
-        self.action_timeline = a("actionShowTimeline", "Release &Timeline", self.open_timeline, None,
-                                 "What arrives when: stages, subtasks and materials at their release points")
-        self.action_export_rubrics = a("actionExportRubrics", "&Export Rubrics to Excel…", self.export_rubrics, None,
-                                       "Write every criterion to a workbook experts can edit in Excel")
-        self.action_import_rubrics = a("actionImportRubrics", "&Import Rubrics from Excel…", self.import_rubrics,
-                                       None, "Review the changes of an edited workbook, then apply them as one step")
-
-        file_menu = self.menuBar().addMenu("&File")
-        file_menu.setObjectName("menuFile")
-        file_menu.addActions([self.action_new, self.action_open])
+        registry = self.registry
+        a = registry.add
+        self.action_new = a(ActionId.NEW_PROJECT, "&New Project…", self.new_project, shortcut=key.New,
+                            tip="Create a project from a template", menu=MenuId.FILE)
+        self.action_open = a(ActionId.OPEN_PROJECT, "&Open Project…", self.choose_project, shortcut=key.Open,
+                             tip="Open a project folder", menu=MenuId.FILE)
+        file_menu = registry.menu(MenuId.FILE)
         self.recent_menu = QMenu("Open &Recent", self)
         self.recent_menu.setObjectName("menuRecentProjects")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addMenu(self.recent_menu)
         file_menu.addSeparator()
-        file_menu.addActions([self.action_save, self.action_commit, self.action_reload])
+        self.action_save = a(ActionId.SAVE, "&Save", self.save, shortcut=key.Save,
+                             tip="Write the edits to the project's files", menu=MenuId.FILE, needs_project=True)
+        self.action_commit = a(ActionId.COMMIT, "Save and &Commit…", self.commit, shortcut="Ctrl+Shift+S",
+                               tip="Save, then record the saved files in the project's history", menu=MenuId.FILE,
+                               needs_project=True)
+        self.action_reload = a(ActionId.RELOAD, "Re&load from Disk", self.reload_from_disk,
+                               tip="Read the project's files again", menu=MenuId.FILE, needs_project=True)
         file_menu.addSeparator()
-        file_menu.addActions([self.action_close, self.action_quit])
+        self.action_close = a(ActionId.CLOSE_PROJECT, "&Close Project", self.close_project, shortcut=key.Close,
+                              menu=MenuId.FILE, needs_project=True)
+        self.action_quit = a(ActionId.QUIT, "&Quit", self.close, shortcut="Ctrl+Q", menu=MenuId.FILE)
 
-        edit_menu = self.menuBar().addMenu("&Edit")
-        edit_menu.setObjectName("menuEdit")
-        edit_menu.addActions([self.action_undo, self.action_redo])
-        edit_menu.addSeparator()
-        edit_menu.addActions([self.edits.action_rename, self.edits.action_remove, self.edits.action_move_up,
-                              self.edits.action_move_down])
+        self.action_undo = self.undo_group.createUndoAction(self, "&Undo")
+        self.action_undo.setShortcuts(QKeySequence.keyBindings(key.Undo))
+        self.action_redo = self.undo_group.createRedoAction(self, "&Redo")
+        self.action_redo.setShortcuts(QKeySequence.keyBindings(key.Redo))
+        registry.adopt(ActionId.UNDO, self.action_undo, menu=MenuId.EDIT)
+        registry.adopt(ActionId.REDO, self.action_redo, menu=MenuId.EDIT)
+        registry.add_to_menu(MenuId.EDIT, [ActionId.RENAME, ActionId.REMOVE, ActionId.MOVE_UP, ActionId.MOVE_DOWN],
+                             separator_before=True)
 
-        project_menu = self.menuBar().addMenu("&Project")
-        project_menu.setObjectName("menuProject")
-        project_menu.addActions(self.edits.add_actions())
-        project_menu.addSeparator()
-        project_menu.addActions([self.action_rubric, self.action_review])
-        project_menu.addSeparator()
-        project_menu.addActions([self.action_export_rubrics, self.action_import_rubrics])
+        registry.add_to_menu(MenuId.PROJECT, self.edits.add_action_ids())
+        self.action_rubric = a(ActionId.OPEN_RUBRIC, "&Rubric Editor", lambda: self.open_rubric(None),
+                               shortcut="Ctrl+R", tip="Every criterion of the project in one table", needs_project=True)
+        self.action_review = a(ActionId.REVIEW_NOW, "Re&view Now", self.refresh_findings, shortcut="F5",
+                               tip="Run validation and review on the project as it is now", needs_project=True)
+        registry.add_to_menu(MenuId.PROJECT, [ActionId.OPEN_RUBRIC, ActionId.REVIEW_NOW], separator_before=True)
+        self.action_export_rubrics = a(ActionId.EXPORT_RUBRICS, "&Export Rubrics to Excel…", self.export_rubrics,
+                                       tip="Write every criterion to a workbook experts can edit in Excel",
+                                       needs_project=True)
+        self.action_import_rubrics = a(ActionId.IMPORT_RUBRICS, "&Import Rubrics from Excel…", self.import_rubrics,
+                                       tip="Review the changes of an edited workbook, then apply them as one step",
+                                       needs_project=True)
+        registry.add_to_menu(MenuId.PROJECT, [ActionId.EXPORT_RUBRICS, ActionId.IMPORT_RUBRICS],
+                             separator_before=True)
 
-        view_menu = self.menuBar().addMenu("&View")
-        view_menu.setObjectName("menuView")
+        view_menu = registry.menu(MenuId.VIEW)
         for dock in (self.explorer_dock, self.findings_dock, self.versioning_dock, self.preview_dock):
             view_menu.addAction(dock.toggleViewAction())
-        view_menu.addSeparator()
-        view_menu.addAction(self.action_timeline)
-        self.action_dependency_map = a("actionShowDependencyMap", "&Dependency Map", self.open_dependency_map, None,
-                                       "What feeds what: select a node to see everything a change to it reaches")
-        view_menu.addAction(self.action_dependency_map)
+        self._view_menu_docks_end = view_menu.addSeparator()
+        self.action_timeline = a(ActionId.SHOW_TIMELINE, "Release &Timeline", self.open_timeline,
+                                 tip="What arrives when: stages, subtasks and materials at their release points",
+                                 menu=MenuId.VIEW, needs_project=True)
+        self.action_dependency_map = a(ActionId.SHOW_DEPENDENCY_MAP, "&Dependency Map", self.open_dependency_map,
+                                       tip="What feeds what: select a node to see everything a change to it reaches",
+                                       menu=MenuId.VIEW, needs_project=True)
 
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("mainToolBar")
@@ -372,11 +353,7 @@ class MainWindow(QMainWindow):
                                if documents and material and material.file else None)
 
     def _update_actions(self) -> None:
-        has_project = self.context is not None
-        for action in (self.action_save, self.action_commit, self.action_reload, self.action_close,
-                       self.action_review, self.action_rubric, self.action_timeline, self.action_export_rubrics,
-                       self.action_import_rubrics, self.action_dependency_map):
-            action.setEnabled(has_project)
+        self.registry.set_project_open(self.context is not None)
         self.edits.update_enabled()
 
     # -- spreadsheets ----------------------------------------------------------------------
@@ -411,7 +388,7 @@ class MainWindow(QMainWindow):
         if generation != self._generation:
             return  # another project was asked for meanwhile
         self._teardown()
-        context = ProjectContext(session, self)
+        context = ProjectContext(session, self, runner=self.runner)
         self.context = context
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self._on_reloaded)
@@ -431,6 +408,7 @@ class MainWindow(QMainWindow):
         self.status.show_git(git)
         self.statusBar().showMessage(f"Opened {session.root}", 5000)
         self._remember_recent(session.root)
+        self.shell.announce(context)
         self._update_actions()
         self.project_opened.emit(str(folder))
         # The first review waits for the pause too: the window is drawn and answers before it starts.
@@ -491,6 +469,7 @@ class MainWindow(QMainWindow):
             self._teardown()
             self._update_title()
             self.setWindowModified(False)
+            self.shell.announce(None)
             self._update_actions()
             self.project_closed.emit()
         self.when_saved_or_discarded(close)
@@ -593,19 +572,10 @@ class MainWindow(QMainWindow):
 
     def current_object(self) -> tuple[str, str] | None:
         """(kind, id) of the explorer's current row."""
-        index = self.explorer.currentIndex()
-        if not index.isValid():
-            return None
-        index = index.siblingAtColumn(0)
-        return index.data(KIND_ROLE), index.data(ID_ROLE)
+        return self.explorer.current_object()
 
     def select_in_explorer(self, kind: str, object_id: str) -> bool:
-        index = self.explorer_model.find(kind, object_id)
-        if not index.isValid():
-            return False
-        self.explorer.setCurrentIndex(index)
-        self.explorer.scrollTo(index)
-        return True
+        return self.explorer.select(kind, object_id)
 
     # -- editors ---------------------------------------------------------------------------
     def open_object(self, kind: str, object_id: str) -> QWidget | None:
@@ -713,10 +683,8 @@ class MainWindow(QMainWindow):
         widget = self.open_object(kind, object_id)
         self.select_in_explorer(kind, object_id)
         field = field_at(self.context.session.documents, kind, object_id, finding.file, finding.line)
-        # The forms name each field's widget after the field (docs/gui.md): focus the one at fault.
-        target = widget.findChild(QWidget, field) if widget is not None and field else None
-        if target is not None:
-            target.setFocus(Qt.FocusReason.OtherFocusReason)
+        if isinstance(widget, FieldFocus) and field:  # the field at fault gets the focus
+            widget.focus_field(field)
         return widget
 
     def _scope_of_criterion(self, finding: Finding, criterion_id: str) -> str:

@@ -45,9 +45,9 @@ class LatestTask:
 
 def touches_rubric(changes: Changes) -> bool:
     """Whether an edit changed a rubric file (criteria, and so which verdicts are current)."""
-    from studio.gui.rubric.model import scope_of_file
+    from studio.editing.rubric import touched_scopes
 
-    return any(scope_of_file(rel) is not None for rel in changes.files)
+    return bool(touched_scopes(changes.files))
 
 
 def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, slot: Callable[[], None]) -> QTimer:

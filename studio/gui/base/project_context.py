@@ -12,6 +12,7 @@ from studio.editing.commands import Command
 from studio.editing.session import ProjectSession
 
 if TYPE_CHECKING:
+    from studio.gui.base.tasks import TaskRunner
     from studio.gui.base.verdict_watch import VerdictWatcher
 
 
@@ -24,9 +25,12 @@ class ProjectContext(QObject):
     reloaded = Signal()
     """The whole project was read again (after a reload from disk): views rebuild."""
 
-    def __init__(self, session: ProjectSession, parent: QObject | None = None) -> None:
+    def __init__(self, session: ProjectSession, parent: QObject | None = None,
+                 runner: TaskRunner | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.runner = runner
+        """The window's background helper, for the views of this project (None outside a window)."""
         self.undo_stack = QUndoStack(self)
         self._verdict_watcher: VerdictWatcher | None = None
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+from PySide6.QtWidgets import QWidget
 
+from studio.gui.base.actions import ActionId, MenuId
 from studio.gui.base.live_results import touches_rubric
-from studio.gui.base.tasks import TaskRunner
-from studio.gui.judging.menu import judging_action, judging_menu
+from studio.gui.base.shell import Shell
 
 if TYPE_CHECKING:
     from studio.editing.changes import Changes
@@ -23,28 +23,27 @@ if TYPE_CHECKING:
 class ReviewTabs(QObject):
     """Opens (once per project) the Review and Adjudication tabs; forgets them when the project changes."""
 
-    def __init__(self, window: QMainWindow, runner: TaskRunner) -> None:
-        super().__init__(window)
-        self.window = window
-        self.runner = runner
+    def __init__(self, shell: Shell) -> None:
+        super().__init__(shell)
+        self.shell = shell
+        self.runner = shell.runner
         self.session: ReviewSession | None = None
         self.review_view: ReviewView | None = None
         self.adjudication_view: AdjudicationView | None = None
         self._then: list[Any] = []
-        self.action_review = judging_action(
-            window, "reviewAction", "&Review Verdicts…",
-            "Review the judge's verdicts side by side with the evidence (P/F/N keys)", self.open_review, "Ctrl+Shift+V")
-        self.action_adjudication = judging_action(
-            window, "adjudicationAction", "&Adjudicate Differences…", "Settle the decisions where raters differ",
-            self.open_adjudication, "Ctrl+Shift+J")
-        opened = getattr(window, "project_opened", None)
-        closed = getattr(window, "project_closed", None)
-        if opened is not None and closed is not None:
-            opened.connect(lambda _folder: self._forget())
-            closed.connect(self._forget)
+        actions = shell.actions
+        self.action_review = actions.add(
+            ActionId.REVIEW_VERDICTS, "&Review Verdicts…", self.open_review, shortcut="Ctrl+Shift+V",
+            tip="Review the judge's verdicts side by side with the evidence (P/F/N keys)")
+        self.action_adjudication = actions.add(
+            ActionId.ADJUDICATE, "&Adjudicate Differences…", self.open_adjudication, shortcut="Ctrl+Shift+J",
+            tip="Settle the decisions where raters differ")
+        actions.add_to_menu(MenuId.JUDGING, [ActionId.REVIEW_VERDICTS, ActionId.ADJUDICATE])
+        shell.project_opened.connect(lambda _context: self._forget())
+        shell.project_closed.connect(self._forget)
 
     def _context(self) -> Any:
-        return getattr(self.window, "context", None)
+        return self.shell.context
 
     def _forget(self) -> None:
         """The window closed its tabs with the project: start afresh for the next one."""
@@ -57,7 +56,7 @@ class ReviewTabs(QObject):
         """Read the open project's verdict store in the background, once; then `then(session)`."""
         context = self._context()
         if context is None:
-            self.window.statusBar().showMessage("Open a project to review its verdicts", 5000)
+            self.shell.show_message("Open a project to review its verdicts")
             return
         if self.session is not None:
             then(self.session)
@@ -81,17 +80,14 @@ class ReviewTabs(QObject):
 
         def failed(error: Any) -> None:
             self._then.clear()
-            show = getattr(self.window, "show_error", None)
-            if show is not None:
-                show(error)
+            self.shell.show_error(error)
 
         self.runner.run("Reading the verdicts", read, done, failed)
 
     def _ready(self, queue: ReviewQueue) -> None:
         from studio.gui.judging.review_models import ReviewSession
 
-        refresh = getattr(self.window, "refresh_git", None)
-        self.session = ReviewSession(queue, self, on_written=refresh)
+        self.session = ReviewSession(queue, self, on_written=self.shell.refresh_git)
         context = self._context()
         if context is not None:
             context.reloaded.connect(lambda: self._project_reloaded(queue))
@@ -113,20 +109,8 @@ class ReviewTabs(QObject):
         if touches_rubric(changes):
             self._project_reloaded(queue)
 
-    def _tabs(self) -> QTabWidget | None:
-        found = self.window.findChild(QTabWidget, "editorTabs")
-        return found if isinstance(found, QTabWidget) else None
-
     def _show_tab(self, widget: QWidget, title: str) -> None:
-        tabs = self._tabs()
-        if tabs is None:
-            widget.show()
-            return
-        if tabs.indexOf(widget) < 0:
-            tabs.addTab(widget, title)
-            widget.destroyed.connect(self._closed)  # the tab's close button deletes the view
-        tabs.setCurrentWidget(widget)
-        widget.setFocus()
+        self.shell.show_tab(widget, title, on_closed=self._closed)
 
     def _closed(self, gone: QObject | None = None) -> None:
         from shiboken6 import isValid
@@ -142,7 +126,7 @@ class ReviewTabs(QObject):
             from studio.gui.judging.review_view import ReviewView
 
             if self.review_view is None:
-                self.review_view = ReviewView(session, self.runner, self.window)
+                self.review_view = ReviewView(session, self.runner, self.shell.tabs)
             self._show_tab(self.review_view, "Review")
 
         self._with_session(show)
@@ -152,7 +136,7 @@ class ReviewTabs(QObject):
             from studio.gui.judging.adjudication_view import AdjudicationView
 
             if self.adjudication_view is None:
-                self.adjudication_view = AdjudicationView(session, self.window)
+                self.adjudication_view = AdjudicationView(session, self.shell.tabs)
             self._show_tab(self.adjudication_view, "Adjudication")
 
         self._with_session(show)
@@ -167,15 +151,6 @@ class ReviewTabs(QObject):
         self._with_session(show)
 
 
-def install_review(window: QMainWindow, runner: TaskRunner) -> ReviewTabs:
-    """The review's actions (`reviewAction`, `adjudicationAction`) at the top of the window's Judging
-    menu (`menuJudging`, made before the View menu when no other part has made it yet)."""
-    tabs = ReviewTabs(window, runner)
-    menu = judging_menu(window)
-    if not menu.actions():
-        menu.addActions([tabs.action_review, tabs.action_adjudication])
-    else:  # another part (the scores) added its actions first: the review comes first all the same
-        first = menu.actions()[0]
-        menu.insertActions(first, [tabs.action_review, tabs.action_adjudication])
-        menu.insertSeparator(first)
-    return tabs
+def install_review(shell: Shell) -> ReviewTabs:
+    """The review's actions (`reviewAction`, `adjudicationAction`) in the Judging menu."""
+    return ReviewTabs(shell)

@@ -13,10 +13,12 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from studio.errors import StudioError
+from studio.gui.base.actions import ActionId
+from studio.gui.base.shell import Shell
+from studio.gui.project.explorer_view import ExplorerView
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
-    from studio.gui.main_window import MainWindow
     from studio.model import Project
 
 REMOVABLE = ("stage", "subtask", "material", "reference", "deliverable", "handoff")
@@ -27,48 +29,43 @@ MOVABLE = ("stage", "subtask")  # a material moves on the timeline by its releas
 class ProjectActions(QObject):
     """Actions that change the project's structure, on the explorer's current row."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.action_add_stage = self._action("actionAddStage", "Add &Stage…", self.add_stage)
-        self.action_add_subtask = self._action("actionAddSubtask", "Add Sub&task…", self.add_subtask, "Ctrl+T")
-        self.action_import_material = self._action("actionImportMaterial", "&Import Material…", self.choose_materials,
-                                                   "Ctrl+I")
-        self.action_add_handoff = self._action("actionAddHandoff", "Add &Handoff…", self.add_handoff)
-        self.action_add_deliverable = self._action("actionAddDeliverable", "Add Final &Deliverable…",
-                                                   self.add_deliverable)
-        self.action_add_reference = self._action("actionAddReference", "Add Evaluator &Reference…",
-                                                 self.add_reference)
-        self.action_rename = self._action("actionRename", "Re&name…", self.rename, "F2")
-        self.action_remove = self._action("actionRemove", "&Remove", self.remove, QKeySequence.StandardKey.Delete)
-        self.action_move_up = self._action("actionMoveUp", "Move &Earlier", lambda: self.move(-1), "Alt+Up")
-        self.action_move_down = self._action("actionMoveDown", "Move &Later", lambda: self.move(1), "Alt+Down")
+    def __init__(self, shell: Shell, explorer: ExplorerView) -> None:
+        super().__init__(shell)
+        self.shell = shell
+        self.window = shell.window  # the parent of the dialogs
+        self.explorer = explorer
+        add = shell.actions.add
+        self.action_add_stage = add(ActionId.ADD_STAGE, "Add &Stage…", self.add_stage)
+        self.action_add_subtask = add(ActionId.ADD_SUBTASK, "Add Sub&task…", self.add_subtask, shortcut="Ctrl+T")
+        self.action_import_material = add(ActionId.IMPORT_MATERIAL, "&Import Material…", self.choose_materials,
+                                          shortcut="Ctrl+I")
+        self.action_add_handoff = add(ActionId.ADD_HANDOFF, "Add &Handoff…", self.add_handoff)
+        self.action_add_deliverable = add(ActionId.ADD_DELIVERABLE, "Add Final &Deliverable…", self.add_deliverable)
+        self.action_add_reference = add(ActionId.ADD_REFERENCE, "Add Evaluator &Reference…", self.add_reference)
         # Delete, F2 and Alt+arrows belong to the explorer: in an editor's text field they keep their usual meaning.
+        self.action_rename = add(ActionId.RENAME, "Re&name…", self.rename, shortcut="F2", on_window=False)
+        self.action_remove = add(ActionId.REMOVE, "&Remove", self.remove, shortcut=QKeySequence.StandardKey.Delete,
+                                 on_window=False)
+        self.action_move_up = add(ActionId.MOVE_UP, "Move &Earlier", lambda: self.move(-1), shortcut="Alt+Up",
+                                  on_window=False)
+        self.action_move_down = add(ActionId.MOVE_DOWN, "Move &Later", lambda: self.move(1), shortcut="Alt+Down",
+                                    on_window=False)
         for action in (self.action_rename, self.action_remove, self.action_move_up, self.action_move_down):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            window.explorer.addAction(action)
+            explorer.addAction(action)
 
-    def _action(self, name: str, text: str, slot: Callable[[], Any], shortcut: Any = None) -> QAction:
-        action = QAction(text, self.window)
-        action.setObjectName(name)
-        if isinstance(shortcut, QKeySequence.StandardKey):
-            action.setShortcuts(QKeySequence.keyBindings(shortcut))
-        elif shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _checked=False: slot())
-        if name not in ("actionRename", "actionRemove", "actionMoveUp", "actionMoveDown"):
-            self.window.addAction(action)
-        return action
+    def add_action_ids(self) -> list[ActionId]:
+        return [ActionId.ADD_STAGE, ActionId.ADD_SUBTASK, ActionId.IMPORT_MATERIAL, ActionId.ADD_HANDOFF,
+                ActionId.ADD_DELIVERABLE, ActionId.ADD_REFERENCE]
 
     def add_actions(self) -> list[QAction]:
-        return [self.action_add_stage, self.action_add_subtask, self.action_import_material, self.action_add_handoff,
-                self.action_add_deliverable, self.action_add_reference]
+        return [self.shell.actions[action_id] for action_id in self.add_action_ids()]
 
     def update_enabled(self) -> None:
-        has_project = self.window.context is not None
+        has_project = self.shell.context is not None
         for action in self.add_actions():
             action.setEnabled(has_project)
-        current = self.window.current_object() if has_project else None
+        current = self.explorer.current_object() if has_project else None
         self.action_remove.setEnabled(current is not None and current[0] in REMOVABLE)
         self.action_rename.setEnabled(current is not None and current[0] in RENAMABLE)
         for action in (self.action_move_up, self.action_move_down):
@@ -77,21 +74,21 @@ class ProjectActions(QObject):
     # -- helpers ---------------------------------------------------------------------------
     @property
     def project(self) -> Project:
-        assert self.window.context is not None
-        return self.window.context.session.loaded.project
+        assert self.shell.context is not None
+        return self.shell.context.session.loaded.project
 
     def push(self, build: Callable[[Any], Any], select: tuple[str, str] | None = None) -> bool:
         """Build an edit from the documents and push it; a refused edit is shown, nothing changes."""
-        context = self.window.context
+        context = self.shell.context
         if context is None:
             return False
         try:
             context.push(build(context.session.documents))
         except StudioError as error:
-            self.window.show_error(error)
+            self.shell.show_error(error)
             return False
         if select is not None:
-            self.window.select_in_explorer(*select)
+            self.explorer.select(*select)
         return True
 
     def ask_text(self, name: str, title: str, label: str, default: str, then: Callable[[str], None]) -> QInputDialog:
@@ -113,7 +110,7 @@ class ProjectActions(QObject):
 
     def _selected_stage_and_index(self) -> tuple[str | None, int | None]:
         """Where a new subtask goes: after the current subtask, or at the end of the current stage."""
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         project = self.project
         if current and current[0] == "subtask":
             stage_id = project.stage_of(current[1])
@@ -134,7 +131,7 @@ class ProjectActions(QObject):
         from studio.editing.ids import next_id
         from studio.editing.timeline import add_stage
 
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         stages = self._stage_ids()
         index = stages.index(current[1]) + 1 if current and current[0] == "stage" and current[1] in stages else None
 
@@ -149,7 +146,7 @@ class ProjectActions(QObject):
 
         stage_id, index = self._selected_stage_and_index()
         if stage_id is None:
-            self.window.show_error(StudioError("the project has no stage yet: add a stage first (Project > Add Stage)"))
+            self.shell.show_error(StudioError("the project has no stage yet: add a stage first (Project > Add Stage)"))
             return
         existing = list(self.project.subtasks)
 
@@ -161,7 +158,7 @@ class ProjectActions(QObject):
     def choose_materials(self) -> None:
         from studio.gui.widgets.dialogs import file_dialog
 
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         before = current[1] if current and current[0] == "subtask" else None
         dialog = file_dialog(self.window, "importMaterialFileDialog", "Import files as materials", "",
                              QFileDialog.FileMode.ExistingFiles)
@@ -170,7 +167,7 @@ class ProjectActions(QObject):
 
     def import_materials(self, files: list[Path], before_subtask: str | None) -> None:
         """Ask, file after file, how each is released, and import it as one undoable edit each."""
-        if self.window.context is None or not files:
+        if self.shell.context is None or not files:
             return
         from studio.editing.ids import next_id
         from studio.editing.materials import import_material
@@ -235,7 +232,7 @@ class ProjectActions(QObject):
 
         project = self.project
         existing = [r.id for r in project.references.references] if project.references else []
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         scope = current[1] if current and current[0] in ("subtask", "rubric") else FINAL_SCOPE
         reference_id = next_id(existing, "R")
 
@@ -248,7 +245,7 @@ class ProjectActions(QObject):
 
     # -- remove and rename -----------------------------------------------------------------
     def remove(self) -> None:
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         if current is None or current[0] not in REMOVABLE:
             return
         kind, object_id = current
@@ -277,7 +274,7 @@ class ProjectActions(QObject):
     def move(self, step: int) -> None:
         """Move the current stage, or subtask, one place earlier (-1) or later (+1) on the timeline;
         a subtask at the edge of its stage moves into the neighbouring stage."""
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         if current is None or current[0] not in MOVABLE:
             return
         kind, object_id = current
@@ -304,7 +301,7 @@ class ProjectActions(QObject):
         self.push(lambda docs: move_subtask(docs, object_id, stage_id, index), ("subtask", object_id))
 
     def rename(self) -> None:
-        current = self.window.current_object()
+        current = self.explorer.current_object()
         if current is None or current[0] not in RENAMABLE:
             return
         kind, old = current

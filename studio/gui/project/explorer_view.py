@@ -10,7 +10,7 @@ from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
-from studio.gui.project.explorer_model import ID_ROLE, KIND_ROLE
+from studio.gui.project.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 
 
 def local_files(mime: QMimeData | None) -> list[Path]:
@@ -57,3 +57,21 @@ class ExplorerView(QTreeView):
             before = value.split(":", 1)[1] if value.startswith("before:") else (
                 None if value == "start" else value)
         self.files_dropped.emit(files, before)
+
+    def current_object(self) -> tuple[str, str] | None:
+        """(kind, id) of the current row, None when no row is current."""
+        index = self.currentIndex()
+        if not index.isValid():
+            return None
+        index = index.siblingAtColumn(0)
+        return index.data(KIND_ROLE), index.data(ID_ROLE)
+
+    def select(self, kind: str, object_id: str) -> bool:
+        """Make the row (kind, id) current and scroll to it; False when the project has no such row."""
+        model = self.model()
+        index = model.find(kind, object_id) if isinstance(model, ExplorerModel) else None
+        if index is None or not index.isValid():
+            return False
+        self.setCurrentIndex(index)
+        self.scrollTo(index)
+        return True

@@ -27,7 +27,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont
 
 from studio.editing.changes import Changes
-from studio.editing.rubric import edit_criterion, rename_criterion
+from studio.editing.rubric import edit_criterion, rename_criterion, touched_scopes
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.model import Criterion, Project
@@ -61,16 +61,6 @@ _ROLES = frozenset(int(role) for role in (
 
 _ITALIC = QFont()
 _ITALIC.setItalic(True)
-
-
-def scope_of_file(rel: str) -> str | None:
-    """The rubric scope a project file holds ('final', a subtask id), or None if not a rubric."""
-    if rel == layout.FINAL_RUBRIC_FILE:
-        return FINAL_SCOPE
-    parts = rel.split("/")
-    if len(parts) == 3 and parts[0] == layout.SUBTASKS_DIR and parts[2] == layout.CHECKPOINT_RUBRIC_FILE:
-        return parts[1]
-    return None
 
 
 def rubric_scopes(project: Project) -> list[str]:
@@ -477,7 +467,7 @@ class RubricModel(QAbstractTableModel):
 
     # -- following edits ----------------------------------------------------------------------
     def _on_changed(self, changes: Changes) -> None:
-        touched = {scope for scope in map(scope_of_file, changes.files) if scope is not None}
+        touched = touched_scopes(changes.files)
         if not touched and layout.STAGES_FILE not in changes.files:
             return
         self._following = True

@@ -15,8 +15,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from studio.editing.changes import Changes
+from studio.editing.rubric import touched_scopes
 from studio.gui.base.project_context import ProjectContext
-from studio.gui.rubric.model import rubric_scopes, scope_of_file
+from studio.gui.rubric.model import rubric_scopes
 from studio.model import Project
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 from studio.store import layout
@@ -129,7 +130,7 @@ class RubricTotalsModel(QAbstractTableModel):
         self.endResetModel()
 
     def _on_changed(self, changes: Changes) -> None:
-        touched = {scope for scope in map(scope_of_file, changes.files) if scope is not None}
+        touched = touched_scopes(changes.files)
         if not touched and layout.STAGES_FILE not in changes.files:
             return
         if touched - {FINAL_SCOPE}:

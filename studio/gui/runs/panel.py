@@ -9,15 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QAction, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDockWidget,
     QHeaderView,
     QLabel,
-    QMainWindow,
-    QMenu,
     QPlainTextEdit,
     QSplitter,
     QTableView,
@@ -27,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
+from studio.gui.base.actions import ActionId, MenuId
+from studio.gui.base.shell import Shell
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.runs import data as runs_data
 from studio.gui.runs.data import RunView
@@ -330,63 +329,18 @@ class RunsPanel(QWidget):
             self.message.show()
 
 
-class _TabWithOnFirstShow(QObject):
-    """Tabs the Runs dock with the Findings once the window is first shown. Tabbing a second pair
-    of docks before the window is shown leaves a stray copy of the tab bar drawn over the window
-    (Qt 6.11); after the first show it does not. A layout restored from the settings that already
-    places the dock is kept."""
-
-    def __init__(self, window: QMainWindow, findings: QDockWidget, dock: QDockWidget) -> None:
-        super().__init__(window)
-        self.window_, self.findings, self.dock = window, findings, dock
-        window.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
-        if watched is self.window_ and event.type() == QEvent.Type.Show:
-            self.window_.removeEventFilter(self)
-            QTimer.singleShot(0, self, self.place)
-        return False
-
-    def place(self) -> None:
-        window, dock = self.window_, self.dock
-        placed_by_user = dock.isFloating() or window.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea
-        if not placed_by_user and dock not in window.tabifiedDockWidgets(self.findings):
-            window.tabifyDockWidget(self.findings, dock)
-            self.findings.raise_()
-
-
-def install_runs(window: QMainWindow, runner: TaskRunner) -> tuple[QDockWidget, RunsPanel]:
-    """The Runs dock (tabbed with the findings) and the Runs menu of the main window."""
-    panel = RunsPanel(runner, window)
-    dock = QDockWidget("Runs", window)
-    dock.setObjectName("runsDock")
-    dock.setWidget(panel)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    findings = window.findChild(QDockWidget, "findingsDock")
-    if findings is not None:
-        _TabWithOnFirstShow(window, findings, dock)
-    menu = QMenu("R&uns", window)
-    menu.setObjectName("menuRuns")
-    menu.addAction(panel.action_start)
-    menu.addSeparator()
-    menu.addActions([panel.action_cancel, panel.action_resume])
-    menu.addSeparator()
-    menu.addAction(panel.action_checkpoints)
-    view_menu = window.findChild(QMenu, "menuView")
-    bar = window.menuBar()
-    if view_menu is not None:
-        bar.insertMenu(view_menu.menuAction(), menu)
-        docks_end = [action for action in view_menu.actions() if action.isSeparator()]
-        if docks_end:  # after the other docks' switches
-            view_menu.insertAction(docks_end[0], dock.toggleViewAction())
-        else:
-            view_menu.addAction(dock.toggleViewAction())
-    else:
-        bar.addMenu(menu)
-    window.addActions(panel.actions_list())
-    opened = getattr(window, "project_opened", None)
-    closed = getattr(window, "project_closed", None)
-    if opened is not None and closed is not None:
-        opened.connect(lambda folder: panel.set_project(Path(folder)))
-        closed.connect(lambda: panel.set_project(None))
-    return dock, panel
+def install_runs(shell: Shell) -> RunsPanel:
+    """The Runs dock (tabbed with the findings), its switch in the View menu and the Runs menu."""
+    panel = RunsPanel(shell.runner, shell.window)
+    shell.add_dock("runsDock", "Runs", panel, Qt.DockWidgetArea.BottomDockWidgetArea, tab_with="findingsDock")
+    actions = shell.actions
+    for action_id, action in ((ActionId.START_RUN, panel.action_start), (ActionId.CANCEL_RUN, panel.action_cancel),
+                              (ActionId.RESUME_RUN, panel.action_resume),
+                              (ActionId.OPEN_CHECKPOINTS, panel.action_checkpoints)):
+        actions.adopt(action_id, action)
+    actions.add_to_menu(MenuId.RUNS, [ActionId.START_RUN])
+    actions.add_to_menu(MenuId.RUNS, [ActionId.CANCEL_RUN, ActionId.RESUME_RUN], separator_before=True)
+    actions.add_to_menu(MenuId.RUNS, [ActionId.OPEN_CHECKPOINTS], separator_before=True)
+    shell.project_opened.connect(lambda context: panel.set_project(context.session.root))
+    shell.project_closed.connect(lambda: panel.set_project(None))
+    return panel

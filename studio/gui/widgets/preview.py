@@ -492,10 +492,9 @@ class MaterialPreview(QWidget):
 
     @property
     def runner(self) -> TaskRunner:
-        """The window's background helper (a form is built before it is put in the window), else our own."""
+        """The background helper given (the window's), else one of our own (a preview outside a window)."""
         if self._runner is None:
-            found = getattr(self.window(), "runner", None)
-            self._runner = found if isinstance(found, TaskRunner) else TaskRunner(self)
+            self._runner = TaskRunner(self)
         return self._runner
 
     # -- choosing the view ------------------------------------------------------------------

@@ -344,25 +344,3 @@ def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path,
     first = view.session.queue.decisions[0]
     assert first.criterion.text == "The report states item one." and first.judge_verdict() is None
     assert "<b>Judge:</b> no verdict" in view.judge_verdict.text()
-
-
-def test_the_review_joins_a_judging_menu_made_before_it(qtbot) -> None:
-    from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QMainWindow, QMenu
-
-    from studio.gui.judging.review_install import install_review
-
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    view_menu = window.menuBar().addMenu("&View")
-    view_menu.setObjectName("menuView")
-    judging = QMenu("&Judging", window)
-    judging.setObjectName("menuJudging")
-    window.menuBar().insertMenu(view_menu.menuAction(), judging)
-    scores = QAction("Scores", window)
-    scores.setObjectName("scoresAction")
-    judging.addAction(scores)
-    install_review(window, TaskRunner())
-    assert [a.text() for a in window.menuBar().actions()] == ["&Judging", "&View"]
-    assert [a.objectName() for a in judging.actions() if not a.isSeparator()] == ["reviewAction",
-                                                                                  "adjudicationAction", "scoresAction"]

@@ -83,8 +83,15 @@ def test_an_edit_is_reviewed_after_the_pause_and_a_click_opens_the_criterion(qtb
 
 
 def test_enter_on_a_finding_opens_the_subtask_at_fault(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    class Form(QWidget):  # a form as the editors make them: a widget per field, named after it
+        def focus_field(self, field: str) -> bool:
+            widget = self.findChild(QLineEdit, field)
+            if widget is not None:
+                widget.setFocus()
+            return widget is not None
+
     def form(_context, kind: str, _object_id: str, parent: QWidget | None = None) -> QWidget:
-        widget = QWidget(parent)  # a form as the editors make them: a widget per field, named after it
+        widget = Form(parent)
         widget.setObjectName(f"{kind}Editor")
         layout = QVBoxLayout(widget)
         for field in ("title", "inputs", "time_limit_minutes"):

@@ -93,6 +93,7 @@ class ObjectForm(QWidget):
         self.context = context
         self.object_id = object_id
         self._bindings: list[_Binding] = []
+        self._fields: dict[str, QWidget] = {}  # a row's widget by its object name, for focus_field
         self.form = form_layout()
         self.title_label = QLabel(self)
         self.title_label.setObjectName("formHeading")
@@ -174,7 +175,18 @@ class ObjectForm(QWidget):
             caption.setToolTip(tip)
             widget.setToolTip(tip)
         self.form.addRow(caption, widget)
+        if widget.objectName():
+            self._fields[widget.objectName()] = widget
         return widget
+
+    def focus_field(self, field: str) -> bool:
+        """Put the focus in the row of `field` (a key of the object's YAML entry, which names its
+        widget: docs/gui.md); False when the form has no such row."""
+        widget = self._fields.get(field) or self.findChild(QWidget, field)  # a row of its own: a widget within one
+        if widget is None:
+            return False
+        widget.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
 
     def add_readonly(self, label: str, getter: Getter, name: str = "") -> QLabel:
         value = QLabel(self.body)

@@ -83,7 +83,7 @@ class MaterialEditor(ObjectForm):
         self.body_layout.addWidget(self.generated_box)
 
         # the material's file as the agent will see it (on the window's background helper)
-        self.preview = MaterialPreview(None, self.body)
+        self.preview = MaterialPreview(self.context.runner, self.body)
         self.preview.setMinimumHeight(320)
         self.body_layout.addWidget(self.preview, 1)
 
