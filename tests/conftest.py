@@ -19,6 +19,14 @@ def blank_project(tmp_path: Path) -> Path:
     return copy_blank(tmp_path / "proj")
 
 
+@pytest.fixture(autouse=True)
+def isolated_preferences(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's preferences file (studio.preferences) in the test's own folder, never the real one."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("DBSTUDIO_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(autouse=True, scope="session")
 def git_identity_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Git as on a stock machine plus only an identity: the suite never reads the user's git set-up.

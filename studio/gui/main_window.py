@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
+from studio.gui.base.preferences import PreferencesStore
 from studio.gui.base.shell import FieldFocus, Shell
 from studio.gui.base.status_bar import GitState, StatusParts, read_git_state
 from studio.gui.base.tasks import TaskRunner
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
 
 APP_NAME = "DeliverBench Studio"
 REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a review per keystroke
-MAX_RECENT = 8
 
 
 def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
@@ -116,10 +116,12 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.setWindowTitle(APP_NAME)
         self.runner = TaskRunner(self)
+        self.preferences = PreferencesStore(self)
+        self.preferences.unreadable.connect(self.show_error)
         self.registry = ActionRegistry(self)  # the menus first: the menu bar keeps MenuId's order
         self.editor_tabs = QTabWidget(self)
         self.shell = Shell(self, self.runner, self.editor_tabs, self.registry, context=lambda: self.context,
-                           show_error=self.show_error, refresh_git=self.refresh_git)
+                           show_error=self.show_error, refresh_git=self.refresh_git, preferences=self.preferences)
         self.context: ProjectContext | None = None
         self.watcher: ProjectWatcher | None = None
         self.rubric_editor: RubricEditor | None = None
@@ -510,12 +512,10 @@ class MainWindow(QMainWindow):
 
     # -- recent projects -------------------------------------------------------------------
     def recent_projects(self) -> list[str]:
-        value = QSettings().value("recentProjects", [])
-        return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
+        return list(self.preferences.current.recent_projects)
 
     def _remember_recent(self, folder: Path) -> None:
-        recent = [str(folder)] + [p for p in self.recent_projects() if p != str(folder)]
-        QSettings().setValue("recentProjects", recent[:MAX_RECENT])
+        self.preferences.remember_project(str(folder))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

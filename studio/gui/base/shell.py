@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QWidget
 
 from studio.gui.base.actions import ActionRegistry, MenuId
+from studio.gui.base.preferences import PreferencesStore
 from studio.gui.base.tasks import TaskRunner
 
 if TYPE_CHECKING:
@@ -35,8 +36,10 @@ class Shell(QObject):
 
     def __init__(self, window: QMainWindow, runner: TaskRunner, tabs: QTabWidget, actions: ActionRegistry, *,
                  context: Callable[[], ProjectContext | None], show_error: Callable[[Any], None],
-                 refresh_git: Callable[[], None]) -> None:
+                 refresh_git: Callable[[], None], preferences: PreferencesStore | None = None) -> None:
         super().__init__(window)
+        self.preferences = preferences if preferences is not None else PreferencesStore(self)
+        """The user's preferences (who reviews, in which role, blind or not), shared by every feature."""
         self._window = window
         self.runner = runner
         self.tabs = tabs

@@ -77,3 +77,22 @@ def test_a_dock_switch_goes_with_the_other_docks_before_the_views(qtbot) -> None
     assert shell.dock("secondDock") is second
     window.show()
     qtbot.waitUntil(lambda: second in window.tabifiedDockWidgets(first))
+
+
+def test_preferences_changed_in_the_window_are_saved_and_announced(qtbot, isolated_preferences) -> None:
+    from studio.preferences import RaterRole, load_preferences
+
+    _window, shell, _errors = _shell(qtbot)
+    with qtbot.waitSignal(shell.preferences.changed) as changed:
+        shell.preferences.update(rater="Anna", role=RaterRole.ADJUDICATOR)
+    assert changed.args[0].rater == "Anna"
+    assert load_preferences(isolated_preferences / "preferences.yaml").role is RaterRole.ADJUDICATOR
+
+
+def test_an_unreadable_preferences_file_gives_the_defaults_and_one_message(qtbot, isolated_preferences) -> None:
+    isolated_preferences.mkdir()
+    (isolated_preferences / "preferences.yaml").write_text("blind: [\n", encoding="utf-8")
+    _window, shell, _errors = _shell(qtbot)
+    with qtbot.waitSignal(shell.preferences.unreadable) as unreadable:
+        assert shell.preferences.current.blind  # the default
+    assert "preferences.yaml:" in str(unreadable.args[0]) and "defaults are used" in str(unreadable.args[0])
