@@ -415,6 +415,7 @@ class MainWindow(QMainWindow):
         self.context = context
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self._on_reloaded)
+        context.restored.connect(self._on_restored)
         context.undo_stack.cleanChanged.connect(self._clean_changed)
         self.undo_group.addStack(context.undo_stack)
         self.undo_group.setActiveStack(context.undo_stack)
@@ -850,6 +851,13 @@ class MainWindow(QMainWindow):
             return ProjectSession(root)
         self.runner.run("Reloading", reload, lambda session: self._reloaded(context, session),
                         self.show_error)
+
+    def _on_restored(self, files: list[str]) -> None:
+        """Files put back from history by a form: the app's own write, not an outside edit; then the
+        project is read again, as Reload from Disk does."""
+        if self.watcher is not None:
+            self.watcher.acknowledge(files)
+        self.reload_from_disk()
 
     def _reloaded(self, context: ProjectContext, session: ProjectSession) -> None:
         if context is not self.context:
