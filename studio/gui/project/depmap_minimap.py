@@ -4,7 +4,7 @@ a readable scale, so the overview is how one finds one's way."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPen, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView, QWidget
 
@@ -44,7 +44,7 @@ class DependencyMiniMap(QGraphicsView):
         super().resizeEvent(event)
         self.fit()
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         shown = self.visible_rect().intersected(self.sceneRect())
         pen = QPen(OUTLINE, 0)  # cosmetic: one pixel wide at any scale
         painter.setPen(pen)
