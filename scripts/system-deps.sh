@@ -52,13 +52,28 @@ if [ "$(id -u)" != "0" ]; then
   echo "system-deps: run: sudo apt-get install$missing" >&2
   exit 1
 fi
+# apt-get with its messages kept: a dpkg lock held by another package manager (an unattended
+# upgrade, a second apt) fails every install, and must not be reported as packages this release
+# lacks; it stops the install with what to do. Other failures pass their messages on.
+apt_get() {
+  local output
+  if output="$(apt-get "$@" 2>&1)"; then return 0; fi
+  case "$output" in
+    *"Could not get lock"*|*"Unable to acquire the dpkg frontend lock"*|*"Unable to lock"*)
+      echo "system-deps: another package manager is running (apt-get could not get the dpkg lock);" \
+           "wait for it and retry" >&2
+      exit 1 ;;
+  esac
+  [ -n "$output" ] && printf '%s\n' "$output" >&2
+  return 1
+}
 echo "system-deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+apt_get update -qq
 # shellcheck disable=SC2086
-if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+if ! apt_get install -y -qq --no-install-recommends $missing; then
   for pkg in $missing; do
-    apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null \
+    apt_get install -y -qq --no-install-recommends "$pkg" \
       || echo "system-deps: could not install $pkg (not in this release?); continuing" >&2
   done
 fi

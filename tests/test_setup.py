@@ -46,8 +46,8 @@ def test_launch_and_test_run_from_the_project_venv_not_the_system_python():
     for script in ("scripts/launch.sh", "scripts/test.sh"):
         lines = [line.strip() for line in (ROOT / script).read_text(encoding="utf-8").splitlines()
                  if line.strip() and not line.lstrip().startswith("#")]
-        assert any(line.startswith("bash scripts/venv.sh") for line in lines), script
-        assert lines[-1].startswith("exec .venv/bin/"), script
+        assert any("bash scripts/venv.sh" in line for line in lines), script
+        assert re.match(r'exec ("\$checkout/)?\.venv/bin/', lines[-1]), script
         assert not any("python3 -m pip" in line for line in lines), script
 
 
@@ -120,3 +120,69 @@ def test_venv_script_makes_the_venv_once_and_reinstalls_only_when_pyproject_chan
     changed = _run_venv_script(checkout, python=base)
     assert changed.returncode == 0, changed.stderr
     assert "venv: installing" in changed.stderr and "creating" not in changed.stderr
+
+
+def _checkout_with_stub_setup(tmp_path: Path) -> Path:
+    """A copy of scripts/ whose set-up steps do nothing and whose `dbstudio` says where it ran
+    and with what: what launch.sh hands to the app, without installing or opening it."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "scripts", checkout / "scripts")
+    for step in ("system-deps.sh", "venv.sh"):
+        (checkout / "scripts" / step).write_text("#!/usr/bin/env bash\nexit 0\n")
+    (checkout / ".venv" / "bin").mkdir(parents=True)
+    dbstudio = checkout / ".venv" / "bin" / "dbstudio"
+    dbstudio.write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$PWD" "$@"\n')
+    dbstudio.chmod(0o755)
+    return checkout
+
+
+def test_launch_opens_a_project_folder_given_relative_to_where_it_is_run(tmp_path: Path):
+    """`scripts/launch.sh PATH`, as its header says: PATH is the caller's, not the checkout's."""
+    checkout = _checkout_with_stub_setup(tmp_path)
+    work = tmp_path / "engagements"
+    (work / "acme-it-audit").mkdir(parents=True)
+    result = subprocess.run(["bash", str(checkout / "scripts" / "launch.sh"), "acme-it-audit"], cwd=work,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    cwd, path = result.stdout.splitlines()
+    assert (Path(cwd) / path).resolve() == (work / "acme-it-audit").resolve()
+
+
+LOCK_HELD = ("E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (unattended-upgr)\n"
+             "E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is another process using it?")
+
+
+def _run_system_deps(tmp_path: Path, apt_get: str) -> subprocess.CompletedProcess[str]:
+    """scripts/system-deps.sh as root on a machine where no package is installed yet, with a fake
+    apt-get (the shell body `apt_get`) and dpkg on PATH; the fake apt-get logs its calls."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "scripts", checkout / "scripts")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name, body in {"apt-get": apt_get, "dpkg": "exit 1", "id": "echo 0"}.items():
+        (fake / name).write_text(f"#!/usr/bin/env bash\necho \"$*\" >> {tmp_path / (name + '.log')}\n{body}\n")
+        (fake / name).chmod(0o755)
+    variables = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(["bash", str(checkout / "scripts" / "system-deps.sh")], cwd=checkout, env=variables,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_system_deps_says_so_when_another_package_manager_holds_the_dpkg_lock(tmp_path: Path):
+    """The install finds the lock held (the update got through): one clear line, no per-package retries."""
+    result = _run_system_deps(tmp_path, f"case \"$*\" in install*) echo '{LOCK_HELD}' >&2; exit 100;; esac")
+    assert result.returncode == 1
+    assert "another package manager is running" in result.stderr
+    assert "wait for it and retry" in result.stderr
+    assert "not in this release" not in result.stderr
+    calls = (tmp_path / "apt-get.log").read_text().splitlines()
+    assert calls[0] == "update -qq" and len(calls) == 2  # stopped at the first install
+
+
+def test_system_deps_skips_only_a_package_this_release_lacks(tmp_path: Path):
+    lacks = ('case "$*" in *libxcb-cursor0*) echo "E: Unable to locate package libxcb-cursor0" >&2; exit 100;; '
+             'esac\nexit 0')
+    result = _run_system_deps(tmp_path, lacks)
+    assert result.returncode == 0, result.stderr
+    assert "could not install libxcb-cursor0 (not in this release?); continuing" in result.stderr
+    assert result.stderr.count("not in this release") == 1
+    assert "another package manager" not in result.stderr

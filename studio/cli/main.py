@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from studio import __version__
 from studio.cli.exit_codes import ExitCode
@@ -75,9 +76,18 @@ def chosen_command(argv: list[str]) -> str | None:
     return None
 
 
+def names_a_folder(argv: list[str]) -> bool:
+    """Whether the first word that is not an option is a path (not a mistyped command): a folder
+    to open in the app, as `dbstudio gui PATH` would."""
+    word = next((w for w in argv if not w.startswith("-")), None)
+    return word is not None and word not in BY_NAME and (os.sep in word or Path(word).exists())
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = chosen_command(argv)
+    if command is None and names_a_folder(argv):  # `dbstudio PATH` is `dbstudio gui PATH`
+        command, argv = DEFAULT_COMMAND, [DEFAULT_COMMAND, *argv]
     try:
         args = parse_arguments(argv)
         if args.command is None:  # no command at all: open the app

@@ -30,9 +30,6 @@ def configure_impact(impact: argparse.ArgumentParser) -> None:
     impact.set_defaults(run=run_impact)
 
 
-ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-
-
 def run_review(args: argparse.Namespace) -> int:
     try:
         report = review_project(args.path)
@@ -42,9 +39,9 @@ def run_review(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2))
     else:
-        floor = ORDER[Severity(args.min_severity)]
+        floor = Severity(args.min_severity).rank
         for f in report.findings:
-            if ORDER[f.severity] <= floor:
+            if f.severity.rank <= floor:
                 print(f"{f.render().split(': ', 1)[0]}: {f.severity.value} [{f.code}] {f.message}")
         counts = ", ".join(f"{report.count(s)} {s.value}{'s' if report.count(s) != 1 else ''}" for s in Severity)
         print(counts, file=sys.stderr)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -42,6 +41,7 @@ from studio.gui.project.actions import ProjectActions
 from studio.gui.project.explorer_model import ID_ROLE, KIND_ROLE, ExplorerModel
 from studio.gui.project.explorer_view import ExplorerView, local_files
 from studio.gui.project.findings_model import FindingsModel
+from studio.gui.project.findings_view import FindingsView
 from studio.gui.runs.monitor import hold_close
 from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
@@ -143,20 +143,10 @@ class MainWindow(QMainWindow):
         self.explorer_dock = self._dock("explorerDock", "Project", self.explorer, Qt.DockWidgetArea.LeftDockWidgetArea)
 
         self.findings_model = FindingsModel(self)
-        self.findings = QTableView(self)
-        self.findings.setObjectName("findingsView")
-        self.findings.setModel(self.findings_model)
-        self.findings.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.findings.setWordWrap(False)
-        self.findings.verticalHeader().setVisible(False)
-        self.findings.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        header = self.findings.horizontalHeader()
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 86), (1, 250), (3, 240)):
-            self.findings.setColumnWidth(column, width)
-        self.findings.clicked.connect(self._finding_activated)
-        self.findings.activated.connect(self._finding_activated)
-        self.findings_dock = self._dock("findingsDock", "Findings", self.findings,
+        self.findings_view = FindingsView(self.findings_model, self)
+        self.findings = self.findings_view.table
+        self.findings_view.finding_activated.connect(self.jump_to_finding)
+        self.findings_dock = self._dock("findingsDock", "Findings", self.findings_view,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
 
         self.versioning_holder = QLabel("Open a project to see its history.", self)
@@ -394,6 +384,7 @@ class MainWindow(QMainWindow):
         self.context = context
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self._on_reloaded)
+        context.restored.connect(self._on_restored)
         context.undo_stack.cleanChanged.connect(self._clean_changed)
         self.undo_group.addStack(context.undo_stack)
         self.undo_group.setActiveStack(context.undo_stack)
@@ -662,10 +653,6 @@ class MainWindow(QMainWindow):
                 self._close_tab(self.editor_tabs.indexOf(widget))
 
     # -- findings --------------------------------------------------------------------------
-    def _finding_activated(self, index: QModelIndex) -> None:
-        if index.isValid():
-            self.jump_to_finding(self.findings_model.finding(index.row()))
-
     def jump_to_finding(self, finding: Finding) -> QWidget | None:
         """Open the editor of the object at fault (the criterion in the rubric editor)."""
         from studio.gui.base.jump import field_at, object_of_finding
@@ -818,6 +805,13 @@ class MainWindow(QMainWindow):
             return ProjectSession(root)
         self.runner.run("Reloading", reload, lambda session: self._reloaded(context, session),
                         self.show_error)
+
+    def _on_restored(self, files: list[str]) -> None:
+        """Files put back from history by a form: the app's own write, not an outside edit; then the
+        project is read again, as Reload from Disk does."""
+        if self.watcher is not None:
+            self.watcher.acknowledge(files)
+        self.reload_from_disk()
 
     def _reloaded(self, context: ProjectContext, session: ProjectSession) -> None:
         if context is not self.context:

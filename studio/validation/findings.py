@@ -11,6 +11,14 @@ class Severity(str, Enum):  # noqa: UP042 (StrEnum would change str(severity) fo
     WARNING = "warning"
     INFO = "info"
 
+    @property
+    def rank(self) -> int:
+        """0 for the most severe: error, warning, info (not the names' alphabetical order)."""
+        return _RANKS[self]
+
+
+_RANKS = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
 
 @dataclass(frozen=True, order=True)
 class Finding:

@@ -100,3 +100,27 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0 and capsys.readouterr().out == f"dbstudio {__version__}\n"
+
+
+@pytest.mark.parametrize("spelling", ["absolute", "relative"])
+def test_a_folder_as_the_only_word_opens_it_in_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      spelling: str):
+    """`dbstudio PATH` (what scripts/launch.sh passes on) is `dbstudio gui PATH`; it used to end in
+    "invalid choice" because the folder was read as a command's name."""
+    import studio.cli.gui_cmd as gui_cmd
+
+    folder = tmp_path / "acme-it-audit"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+    opened: list[str | None] = []
+    monkeypatch.setattr(gui_cmd, "run", lambda args: opened.append(args.path) or 0)
+    word = str(folder) if spelling == "absolute" else "acme-it-audit"
+    assert main([word]) == 0
+    assert opened == [word]
+
+
+def test_a_mistyped_command_is_still_refused_as_one(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit) as exit_:
+        main(["valdate"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'valdate'" in capsys.readouterr().err

@@ -24,6 +24,9 @@ class ProjectContext(QObject):
     """Changes: files and ids an edit touched; views update only those."""
     reloaded = Signal()
     """The whole project was read again (after a reload from disk): views rebuild."""
+    restored = Signal(list)
+    """Project files the app put back as last committed (outside the undo stack): the window takes
+    them as its own write and reads the project again."""
 
     def __init__(self, session: ProjectSession, parent: QObject | None = None,
                  runner: TaskRunner | None = None) -> None:

@@ -1,6 +1,7 @@
 """The dependency map tab: the core's laid-out map drawn in a QGraphicsView (`dependencyMap`),
 the impact of the selected node highlighted, its criteria in a side table (`impactPanel`), and a
-handoff added by dragging from an output to a later subtask."""
+handoff added by dragging from an output to a later subtask. The map zooms (Ctrl+wheel, +/-, the
+buttons), fits in the view (Fit, Ctrl+0), and has an overview in its corner to pan with."""
 
 from __future__ import annotations
 
@@ -18,7 +19,18 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QImage, QMouseEvent, QPainter, QPainterPath, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QImage,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QResizeEvent,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QGraphicsItem,
@@ -28,6 +40,7 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
@@ -36,6 +49,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionGraphicsItem,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +58,7 @@ from shiboken6 import isValid
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
+from studio.gui.project.depmap_minimap import DependencyMiniMap
 from studio.review.graph import DELIVERABLE, MATERIAL, OUTPUT, SUBTASK, Node
 from studio.views.depmap import (
     AffectedCriterion,
@@ -60,6 +75,9 @@ FILL = {MATERIAL: "#fdf1d6", SUBTASK: "#dce8f7", OUTPUT: "#e3f3e1", DELIVERABLE:
 HIGHLIGHT = QColor("#d9480f")
 SELECTED = QColor("#1c5fb8")
 NODE_ROLE = 0  # QGraphicsItem.data key holding the (kind, id) of a node item
+ZOOM_STEP = 1.25
+MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
+OVERVIEW_WIDTH, OVERVIEW_MAX_HEIGHT, OVERVIEW_MARGIN = 220, 140, 8
 
 
 class ImpactCriteriaModel(QAbstractTableModel):
@@ -178,6 +196,8 @@ class DependencyMapView(QGraphicsView):
     open_requested = Signal(str, str)
     handoff_dropped = Signal(str, str)  # (output ref, later subtask) at the end of a drag
     node_selected = Signal(object)  # the selected (kind, id), or None
+    view_moved = Signal()
+    """The part of the map in view changed (a zoom, a scroll, a resize)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -193,6 +213,99 @@ class DependencyMapView(QGraphicsView):
         self._drag_source: Node | None = None
         self._drag_line: QGraphicsLineItem | None = None
         self.scene().selectionChanged.connect(self._selection_changed)
+        self.horizontalScrollBar().valueChanged.connect(self.view_moved)
+        self.verticalScrollBar().valueChanged.connect(self.view_moved)
+        # After Fit the map stays fitted as the view resizes (the scroll bars the fit made
+        # unnecessary going away is such a resize), until the user zooms or scrolls.
+        self._fitted = False
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.actionTriggered.connect(self._unfit)
+        self.overview = DependencyMiniMap(self, self)
+        self.overview.pan_requested.connect(self.pan_to)
+        self.view_moved.connect(self.overview.viewport().update)
+        self.scene().sceneRectChanged.connect(lambda _rect: self._place_overview())
+
+    # -- zoom, fit and the overview --------------------------------------------------------
+    def zoom(self) -> float:
+        """The scale the map is drawn at (1.0: the layout's own size)."""
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float, anchor: QPoint | None = None) -> None:
+        """Scale by `factor` within MIN_ZOOM..MAX_ZOOM, keeping the scene point under `anchor` (a
+        viewport position: the mouse for Ctrl+wheel) where it is; the view's centre otherwise."""
+        self._fitted = False
+        current = self.zoom()
+        factor = max(MIN_ZOOM, min(MAX_ZOOM, current * factor)) / current
+        if abs(factor - 1.0) < 1e-9:
+            return
+        anchor = anchor if anchor is not None else self.viewport().rect().center()
+        before = self.mapToScene(anchor)
+        centre = self.mapToScene(self.viewport().rect().center())
+        self.scale(factor, factor)
+        after = self.mapToScene(anchor)
+        self.centerOn(centre - (after - before))
+        self.view_moved.emit()
+
+    def pan_to(self, point: QPointF) -> None:
+        """Centre the view on a scene point (a click in the overview)."""
+        self._fitted = False
+        self.centerOn(point)
+
+    def _unfit(self, _action: int = 0) -> None:
+        self._fitted = False
+
+    def zoom_in(self) -> None:
+        self.zoom_by(ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.zoom_by(1 / ZOOM_STEP)
+
+    def fit(self) -> None:
+        """The whole map in view (however small that makes it)."""
+        self.resetTransform()
+        self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        self._fitted = True
+        self.view_moved.emit()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            steps = event.angleDelta().y() / 120
+            if steps:
+                self.zoom_by(ZOOM_STEP ** steps, event.position().toPoint())
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom_in()
+        elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
+            self.zoom_out()
+        elif key == Qt.Key.Key_0 and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.fit()
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._fitted:
+            self.fit()
+        self._place_overview()
+        self.view_moved.emit()
+
+    def _place_overview(self) -> None:
+        """The overview in the map's bottom-right corner, shaped like the map."""
+        rect = self.scene().sceneRect()
+        area = self.viewport().geometry()
+        width = min(OVERVIEW_WIDTH, max(area.width() // 4, 60))
+        height = int(min(OVERVIEW_MAX_HEIGHT, max(40.0, width * rect.height() / max(rect.width(), 1.0))))
+        self.overview.setGeometry(area.right() - width - OVERVIEW_MARGIN, area.bottom() - height - OVERVIEW_MARGIN,
+                                  width, height)
+        self.overview.raise_()
+        self.overview.fit()
 
     def show_layout(self, dmap: DependencyMap, layout: MapLayout) -> None:
         selected = self.selected_node()
@@ -220,6 +333,8 @@ class DependencyMapView(QGraphicsView):
         scene.setSceneRect(QRectF(0, 0, layout.width, layout.height).adjusted(-10, -10, 10, 10))
         if first:
             self.show_start()
+        elif self._fitted:
+            self.fit()  # the edited map, whole again
         if selected in self.items_by_node:
             self.items_by_node[selected].setSelected(True)
         else:
@@ -235,12 +350,13 @@ class DependencyMapView(QGraphicsView):
         if fit >= 0.6:
             self.scale(min(fit, 1.0), min(fit, 1.0))
             self.centerOn(rect.center())
-            return
-        first = min((item for node, item in self.items_by_node.items() if node[0] == SUBTASK),
-                    key=lambda item: item.rect().x(), default=None)
-        if first is not None:
-            centre = first.rect().center()
-            self.centerOn(QPointF(centre.x() + view.width() / 2 - 120, centre.y()))
+        else:
+            first = min((item for node, item in self.items_by_node.items() if node[0] == SUBTASK),
+                        key=lambda item: item.rect().x(), default=None)
+            if first is not None:
+                centre = first.rect().center()
+                self.centerOn(QPointF(centre.x() + view.width() / 2 - 120, centre.y()))
+        self.view_moved.emit()
 
     def go_to(self, node: Node) -> None:
         """Select a node and bring it into view."""
@@ -404,11 +520,33 @@ class DependencyMapTab(QWidget):
         self.impact_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.impact_table.setWordWrap(True)
         self.impact_table.setAlternatingRowColors(True)
+        zoom_bar = QHBoxLayout()
+        zoom_bar.setContentsMargins(0, 0, 0, 0)
+        for name, text, tip, slot in (
+                ("dependencyMapZoomOut", "−", "Zoom out (-, Ctrl+wheel)", self.view.zoom_out),
+                ("dependencyMapZoomIn", "+", "Zoom in (+, Ctrl+wheel)", self.view.zoom_in),
+                ("dependencyMapFit", "Fit", "The whole map in view (Ctrl+0)", self.view.fit)):
+            button = QToolButton(self)
+            button.setText(text)
+            button.setObjectName(name)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            zoom_bar.addWidget(button)
+        self.zoom_label = QLabel(self)
+        self.zoom_label.setObjectName("dependencyMapZoom")
+        zoom_bar.addWidget(self.zoom_label)
+        zoom_bar.addStretch(1)
+        self.view.view_moved.connect(lambda: self.zoom_label.setText(f"{self.view.zoom():.0%}"))
         export = QPushButton("Export PNG/SVG…", self)
         export.setObjectName("exportDependencyMap")
         export.clicked.connect(self.choose_export)
         splitter = QSplitter(self)
-        splitter.addWidget(self.view)
+        map_side = QWidget(splitter)
+        map_layout = QVBoxLayout(map_side)
+        map_layout.setContentsMargins(0, 0, 0, 0)
+        map_layout.addLayout(zoom_bar)
+        map_layout.addWidget(self.view)
+        splitter.addWidget(map_side)
         side = QWidget(splitter)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)

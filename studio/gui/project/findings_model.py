@@ -23,6 +23,12 @@ _ICONS = {Severity.ERROR: QStyle.StandardPixmap.SP_MessageBoxCritical,
           Severity.INFO: QStyle.StandardPixmap.SP_MessageBoxInformation}
 
 
+def severity_icon(severity: Severity) -> QIcon | None:
+    """The style's icon of a severity (None without an application style)."""
+    style = QApplication.style()
+    return style.standardIcon(_ICONS[severity]) if style is not None else None
+
+
 def location(finding: Finding) -> str:
     return f"{finding.file}:{finding.line}"
 
@@ -105,8 +111,8 @@ class FindingsModel(QAbstractTableModel):
 
     def _icon(self, severity: Severity) -> QIcon | None:
         if severity not in self._icons:
-            style = QApplication.style()
-            if style is None:
+            icon = severity_icon(severity)
+            if icon is None:
                 return None
-            self._icons[severity] = style.standardIcon(_ICONS[severity])
+            self._icons[severity] = icon
         return self._icons[severity]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QRegularExpression, Qt
-from PySide6.QtGui import QRegularExpressionValidator
+from PySide6.QtCore import QRegularExpression, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -58,8 +58,26 @@ def file_dialog(parent: QWidget, name: str, caption: str, directory: str,
     return dialog
 
 
+def _focusable(item: object) -> QWidget | None:
+    """The first widget of a form row's field (a widget, or a row layout such as field + Browse…)
+    that takes the keyboard focus; None for a read-only label."""
+    widget = item.widget() if hasattr(item, "widget") else None
+    if widget is not None:
+        return widget if widget.focusPolicy() != Qt.FocusPolicy.NoFocus else None
+    layout = item.layout() if hasattr(item, "layout") else None
+    if layout is not None:
+        for index in range(layout.count()):
+            found = _focusable(layout.itemAt(index))
+            if found is not None:
+                return found
+    return None
+
+
 class _Form(QDialog):
-    """A titled form with OK / Cancel; OK is enabled while `complete()` holds."""
+    """A titled form with OK / Cancel; OK is enabled while `complete()` holds. It opens with the
+    keyboard in its first field and OK as the default button: the button box is made before the
+    subclass's fields, so Qt's own choice would be a button (Cancel while OK is still disabled), and
+    a user typing at once would cancel the form with the first space."""
 
     def __init__(self, title: str, parent: QWidget | None) -> None:
         super().__init__(parent)
@@ -73,9 +91,35 @@ class _Form(QDialog):
                                         self)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        if ok is not None and cancel is not None:
+            ok.setDefault(True)
+            cancel.setAutoDefault(False)  # Enter never means Cancel, whichever button had the focus
         layout = QVBoxLayout(self)
         layout.addLayout(self.form)
         layout.addWidget(self.buttons)
+
+    def fields(self) -> list[QWidget]:
+        """The form's input fields, top to bottom (labels and read-only rows left out)."""
+        found = (_focusable(self.form.itemAt(row, QFormLayout.ItemRole.FieldRole))
+                 for row in range(self.form.rowCount()))
+        return [widget for widget in found if widget is not None]
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        fields = self.fields()
+        if not fields:
+            return
+        # Tab goes through the fields in the order shown, then to the buttons.
+        for before, after in zip(fields, fields[1:], strict=False):
+            QWidget.setTabOrder(before, after)
+        QWidget.setTabOrder(fields[-1], self.buttons)
+        fields[0].setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def accept_if_complete(self) -> None:
+        if self.complete():
+            self.accept()
 
     def complete(self) -> bool:
         return True
@@ -196,14 +240,29 @@ class MaterialImportDialog(_Form):
         return None if value == START else str(value)
 
 
+class _MessageEdit(QPlainTextEdit):
+    """A commit message: Enter commits (as in a one-line field), Shift+Enter starts a new line."""
+
+    submitted = Signal()
+    """Enter was pressed (without Shift)."""
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if (event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class CommitDialog(_Form):
     """The message of a commit of the saved files."""
 
     def __init__(self, files: list[str], parent: QWidget | None = None) -> None:
         super().__init__("Save and commit", parent)
         self.setObjectName("commitDialog")
-        self.message_edit = QPlainTextEdit(self)
-        self.message_edit.setPlaceholderText("What changed and why")
+        self.message_edit = _MessageEdit(self)
+        self.message_edit.setPlaceholderText("What changed and why (Shift+Enter: a new line)")
+        self.message_edit.submitted.connect(self.accept_if_complete)
         self.message_edit.setTabChangesFocus(True)
         listing = QLabel("\n".join(files[:12]) + (f"\n… and {len(files) - 12} more" if len(files) > 12 else "")
                          if files else "(only the files saved by the app since the last commit)", self)

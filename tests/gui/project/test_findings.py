@@ -1,4 +1,5 @@
-"""The findings dock: model tester, incremental refresh after an edit, a click jumps to the object."""
+"""The findings dock: model tester, incremental refresh after an edit, sorting and filtering by severity,
+a click jumps to the object."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
 
@@ -15,6 +16,7 @@ from studio.editing.fields import set_field
 from studio.editing.rubric import set_criterion_field
 from studio.gui.base.jump import field_at
 from studio.gui.project.findings_model import FINDING_ROLE, FindingsModel
+from studio.gui.project.findings_view import FindingsView
 from studio.store.loader import load_project
 from studio.store.workspace import TEMPLATES_DIR
 from studio.validation.findings import Finding, Severity
@@ -76,7 +78,8 @@ def test_an_edit_is_reviewed_after_the_pause_and_a_click_opens_the_criterion(qtb
     monkeypatch.setattr("studio.gui.rubric.editor.RubricEditor.select_criterion", lambda _s, cid: selected.append(cid))
     monkeypatch.setattr("studio.gui.rubric.editor.RubricEditor.show_scope", lambda _s, scope: scopes.append(scope))
     view = window.findings
-    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(model.index(row, 2)).center())
+    shown = window.findings_view.index_of(model.finding(row), 2)  # the table shows the filter's rows
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(shown).center())
     assert window.editor_tabs.currentWidget().objectName() == "rubricEditor"
     assert scopes == ["T03"] and selected == ["T03-C01"]
     assert window.current_object() == ("rubric", "T03")
@@ -107,7 +110,7 @@ def test_enter_on_a_finding_opens_the_subtask_at_fault(qtbot, tmp_path: Path, mo
     row = next(r for r in range(model.rowCount()) if "M99" in model.index(r, 2).data())
     view = window.findings
     view.setFocus()
-    view.setCurrentIndex(model.index(row, 0))
+    view.setCurrentIndex(window.findings_view.index_of(model.finding(row)))
     QTest.keyClick(view, Qt.Key.Key_Return)
     editor = window.editor_tabs.currentWidget()
     assert editor.objectName() == "subtaskEditor"
@@ -128,3 +131,72 @@ def test_the_field_at_fault_is_the_key_at_the_findings_line(tmp_path: Path, monk
     m07_title = next(n for n, line in enumerate(materials, 1) if "Venlo depot environmental permit" in line)
     assert field_at(documents, "material", "M07", "materials.yaml", m07_title) == "title"
     assert field_at(documents, "material", "M99", "materials.yaml", m07_title) is None
+
+
+MIXED = [Finding("materials.yaml", 4, 1, "an info", "rule.i", Severity.INFO),
+         Finding("stages.yaml", 10, 1, "a warning", "rule.w", Severity.WARNING),
+         Finding("stages.yaml", 9, 1, "an error", "rule.e", Severity.ERROR),
+         Finding("brief.md", 2, 1, "another warning", "rule.w", Severity.WARNING)]
+
+
+def _shown(view: FindingsView, column: int) -> list[str]:
+    return [view.proxy.index(row, column).data() for row in range(view.proxy.rowCount())]
+
+
+def test_findings_sort_by_severity_in_the_domain_order_not_by_name(qtbot, qtmodeltester):
+    model = FindingsModel()
+    view = FindingsView(model)
+    qtbot.addWidget(view)
+    model.set_findings(MIXED)
+    qtmodeltester.check(view.proxy)
+    assert _shown(view, 0) == ["error", "warning", "warning", "info"]  # errors first from the start
+    assert _shown(view, 2)[1:3] == ["a warning", "another warning"]  # equal severities keep their order
+    header = view.table.horizontalHeader()
+    QTest.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=header.rect().topLeft() + QPoint(header.sectionViewportPosition(0) + 10, 5))
+    assert _shown(view, 0) == ["info", "warning", "warning", "error"]  # a click on the header reverses it
+    view.table.sortByColumn(3, Qt.SortOrder.AscendingOrder)
+    assert _shown(view, 3) == ["brief.md:2", "materials.yaml:4", "stages.yaml:9", "stages.yaml:10"]  # 9 < 10
+
+
+def test_findings_filter_by_severity_with_the_counts_on_the_toggles(qtbot, qtmodeltester):
+    model = FindingsModel()
+    view = FindingsView(model)
+    qtbot.addWidget(view)
+    view.show()
+    model.set_findings(MIXED)
+    errors, warnings, infos = (view.buttons[s] for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    assert [errors.text(), warnings.text(), infos.text()] == ["Errors 1", "Warnings 2", "Info 1"]
+    assert errors.objectName() == "findingsShowErrors"
+    QTest.mouseClick(infos, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(warnings, Qt.MouseButton.LeftButton)
+    assert _shown(view, 0) == ["error"]
+    qtmodeltester.check(view.proxy)
+    model.set_findings([*MIXED, Finding("stages.yaml", 11, 1, "a new error", "rule.e", Severity.ERROR)])
+    assert _shown(view, 2) == ["an error", "a new error"]  # a refresh keeps the filter
+    assert errors.text() == "Errors 2"
+    QTest.mouseClick(warnings, Qt.MouseButton.LeftButton)
+    assert _shown(view, 0) == ["error", "error", "warning", "warning"]
+
+
+def test_a_finding_activated_through_the_filter_is_the_one_shown(qtbot):
+    """The table's rows are the filter's: a click opens the finding in that row, not the model's row
+    of the same number."""
+    model = FindingsModel()
+    view = FindingsView(model)
+    qtbot.addWidget(view)
+    view.resize(900, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    model.set_findings(MIXED)
+    QTest.mouseClick(view.buttons[Severity.ERROR], Qt.MouseButton.LeftButton)  # warnings and info remain
+    first = view.proxy.index(0, 2)
+    assert first.data() == "a warning"
+    with qtbot.waitSignal(view.finding_activated) as activated:
+        QTest.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=view.table.visualRect(first).center())
+    assert activated.args == [MIXED[1]]
+    view.table.setFocus()
+    view.table.setCurrentIndex(view.proxy.index(2, 0))
+    with qtbot.waitSignal(view.finding_activated) as activated:
+        QTest.keyClick(view.table, Qt.Key.Key_Return)
+    assert activated.args == [MIXED[0]]

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QLineEdit,
+    QPushButton,
     QScrollArea,
     QSpinBox,
     QTabWidget,
@@ -29,6 +30,7 @@ from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.project.editors.widgets import FieldText
 from studio.model.bundle import Project
+from studio.store.last_commit import CommittedVersion, committed_version, restore_committed
 
 Getter = Callable[[Any], Any]
 Builder = Callable[[ProjectDocuments], Command | None]
@@ -106,12 +108,19 @@ class ObjectForm(QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet("QLabel { color: #a61b1b; }")
         self.message.hide()
+        # The way out when the object's file on disk does not load: its last committed version.
+        self.restore_button = QPushButton(self)
+        self.restore_button.setObjectName("restoreCommittedButton")
+        self.restore_button.clicked.connect(self.restore_committed)
+        self.restore_button.hide()
+        self._committed: CommittedVersion | None = None
         self.body = QWidget(self)
         body_layout = QVBoxLayout(self.body)
         body_layout.setContentsMargins(16, 12, 16, 16)
         body_layout.setSpacing(FORM_SPACING + 4)
         body_layout.addWidget(self.title_label)
         body_layout.addWidget(self.message)
+        body_layout.addWidget(self.restore_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.body_layout = body_layout
         body_layout.addLayout(self.form)
         self.build()
@@ -290,6 +299,7 @@ class ObjectForm(QWidget):
             self._explain_missing()
             return  # the fields keep what they show, so a typo can be corrected in place
         self.message.hide()
+        self.restore_button.hide()
         for binding in self._bindings:
             binding.show(obj)
         self.show_extra(obj)
@@ -298,16 +308,46 @@ class ObjectForm(QWidget):
         own = self.own_file()
         loaded = self.context.session.loaded
         problems = [p for p in loaded.problems if p.file == own]
+        self._committed = None
         if own is None:
             text = f"This {self.kind} is no longer in the project: undo its removal or close this tab."
         elif problems:
             shown = "; ".join(f"{p.file}:{loaded.locate(p)[0]}: {p.message}" for p in problems[:3])
-            text = (f"{own} does not load, so this form cannot show its current values: {shown}. "
-                    "Correct the value here, or undo the last edit (Ctrl+Z).")
+            text = f"{own} does not load, so this form cannot show its current values: {shown}. "
+            if own in self.documents.dirty:  # broken by an edit in the window: the window can mend it
+                text += "Correct the value here, or undo the last edit (Ctrl+Z)."
+            else:  # broken on disk (a text editor, a merge): its last commit is a version that loaded
+                self._committed = committed_version(self.context.session.root, own)
+                text += self._way_out(own)
         else:
             text = f"This {self.kind} cannot be read from {own}: undo the last edit or close this tab."
         self.message.setText(text)
         self.message.show()
+        self.restore_button.setVisible(self._committed is not None)
+
+    def _way_out(self, own: str) -> str:
+        committed = self._committed
+        if committed is None:
+            return (f"No commit holds another version of {own}: correct it in a text editor, then "
+                    "File ▸ Reload from Disk.")
+        self.restore_button.setText(f"Restore {own} as at {committed.short}")
+        return (f"Restore it as it was at the last commit ({committed.short}, “{committed.subject}”); the "
+                "project is then read again. Or correct it in a text editor, then File ▸ Reload from Disk.")
+
+    def restore_committed(self) -> bool:
+        """Put the object's file back as last committed (as `dbstudio restore` does); the window then
+        reloads the project. A refusal (a link in the way, a file gone from git) is shown in the form."""
+        committed = self._committed
+        if committed is None:
+            return False
+        try:
+            result = restore_committed(self.context.session.root, committed)
+        except StudioError as error:
+            self.message.setText(f"{committed.path} could not be restored: {error}")
+            return False
+        self.restore_button.hide()
+        self.context.restored.emit(list(result.written))
+        return True
 
     def heading_text(self, obj: Any) -> str:
         title = getattr(obj, "title", "") if obj is not None else ""
