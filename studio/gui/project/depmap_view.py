@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.gui.project.depmap_minimap import DependencyMiniMap
@@ -556,6 +557,7 @@ class DependencyMapTab(QWidget):
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([2000, 1000])  # the map first: the criteria panel takes a third, room for their text
+        remember_splitter(splitter, "dependency-map/map-criteria")
         self.message = QLabel(self)
         self.message.setObjectName("dependencyMapMessage")
         self.message.setWordWrap(True)

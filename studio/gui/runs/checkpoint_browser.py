@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.runs import data as runs_data
 from studio.gui.runs.checkpoint_models import PATH_ROLE, CheckpointDiffModel, ManifestTreeModel, size_text
@@ -163,6 +164,7 @@ class CheckpointBrowser(QWidget):
         files.addWidget(self.tree)
         files.addWidget(self.preview_stack)
         files.setSizes([360, 740])
+        remember_splitter(files, "checkpoints/tree-preview")
 
         # changes: the list and the text diff
         self.diff_model = CheckpointDiffModel(self)
@@ -192,6 +194,7 @@ class CheckpointBrowser(QWidget):
         self.diff_view.addWidget(self.changes)
         self.diff_view.addWidget(self.text_diff)
         self.diff_view.setSizes([480, 720])
+        remember_splitter(self.diff_view, "checkpoints/changes-diff")
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("checkpointTabs")

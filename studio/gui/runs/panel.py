@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, MenuId
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.shell import Shell
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.runs import data as runs_data
@@ -128,12 +129,14 @@ class RunsPanel(QWidget):
         lower.setStretchFactor(0, 1)
         lower.setStretchFactor(1, 1)
         lower.setSizes([560, 560])
+        remember_splitter(lower, "runs/subtasks-log")
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setObjectName("runsSplitter")
         self.splitter.addWidget(self.runs_view)
         self.splitter.addWidget(lower)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 2)
+        remember_splitter(self.splitter, "runs/runs-subtasks")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 4)
         layout.setSpacing(4)

@@ -14,6 +14,7 @@ from studio.editing.changes import Changes
 from studio.editing.commands import Command
 from studio.editing.documents import ProjectDocuments
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 
 PREVIEW_DELAY_MS = 250
@@ -60,6 +61,7 @@ class MarkdownEditor(QWidget):
         splitter.addWidget(self.preview)
         splitter.setChildrenCollapsible(False)
         splitter.setSizes([500, 500])
+        remember_splitter(splitter, "markdown/source-preview")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
         layout.setSpacing(6)
