@@ -3,13 +3,15 @@
 # Xvfb display (no desktop needed) on a throwaway copy of the bundled sample project, and
 # scripts/screenshots.py drives it and saves each window. Installs Xvfb and Qt's xcb libraries
 # with apt-get when run as root and they are missing; otherwise names them.
-#   scripts/screenshots.sh [OUT_DIR]     (default docs/screenshots)
+#   scripts/screenshots.sh [OUT_DIR [WIDTHxHEIGHT]]
+#     (default docs/screenshots at 1600x1000; docs/screenshots/1366x768/ holds the laptop-screen set)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${1:-docs/screenshots}"
 python="${DBSTUDIO_PYTHON:-.venv/bin/python}"
-width=1600 height=1000
+size="${2:-1600x1000}"
+width="${size%x*}" height="${size#*x}"
 
 missing=""
 for pkg in xvfb libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 \
