@@ -210,10 +210,10 @@ class RubricModel(QAbstractTableModel):
         if place < len(criteria) and criteria[place].key == key:
             own = criteria[place]
         else:
-            found = next((criterion for criterion in criteria if criterion.key == key), None)
-            if found is None:
+            moved = next((criterion for criterion in criteria if criterion.key == key), None)
+            if moved is None:
                 return Shown(scope, key, Criterion.model_construct(id=key), None, False, gone=True)
-            own = found
+            own = moved
         if scope == FINAL_SCOPE and own.reuse_of is not None:
             found = self.project.checkpoint_criterion(own.reuse_of)
             return Shown(scope, own.key, own, found[1] if found else None, True)
