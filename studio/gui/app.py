@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +38,10 @@ def run_app(path: str | None = None) -> int:
     if reason is not None:
         print(f"dbstudio: {reason}", file=sys.stderr)
         return 2
+    from studio.crashlog import enable_native_crash_log
+
+    # First: a segmentation fault in Qt gets no crash dialog, but it leaves its stacks in a log.
+    enable_native_crash_log(shlex.join(["dbstudio", "gui", *([str(path)] if path else [])]))
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from studio.gui.main_window import MainWindow

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from studio.editing.changes import Changes
     from studio.editing.session import ProjectSession
     from studio.gui.base.project_context import ProjectContext
+    from studio.gui.base.recovery import ProjectRecovery
     from studio.gui.history.versioning import VersioningPanel
     from studio.gui.project.depmap_view import DependencyMapTab
     from studio.gui.project.timeline_view import TimelineView
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.shell = Shell(self, self.runner, self.editor_tabs, self.registry, context=lambda: self.context,
                            show_error=self.show_error, refresh_git=self.refresh_git, preferences=self.preferences)
         self.context: ProjectContext | None = None
+        self.recovery: ProjectRecovery | None = None  # the open project's journal of unsaved edits
         self.watcher: ProjectWatcher | None = None
         self.rubric_editor: RubricEditor | None = None
         self.timeline_view: TimelineView | None = None
@@ -375,6 +377,7 @@ class MainWindow(QMainWindow):
 
     def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:
         from studio.gui.base.project_context import ProjectContext
+        from studio.gui.base.recovery import ProjectRecovery
         from studio.gui.history.versioning import VersioningPanel
 
         if generation != self._generation:
@@ -382,6 +385,7 @@ class MainWindow(QMainWindow):
         self._teardown()
         context = ProjectContext(session, self, runner=self.runner)
         self.context = context
+        self.recovery = ProjectRecovery(context)
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self._on_reloaded)
         context.restored.connect(self._on_restored)
@@ -403,6 +407,7 @@ class MainWindow(QMainWindow):
         self._remember_recent(session.root)
         self.shell.announce(context)
         self._update_actions()
+        self.recovery.offer(self)  # unsaved edits a crash or a kill left: Recover / Set aside / Discard
         self.project_opened.emit(str(folder))
         # The first review waits for the pause too: the window is drawn and answers before it starts.
         self.review_timer.start()
@@ -446,6 +451,7 @@ class MainWindow(QMainWindow):
             self.undo_group.removeStack(self.context.undo_stack)
             self.context.deleteLater()
             self.context = None
+            self.recovery = None  # went with the context
         self._external.clear()
         if self.preview is not None:
             self.preview.show_file(None)
@@ -910,6 +916,8 @@ class MainWindow(QMainWindow):
         if self.preview is not None:
             self.preview.show_file(None)  # closes the file it showed (on the helper, waited for below)
         self.runner.wait()
+        if self.recovery is not None:
+            self.recovery.wait()  # a journal removal after Save or Discard reaches the disk
         if self.watcher is not None:
             self.watcher.stop()
         super().closeEvent(event)

@@ -91,6 +91,11 @@ class ProjectEditor:
         self._seen[rel] = _digest(data)
         return data
 
+    def read_digest(self, rel: str) -> str | None:
+        """SHA-256 of the bytes the app last read or wrote of `rel` (None: there was no file, or
+        the app never read it): what its unsaved edits start from (studio.editing.journal)."""
+        return self._seen.get(rel)
+
     def forget(self, rel: str) -> None:
         """Forget what was read of `rel`: the next write of it is guarded as for a file never read."""
         self._seen.pop(rel, None)

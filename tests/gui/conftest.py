@@ -17,4 +17,5 @@ def isolated_qsettings(tmp_path, qapp, monkeypatch):
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
     qapp.setOrganizationName("DeliverBenchTests")
     monkeypatch.setenv("DBSTUDIO_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.setenv("DBSTUDIO_LOG_DIR", str(tmp_path / "crash-logs"))  # run_app opens a native crash log
     yield

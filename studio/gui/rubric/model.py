@@ -81,6 +81,7 @@ class Shown:
     own: Criterion
     values: Criterion | None  # None: a reuse of a criterion that does not exist
     reused: bool
+    gone: bool = False  # the criterion was removed from the rubric; its row is being removed
 
     @property
     def target(self) -> str:
@@ -184,10 +185,25 @@ class RubricModel(QAbstractTableModel):
         return range(self._starts[number], self._starts[number] + len(self._keys[scope]))
 
     def shown(self, row: int) -> Shown:
+        """What a row shows, read by the row's criterion id from the index, not by its place.
+
+        The project changes before the model announces it: between beginRemoveRows and
+        endRemoveRows (and while a multi-step edit is followed) views and the selection model still
+        ask about the old rows, whose places in the rubric no longer hold the same criteria. A row
+        whose criterion is already gone is shown empty (`gone`) until its removal ends; reading it
+        by place raised inside a Qt virtual call, which crashed the app (issue 21, Delete from the
+        first row)."""
         scope, place = self.locate(row)
+        key = self._keys[scope][place]
         rubric = self.project.rubric(scope)
-        assert rubric is not None
-        own = rubric.criteria[place]
+        criteria = rubric.criteria if rubric is not None else []
+        if place < len(criteria) and criteria[place].key == key:
+            own = criteria[place]
+        else:
+            moved = next((criterion for criterion in criteria if criterion.key == key), None)
+            if moved is None:
+                return Shown(scope, key, Criterion.model_construct(id=key), None, False, gone=True)
+            own = moved
         if scope == FINAL_SCOPE and own.reuse_of is not None:
             found = self.project.checkpoint_criterion(own.reuse_of)
             return Shown(scope, own.key, own, found[1] if found else None, True)
@@ -227,6 +243,8 @@ class RubricModel(QAbstractTableModel):
         if role == POSITION_ROLE:
             return self.locate(index.row())[1]
         shown = self.shown(index.row())
+        if shown.gone:
+            return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             value = self._value(shown, column)
             if role == Qt.ItemDataRole.DisplayRole:
@@ -343,6 +361,8 @@ class RubricModel(QAbstractTableModel):
         base = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
         column = COLUMNS[index.column()]
         shown = self.shown(index.row())
+        if shown.gone:
+            return base
         if shown.reused:
             return base | Qt.ItemFlag.ItemIsEditable if column in REUSE_EDITABLE else base
         if column == "gate":
