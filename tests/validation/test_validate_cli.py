@@ -82,7 +82,7 @@ ONE_EDIT_CASES = [
                  ("dimension", "correctness"), id="unknown-dimension"),
     pytest.param("subtasks/T01/rubric.yaml", "    weight: 5\n", "    weight: 5\n    gate: true\n", "- id: T01-C01",
                  ("gate", "weight 0"), id="gate-with-non-zero-weight"),
-    pytest.param("subtasks/T01/rubric.yaml", "weight: 5", "weight: 0", "- id: T01-C01", ("0 is only for gates",),
+    pytest.param("subtasks/T01/rubric.yaml", "weight: 5", "weight: 0", "- id: T01-C01", ("weight 0 is only for a fatal gate",),
                  id="weight-zero-without-gate"),
     # dangling references
     pytest.param("subtasks/T01/subtask.yaml", "  - M01\n", "  - M01\n  - M09\n", "- M09", ("unknown material 'M09'",),

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from studio.gui.rubric.model import COLUMNS, KEY_ROLE, LIST_FIELDS, SCOPE_ROLE, RubricModel, allowed_values
 from studio.model import Project
 from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
+from studio.model.weights import MAX_WEIGHT
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -57,19 +58,28 @@ def propagates_choices(project: Project, scope: str) -> list[str]:
 
 
 class WeightSpinBox(QSpinBox):
-    """-10..10; 0 only for a gate (then 0 is all it takes): stepping jumps over 0."""
+    """Steps through -10..10; 0 only for a gate (then 0 is all it takes): stepping jumps over 0.
+
+    Typing is not clamped to that range: a spin box limited to it drops the key that leaves it
+    (15 became 1 without a word), so what is typed reaches the model whole, and the model refuses
+    it with the one weight rule's words (studio.model.weights)."""
+
+    TYPED = 10 ** 6  # how far typing may go: far past the rule, so the rule, not the box, answers
 
     def __init__(self, gate: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.gate = gate
-        self.setRange(0, 0) if gate else self.setRange(-10, 10)
+        self.setRange(-self.TYPED, self.TYPED)
         self.setAccelerated(False)
 
     def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt naming)
+        if self.gate:
+            self.setValue(0)
+            return
         value = self.value() + steps
-        if not self.gate and value == 0:
+        if value == 0:
             value += 1 if steps > 0 else -1
-        self.setValue(max(self.minimum(), min(self.maximum(), value)))
+        self.setValue(max(-MAX_WEIGHT, min(MAX_WEIGHT, value)))
 
     def validate(self, text: str, position: int) -> tuple[QValidator.State, str, int]:
         if not self.gate and text.strip() == "0":
