@@ -9,8 +9,8 @@ from typing import Any
 
 from studio.editing.documents import ProjectDocuments
 from studio.graphs import find_cycles
-from studio.model.weights import weight_problem
 from studio.model.vocabulary import FINAL_SCOPE, FINAL_TARGETS, PACKAGE, Target
+from studio.model.weights import weight_problem
 from studio.sheets.cells import (
     CellProblem,
     read_choice,

@@ -88,7 +88,7 @@ ONE_EDIT_CASES = [
     pytest.param("subtasks/T01/subtask.yaml", "  - M01\n", "  - M01\n  - M09\n", "- M09", ("unknown material 'M09'",),
                  id="input-naming-unknown-material"),
     pytest.param("final/rubric.yaml", "reuse_of: T01-C01", "reuse_of: T01-C99", "reuse_of: T01-C99",
-                 ("'T01-C99' is not a checkpoint criterion",), id="final-reuse-of-unknown-criterion"),
+                 ("reuses T01-C99, which is no checkpoint criterion",), id="final-reuse-of-unknown-criterion"),
     pytest.param("stages.yaml", "      - T01\n", "      - T01\n      - T07\n", "- T07",
                  ("unknown subtask 'T07'", "subtasks/T07/subtask.yaml"), id="stage-lists-subtask-without-folder"),
     pytest.param("materials.yaml", "      at: start\n", "      at: before\n      subtask: T09\n", "subtask: T09",

@@ -200,8 +200,7 @@ class RubricModel(QAbstractTableModel):
         assert rubric is not None
         own = rubric.criteria[place]
         if scope == FINAL_SCOPE and own.reuse_of is not None:
-            found = self.project.checkpoint_criterion(own.reuse_of)
-            return Shown(scope, own.key, own, found[1] if found else None, True)
+            return Shown(scope, own.key, own, self.project.scored_as(scope, own), True)
         return Shown(scope, own.key, own, own, False)
 
     # -- reading ------------------------------------------------------------------------------

@@ -60,12 +60,11 @@ def rubric_sums(project: Project, scope: str) -> RubricSums:
     rubric = project.rubric(scope)
     for criterion in rubric.criteria if rubric else []:
         target = criterion.target.value if criterion.target else ""
-        values = criterion
-        if scope == FINAL_SCOPE and criterion.reuse_of is not None:
-            found = project.checkpoint_criterion(criterion.reuse_of)
-            if found is None:
-                continue  # a reuse of nothing carries no weight
-            values, target = found[1], Target.ARTIFACT.value
+        values = project.scored_as(scope, criterion)
+        if values is None:
+            continue  # a reuse of nothing carries no weight (validation reports it)
+        if criterion.reuse_of is not None:
+            target = Target.ARTIFACT.value
         weight, gate = values.weight or 0, values.gate
         dimension = values.dimension.value if values.dimension else ""
         sums.whole.add(weight, gate)
