@@ -90,12 +90,8 @@ def history_file(project: Any, kind: str, object_id: str) -> str | None:
 def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
     """Read a project and its git state (on the TaskRunner, which imports the project core)."""
     from studio.editing.session import ProjectSession
-    from studio.validation.validate import NotAProjectError
 
-    if not layout.is_project_folder(folder):
-        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE}); "
-                               "choose the folder that holds project.yaml, or create a project with File > New")
-    session = ProjectSession(folder)
+    session = ProjectSession(layout.project_folder(folder))
     return session, read_git_state(session.root)
 
 
