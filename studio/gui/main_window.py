@@ -63,30 +63,6 @@ REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a re
 MAX_RECENT = 8
 
 
-def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
-    """(id, title, subtasks) of each stage as stages.yaml's text has them, valid or not."""
-    try:
-        stages = documents.node(layout.STAGES_FILE, ("stages",))
-    except (StudioError, OSError):
-        return []
-    return [(str(s.get("id", "")), str(s.get("title", "")), [str(t) for t in s.get("subtasks") or []])
-            for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
-
-
-def history_file(project: Any, kind: str, object_id: str) -> str | None:
-    """The project file whose history the versioning panel shows for an explorer row (None: all)."""
-    from studio.editing.rubric import rubric_file
-    from studio.validation.paths import material_path
-
-    if kind == "rubric":
-        return rubric_file(object_id)
-    if kind == "material":
-        material = project.material(object_id)
-        return material_path(material.file) if material is not None and material.file else layout.MATERIALS_FILE
-    return {"stage": layout.STAGES_FILE, "reference": layout.REFERENCES_FILE, "deliverable": layout.PROJECT_FILE,
-            "handoff": layout.DEPENDENCIES_FILE, "release": layout.MATERIALS_FILE}.get(kind)
-
-
 def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
     """Read a project and its git state (on the TaskRunner, which imports the project core)."""
     from studio.editing.session import ProjectSession
@@ -353,6 +329,8 @@ class MainWindow(QMainWindow):
         if kind in ("subtask", "criterion"):
             self.versioning.show_object(kind, object_id)
         else:
+            from studio.validation.objects import history_file
+
             self.versioning.show_file(history_file(self.context.session.loaded.project, kind, object_id))
 
     def preview_material(self, material_id: str) -> None:
@@ -414,6 +392,8 @@ class MainWindow(QMainWindow):
         context.undo_stack.cleanChanged.connect(self._clean_changed)
         self.undo_group.addStack(context.undo_stack)
         self.undo_group.setActiveStack(context.undo_stack)
+        from studio.editing.timeline import stages_in_text
+
         self.explorer_model.stages_source = lambda: stages_in_text(context.session.documents)
         self.explorer_model.set_project(session.loaded.project)
         self._expand_explorer()
@@ -694,7 +674,7 @@ class MainWindow(QMainWindow):
 
     def jump_to_finding(self, finding: Finding) -> QWidget | None:
         """Open the editor of the object at fault (the criterion in the rubric editor)."""
-        from studio.gui.base.jump import field_at, object_of_finding
+        from studio.validation.objects import field_at, object_of_finding
 
         if self.context is None:
             return None

@@ -45,10 +45,10 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.runs import data as runs_data
 from studio.gui.runs.checkpoint_models import PATH_ROLE, CheckpointDiffModel, ManifestTreeModel, size_text
-from studio.gui.runs.data import RunView
 from studio.gui.widgets.preview import MaterialPreview
+from studio.runs import overview as runs_data
+from studio.runs.overview import RunView
 
 if TYPE_CHECKING:
     from studio.runs.store import CheckpointDiff, Manifest

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from studio.gui.runs.data import RunView, SubtaskView, harness_label
+from studio.runs.overview import RunView, SubtaskView, harness_label
 
 Index = QModelIndex | QPersistentModelIndex
 VIEW_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.runs import data as runs_data
-from studio.gui.runs.data import RunView
 from studio.gui.runs.models import RunsModel, SubtasksModel
 from studio.gui.runs.monitor import RunMonitor
+from studio.runs import overview as runs_data
+from studio.runs.overview import RunView
 
 RESUMABLE = ("failed", "cancelled", "interrupted", "pending")
 MESSAGE_STYLE = {
