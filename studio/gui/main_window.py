@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
-from studio.gui.base.status_bar import GitState, StatusParts, read_git_state
+from studio.gui.base.status_bar import StatusParts
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.base.watcher import ProjectWatcher
 from studio.gui.judging.menu import install_scores
@@ -43,6 +43,7 @@ from studio.gui.runs.monitor import hold_close
 from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
+from studio.store.git_state import GitState, read_git_state
 
 # The window is drawn before the project core (pydantic models, loader, review, git, the
 # spreadsheet and YAML libraries) is imported: those load on the TaskRunner with the project,
@@ -61,14 +62,6 @@ if TYPE_CHECKING:
 APP_NAME = "DeliverBench Studio"
 REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a review per keystroke
 MAX_RECENT = 8
-
-
-def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
-    """Read a project and its git state (on the TaskRunner, which imports the project core)."""
-    from studio.editing.session import ProjectSession
-
-    session = ProjectSession(layout.project_folder(folder))
-    return session, read_git_state(session.root)
 
 
 class MainWindow(QMainWindow):
@@ -375,7 +368,13 @@ class MainWindow(QMainWindow):
         self._generation += 1
         generation = self._generation
         self.statusBar().showMessage(f"Opening {folder}…")
-        self.runner.run(f"Opening {folder.name}", lambda: _open_session(folder),
+
+        def opening() -> tuple[ProjectSession, GitState]:
+            from studio.editing.opening import open_project  # the project core loads on the TaskRunner
+
+            return open_project(folder)
+
+        self.runner.run(f"Opening {folder.name}", opening,
                         lambda result: self._opened(generation, folder, *result), self.show_error)
 
     def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:

@@ -38,12 +38,12 @@ class NotAProjectError(StudioError):
     """The path is not a project folder at all (exit code 2 territory)."""
 
 
-def is_project_folder(folder: Path) -> bool:
+def is_project_folder(folder: Path | str) -> bool:
     """The one test of a project folder: it holds a project.yaml."""
     return (Path(folder) / PROJECT_FILE).is_file()
 
 
-def not_a_project(folder: Path) -> str | None:
+def not_a_project(folder: Path | str) -> str | None:
     """Why `folder` is no project folder, with what to give instead; None for a project folder.
     Every shell (the CLI's commands, the app's Open) says it in these words."""
     folder = Path(folder)
@@ -57,7 +57,7 @@ def not_a_project(folder: Path) -> str | None:
             f"{PROJECT_FILE}, or create a project (File > New, or `dbstudio new`)")
 
 
-def project_folder(folder: Path) -> Path:
+def project_folder(folder: Path | str) -> Path:
     """`folder` as a Path when it is a project folder; NotAProjectError saying why not otherwise."""
     if (problem := not_a_project(folder)) is not None:
         raise NotAProjectError(problem)

@@ -23,10 +23,6 @@ _ICONS = {Severity.ERROR: QStyle.StandardPixmap.SP_MessageBoxCritical,
           Severity.INFO: QStyle.StandardPixmap.SP_MessageBoxInformation}
 
 
-def location(finding: Finding) -> str:
-    return f"{finding.file}:{finding.line}"
-
-
 class FindingsModel(QAbstractTableModel):
     counts_changed = Signal(object)
     """{Severity: count} after the findings changed."""
@@ -85,7 +81,7 @@ class FindingsModel(QAbstractTableModel):
         finding = self._findings[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (finding.severity.value, finding.code, finding.message, location(finding))[column]
+            return (finding.severity.value, finding.code, finding.message, finding.place)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{finding.render()}\nrule: {finding.code}" + (f"\nobject: {finding.object_id}"
                                                                     if finding.object_id else "")

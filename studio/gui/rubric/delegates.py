@@ -21,40 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.rubric.model import COLUMNS, KEY_ROLE, LIST_FIELDS, SCOPE_ROLE, RubricModel, allowed_values
-from studio.model import Project
-from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
+from studio.model.criterion_choices import cover_choices, propagates_choices, requires_choices
 from studio.model.weights import MAX_WEIGHT
 
 Index = QModelIndex | QPersistentModelIndex
-
-
-def cover_choices(project: Project, scope: str) -> list[str]:
-    """What a criterion of `scope` may cover: its subtask's outputs as SUBTASK:PATH, or in the
-    final rubric the final deliverables' ids and `package`."""
-    if scope == FINAL_SCOPE:
-        deliverables = project.info.delivery.final_deliverables if project.info else []
-        return [d.id for d in deliverables] + [PACKAGE]
-    subtask = project.subtasks.get(scope)
-    return [f"{scope}:{output.path}" for output in subtask.outputs] if subtask else []
-
-
-def requires_choices(project: Project, scope: str, key: str) -> list[str]:
-    """Ids of the other criteria of the same rubric."""
-    rubric = project.rubric(scope)
-    return [c.key for c in rubric.criteria if c.key != key] if rubric else []
-
-
-def propagates_choices(project: Project, scope: str) -> list[str]:
-    """Materials whose change a criterion may check: those released no later than its subtask
-    (any material for the final rubric)."""
-    materials = project.materials.materials if project.materials else []
-    here = None if scope == FINAL_SCOPE else project.position(scope)
-    chosen = []
-    for material in materials:
-        released = project.release_position(material)
-        if here is None or released is None or released <= here:
-            chosen.append(material.id)
-    return chosen
 
 
 class WeightSpinBox(QSpinBox):
