@@ -47,11 +47,9 @@ def configure_material(parser: argparse.ArgumentParser) -> None:
 def _edit(path: str, build: Callable[[ProjectDocuments], Command]) -> int:
     from studio.editing.session import ProjectSession
     from studio.store import layout
-    from studio.validation import NotAProjectError, validate_project
+    from studio.validation import validate_project
 
-    root = Path(path)
-    if not layout.is_project_folder(root):
-        raise NotAProjectError(f"{root} is not a project folder (it has no {layout.PROJECT_FILE})")
+    root = layout.project_folder(path)
     session = ProjectSession(root)
     command = build(session.documents)
     session.apply(command)

@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from studio.review.exposure import exposure_of
     from studio.store.loader import load_project
 
-    if not layout.is_project_folder(args.path):
-        print(f"dbstudio exposure: {args.path}: not a project folder (it has no project.yaml)", file=sys.stderr)
+    if (problem := layout.not_a_project(args.path)) is not None:
+        print(f"dbstudio exposure: {problem}", file=sys.stderr)
         return ExitCode.UNUSABLE
     loaded = load_project(args.path)
     report = exposure_of(loaded.project, args.flag_share)

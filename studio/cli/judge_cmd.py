@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from studio.store.loader import load_project
 
     project_dir = Path(args.project).resolve()
-    if not layout.is_project_folder(project_dir):
-        return _fail(f"{project_dir}: not a project folder (it has no {layout.PROJECT_FILE})")
+    if (problem := layout.not_a_project(project_dir)) is not None:
+        return _fail(problem)
     if args.timeout <= 0:
         return _fail("--timeout must be more than 0 seconds")
     loaded = load_project(project_dir)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from studio.cli.exit_codes import ExitCode
 
@@ -23,11 +22,8 @@ def run(args: argparse.Namespace) -> int:
     from studio.editing.delivery import number_acceptance
     from studio.editing.session import ProjectSession
     from studio.store import layout
-    from studio.validation import NotAProjectError
 
-    root = Path(args.path)
-    if not layout.is_project_folder(root):
-        raise NotAProjectError(f"{root} is not a project folder (it has no {layout.PROJECT_FILE})")
+    root = layout.project_folder(args.path)
     session = ProjectSession(root)
     command = number_acceptance(session.documents)
     if command is None:

@@ -49,8 +49,8 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_impact(args: argparse.Namespace) -> int:
-    if not layout.is_project_folder(args.path):
-        print(f"dbstudio impact: {args.path}: not a project folder (it has no project.yaml)", file=sys.stderr)
+    if (problem := layout.not_a_project(args.path)) is not None:
+        print(f"dbstudio impact: {problem}", file=sys.stderr)
         return ExitCode.UNUSABLE
     try:
         report = impact_of(load_project(args.path), args.changed)

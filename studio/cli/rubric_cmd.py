@@ -38,8 +38,8 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project)
-    if not layout.is_project_folder(project):
-        return _fail(f"{project}: not a project folder (it has no {layout.PROJECT_FILE})")
+    if (problem := layout.not_a_project(project)) is not None:
+        return _fail(problem)
     if args.action == "export":
         if args.dry_run:
             return _fail("--dry-run is for import only")

@@ -96,8 +96,8 @@ def load_project_checked(folder: str | Path) -> tuple[LoadedProject, str, Projec
     from studio.store.loader import load_project
 
     root = Path(folder)
-    if not layout.is_project_folder(root):
-        raise ProjectLoadError(f"{root}: not a project folder (it has no {layout.PROJECT_FILE})")
+    if (why := layout.not_a_project(root)) is not None:
+        raise ProjectLoadError(why)
     loaded = load_project(root)
     if loaded.problems or loaded.project.info is None:
         lines = []

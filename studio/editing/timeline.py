@@ -162,3 +162,14 @@ def move_subtask(documents: ProjectDocuments, subtask_id: str, stage_id: str, in
     else:
         edits.append(SetValue(layout.STAGES_FILE, (*path, "subtasks"), [subtask_id], (subtask_id,)))
     return Compound(label, edits)
+
+
+def stages_in_text(documents: ProjectDocuments) -> list[tuple[str, str, list[str]]]:
+    """(id, title, subtasks) of each stage as stages.yaml's text has them, valid or not (the
+    explorer draws the timeline an expert is still typing)."""
+    try:
+        stages = documents.node(layout.STAGES_FILE, ("stages",))
+    except (StudioError, OSError):
+        return []
+    return [(str(s.get("id", "")), str(s.get("title", "")), [str(t) for t in s.get("subtasks") or []])
+            for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []

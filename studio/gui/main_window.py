@@ -32,7 +32,7 @@ from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
 from studio.gui.base.preferences import PreferencesStore
 from studio.gui.base.shell import FieldFocus, Shell
-from studio.gui.base.status_bar import GitState, StatusParts, read_git_state
+from studio.gui.base.status_bar import StatusParts
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.base.watcher import ProjectWatcher
 from studio.gui.judging.menu import install_scores
@@ -46,6 +46,7 @@ from studio.gui.runs.monitor import hold_close
 from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
+from studio.store.git_state import GitState, read_git_state
 
 # The window is drawn before the project core (pydantic models, loader, review, git, the
 # spreadsheet and YAML libraries) is imported: those load on the TaskRunner with the project,
@@ -64,42 +65,6 @@ if TYPE_CHECKING:
 
 APP_NAME = "DeliverBench Studio"
 REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a review per keystroke
-
-
-def stages_in_text(documents: Any) -> list[tuple[str, str, list[str]]]:
-    """(id, title, subtasks) of each stage as stages.yaml's text has them, valid or not."""
-    try:
-        stages = documents.node(layout.STAGES_FILE, ("stages",))
-    except (StudioError, OSError):
-        return []
-    return [(str(s.get("id", "")), str(s.get("title", "")), [str(t) for t in s.get("subtasks") or []])
-            for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
-
-
-def history_file(project: Any, kind: str, object_id: str) -> str | None:
-    """The project file whose history the versioning panel shows for an explorer row (None: all)."""
-    from studio.editing.rubric import rubric_file
-    from studio.validation.paths import material_path
-
-    if kind == "rubric":
-        return rubric_file(object_id)
-    if kind == "material":
-        material = project.material(object_id)
-        return material_path(material.file) if material is not None and material.file else layout.MATERIALS_FILE
-    return {"stage": layout.STAGES_FILE, "reference": layout.REFERENCES_FILE, "deliverable": layout.PROJECT_FILE,
-            "handoff": layout.DEPENDENCIES_FILE, "release": layout.MATERIALS_FILE}.get(kind)
-
-
-def _open_session(folder: Path) -> tuple[ProjectSession, GitState]:
-    """Read a project and its git state (on the TaskRunner, which imports the project core)."""
-    from studio.editing.session import ProjectSession
-    from studio.validation.validate import NotAProjectError
-
-    if not layout.is_project_folder(folder):
-        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE}); "
-                               "choose the folder that holds project.yaml, or create a project with File > New")
-    session = ProjectSession(folder)
-    return session, read_git_state(session.root)
 
 
 class MainWindow(QMainWindow):
@@ -332,6 +297,8 @@ class MainWindow(QMainWindow):
         if kind in ("subtask", "criterion"):
             self.versioning.show_object(kind, object_id)
         else:
+            from studio.validation.objects import history_file
+
             self.versioning.show_file(history_file(self.context.session.loaded.project, kind, object_id))
 
     def preview_material(self, material_id: str) -> None:
@@ -372,7 +339,13 @@ class MainWindow(QMainWindow):
         self._generation += 1
         generation = self._generation
         self.statusBar().showMessage(f"Opening {folder}…")
-        self.runner.run(f"Opening {folder.name}", lambda: _open_session(folder),
+
+        def opening() -> tuple[ProjectSession, GitState]:
+            from studio.editing.opening import open_project  # the project core loads on the TaskRunner
+
+            return open_project(folder)
+
+        self.runner.run(f"Opening {folder.name}", opening,
                         lambda result: self._opened(generation, folder, *result), self.show_error)
 
     def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:
@@ -392,6 +365,8 @@ class MainWindow(QMainWindow):
         context.undo_stack.cleanChanged.connect(self._clean_changed)
         self.undo_group.addStack(context.undo_stack)
         self.undo_group.setActiveStack(context.undo_stack)
+        from studio.editing.timeline import stages_in_text
+
         self.explorer_model.stages_source = lambda: stages_in_text(context.session.documents)
         self.explorer_model.set_project(session.loaded.project)
         self._expand_explorer()
@@ -661,7 +636,7 @@ class MainWindow(QMainWindow):
     # -- findings --------------------------------------------------------------------------
     def jump_to_finding(self, finding: Finding) -> QWidget | None:
         """Open the editor of the object at fault (the criterion in the rubric editor)."""
-        from studio.gui.base.jump import field_at, object_of_finding
+        from studio.validation.objects import field_at, object_of_finding
 
         if self.context is None:
             return None

@@ -65,12 +65,9 @@ def current_versions(project: Project) -> dict[tuple[str, str], str]:
     version of the checkpoint criterion it is scored as."""
     versions: dict[tuple[str, str], str] = {}
     for scope, criterion in project.all_criteria():
-        scored = criterion
-        if criterion.reuse_of:
-            found = project.checkpoint_criterion(criterion.reuse_of)
-            if found is None:
-                continue
-            scored = found[1]
+        scored = project.scored_as(scope, criterion)
+        if scored is None:
+            continue  # a reuse of nothing, which validation reports
         versions.setdefault((scope, criterion.key), criterion_version(scored))
     return versions
 

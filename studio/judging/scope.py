@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio.judging.errors import JudgingError
 from studio.judging.prompt import Reference, ScopeContext
+from studio.model.bundle import dangling_reuse
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
 
@@ -63,13 +64,9 @@ def scope_criteria(project: Project, scope: str) -> list[ScopedCriterion]:
         if criterion.key in seen:
             continue
         seen.add(criterion.key)
-        scored = criterion
-        if criterion.reuse_of is not None:
-            original = project.checkpoint_criterion(criterion.reuse_of)
-            if original is None:
-                raise JudgingError(f"the final rubric reuses {criterion.reuse_of}, which is no checkpoint criterion: "
-                                   "fix reuse_of (`dbstudio validate` lists it)")
-            scored = original[1]
+        scored = project.scored_as(scope, criterion)
+        if scored is None:  # the judge is not asked without it: the words validation reports it with
+            raise JudgingError(dangling_reuse(criterion))
         found.append(ScopedCriterion(criterion.key, criterion, scored))
     return found
 

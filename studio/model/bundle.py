@@ -129,6 +129,28 @@ class Project:
         """(subtask id, criterion) of the first checkpoint criterion with this id."""
         return self.index.checkpoint_criteria.get(criterion_id)
 
+    def resolve_reuse(self, scope: str, criterion: Criterion) -> tuple[str, Criterion] | None:
+        """(the rubric its fields come from, the criterion they are read from) for `criterion` as
+        it is scored in `scope`: itself, or for a reused final criterion (`reuse_of`) its
+        checkpoint original and that original's subtask.
+
+        The one rule for a reuse that resolves to nothing: a dangling reuse (`reuse_of` naming no
+        checkpoint criterion) or a misplaced one (`reuse_of` in a checkpoint rubric) is None.
+        Validation reports both as located errors (`dangling_reuse` gives the words); every
+        other reader skips the entry, its error already reported. Scoring and judging, which would
+        publish a score or ask the judge without it, stop with those same words instead."""
+        if criterion.reuse_of is None:
+            return scope, criterion
+        if scope != FINAL_SCOPE:
+            return None
+        return self.checkpoint_criterion(criterion.reuse_of)
+
+    def scored_as(self, scope: str, criterion: Criterion) -> Criterion | None:
+        """The criterion whose text, weight, dimension and requires `criterion` is scored by in
+        `scope` (see `resolve_reuse`; None for a reuse of nothing)."""
+        found = self.resolve_reuse(scope, criterion)
+        return found[1] if found is not None else None
+
     def criterion_row(self, scope: str, criterion_id: str) -> int | None:
         """0-based place in its rubric of the first criterion of `scope` with this id."""
         rows = self.index.criterion_rows.get(scope, {}).get(criterion_id)
@@ -149,3 +171,10 @@ class Project:
         return {
             f"{sid}:{out.path}": sid for sid, sub in self.subtasks.items() for out in sub.outputs
         }
+
+
+def dangling_reuse(criterion: Criterion) -> str:
+    """What is wrong with a final criterion whose `reuse_of` names no checkpoint criterion, and the fix:
+    the same words in validation (at the entry's reuse_of), scoring and judging."""
+    return (f"the final rubric reuses {criterion.reuse_of}, which is no checkpoint criterion: write the id of a "
+            "checkpoint criterion in reuse_of, or remove the entry")

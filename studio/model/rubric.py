@@ -10,11 +10,13 @@ from pydantic import Field, model_validator
 from studio.model.base import PLAIN_INTEGER, Identifier, StrictModel
 from studio.model.checks import CriterionCheck
 from studio.model.vocabulary import Dimension, Target
+from studio.model.weights import MAX_WEIGHT, weight_out_of_range, weight_problem
 
-__all__ = ["Criterion", "CriterionCheck", "Dimension", "ReviewRecord", "ReviewStatus", "Rubric", "Target"]
+__all__ = ["MAX_WEIGHT", "Criterion", "CriterionCheck", "Dimension", "ReviewRecord", "ReviewStatus", "Rubric", "Target",
+           "weight_out_of_range", "weight_problem"]
 
 
-Weight = Annotated[int, Field(ge=-10, le=10), PLAIN_INTEGER]
+Weight = Annotated[int, Field(ge=-MAX_WEIGHT, le=MAX_WEIGHT), PLAIN_INTEGER]
 
 
 class ReviewStatus(str, Enum):
@@ -69,10 +71,9 @@ class Criterion(StrictModel):
         missing = [name for name in ("text", "target", "dimension", "weight") if getattr(self, name) is None]
         if missing:
             raise ValueError("missing " + ", ".join(f"'{m}'" for m in missing))
-        if self.gate and self.weight != 0:
-            raise ValueError("a fatal gate has weight 0")
-        if not self.gate and self.weight == 0:
-            raise ValueError("weight must be between -10 and -1 or 1 and 10 (0 is only for gates: add 'gate: true')")
+        assert self.weight is not None  # listed as missing above otherwise
+        if (problem := weight_problem(self.weight, self.gate)) is not None:
+            raise ValueError(problem)
         return self
 
     @property

@@ -119,3 +119,12 @@ def _delimiter(head: bytes, suffix: str) -> str:
         return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
     except csv.Error:
         return ","
+
+
+def column_name(number: int) -> str:
+    """A table's column as a spreadsheet names it: 1 is A, 26 is Z, 27 is AA (the preview's headers)."""
+    name = ""
+    while number > 0:
+        number, rest = divmod(number - 1, 26)
+        name = chr(65 + rest) + name
+    return name

@@ -45,12 +45,9 @@ class ReviewContext:
         fields; a reuse of an unknown criterion is left out."""
         out = []
         for scope, criterion in self.project.all_criteria():
-            scored = criterion
-            if criterion.reuse_of:
-                found = self.project.checkpoint_criterion(criterion.reuse_of)
-                if found is None:
-                    continue
-                scored = found[1]
+            scored = self.project.scored_as(scope, criterion)
+            if scored is None:
+                continue
             out.append((scope, criterion, scored))
         return out
 

@@ -147,7 +147,7 @@ class ExposureIndex:
             rubric = project.rubric(scope)
             scored: list[tuple[Criterion, Criterion]] = []
             for written in rubric.criteria if rubric else []:
-                found = _scored(project, scope, written)
+                found = project.scored_as(scope, written)
                 if found is not None:  # a reuse of nothing carries no weight
                     scored.append((written, found))
             covers = _covers_with_requires(scope, scored)
@@ -247,14 +247,6 @@ def _bits(mask: int) -> list[int]:
         found.append(low.bit_length() - 1)
         mask ^= low
     return found
-
-
-def _scored(project: Project, scope: str, criterion: Criterion) -> Criterion | None:
-    """The criterion with the fields it is scored by; a reuse of nothing carries no weight."""
-    if scope == FINAL_SCOPE and criterion.reuse_of:
-        found = project.checkpoint_criterion(criterion.reuse_of)
-        return found[1] if found is not None else None
-    return criterion
 
 
 def _covers_with_requires(scope: str, scored: list[tuple[Criterion, Criterion]]) -> dict[str, set[Node]]:

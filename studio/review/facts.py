@@ -35,8 +35,9 @@ from studio.review.locations import evaluator_path, material_path, text_line
 from studio.validation.findings import Severity
 
 RULES = {
-    "facts.before-release": "An instruction or the brief states a figure or name that only a later material or an "
-                            "evaluator-only reference holds.",
+    "facts.before-release": "An instruction states a figure or name, or the brief a figure, that only a later "
+                            "material or an evaluator-only reference holds (the names the brief states are the "
+                            "ones it introduces).",
     "facts.criterion-before-release": "A checkpoint criterion expects a figure or name that only a later material or "
                                       "an evaluator-only reference holds (warning: the agent may derive it).",
 }
@@ -346,11 +347,11 @@ def _read_cells(data: bytes | None) -> list[tuple[str, frozenset[str]]]:
     return found
 
 
-def stated(text: str) -> list[Figure]:
-    """The figures and names a text states."""
+def stated(text: str, with_names: bool = True) -> list[Figure]:
+    """The figures (and, `with_names`, the names) a text states."""
     # Most criteria hold no digit and no capital past the first letter: skip the two scans then.
     figures = scan(text, source=False) if _LOOSE_DIGIT(text) else []
-    if _CAPITAL(text, 1):
+    if with_names and _CAPITAL(text, 1):
         figures += names(text)
     return figures
 
@@ -403,7 +404,11 @@ def check(ctx: ReviewContext) -> None:
     if project.info is not None:
         rel = project.info.brief
         text = ctx.text(rel)
-        asked.append(("brief", None, rel, text, stated(text)))
+        # The brief's names are not asked about: the brief is where a project introduces its
+        # client, its people and the other parties, and the agent reads it first, so a later
+        # file that names them again is not where the name came from (the client's own name was
+        # flagged). Its figures and dates are facts with a time, and still checked.
+        asked.append(("brief", None, rel, text, stated(text, with_names=False)))
     for sid in project.timeline():
         if sid not in project.subtasks:
             continue

@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from studio.errors import StudioError
-from studio.model import Criterion, Project
+from studio.model import Project
 from studio.model.base import split_artifact_ref
 from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
 from studio.review.graph import (
@@ -196,15 +196,6 @@ def stale_artifacts(project: Project, correction_id: str) -> list[StaleArtifact]
     return found
 
 
-def _scored(project: Project, scope: str, criterion: Criterion) -> Criterion:
-    """The criterion with the fields it is scored by: a reused one takes its original's."""
-    if scope == FINAL_SCOPE and criterion.reuse_of:
-        found = project.checkpoint_criterion(criterion.reuse_of)
-        if found is not None:
-            return found[1]
-    return criterion
-
-
 @dataclass
 class _Reach:
     """What the walk found: each reached node's parent, and how each subtask got the change."""
@@ -296,7 +287,9 @@ def impact_of(loaded: LoadedProject, item: str) -> ImpactReport:
     for scope, cid in criteria_covering(project, nodes):
         file, line = criterion_location(loaded, scope, cid)
         written = criteria[(scope, cid)]
-        scored = _scored(project, scope, written)
+        scored = project.scored_as(scope, written)
+        if scored is None:
+            continue  # a reuse of nothing, which validation reports
         hit = affected_deliverables if scope == FINAL_SCOPE else affected_outputs
         affected = [c for c in written.covers if c in hit]
         if scope == FINAL_SCOPE and not affected and PACKAGE in written.covers:

@@ -26,7 +26,7 @@ from studio.review.weights import WeightShares
 from studio.store import layout
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding, Severity
-from studio.validation.validate import NotAProjectError, validate_loaded
+from studio.validation.validate import validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract, facts, paraphrase,
             io_agreement, calibration]
@@ -142,7 +142,4 @@ def _review(loaded: LoadedProject, validation: list[Finding]) -> ReviewReport:
 
 
 def review_project(path: Path) -> ReviewReport:
-    folder = Path(path)
-    if not layout.is_project_folder(folder):
-        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE})")
-    return review_loaded(load_project(folder))
+    return review_loaded(load_project(layout.project_folder(path)))

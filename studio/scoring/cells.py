@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from studio.model.vocabulary import Target
+from studio.model.weights import weight_problem
 from studio.scoring.engine import DIMENSIONS
 
 # Every target a verdict row may name: the checkpoint target, then the final targets in report order.
@@ -40,11 +41,8 @@ def check_cells(weight_cell: str, target_cell: str, dimension_cell: str, verdict
         problems.append(("weight", f"weight '{weight_cell}' is not an integer"))
         weight = None
     if weight is not None:
-        if gate and weight != 0:
-            problems.append(("weight", f"a fatal gate has weight 0, not {weight}"))
-        elif not gate and not 1 <= abs(weight) <= 10:
-            problems.append(("weight", f"weight {weight} is outside -10..-1 and 1..10 "
-                                       "(0 only for a gate: set gate to true)"))
+        if (problem := weight_problem(weight, gate)) is not None:
+            problems.append(("weight", problem))
     target = target_cell.strip().lower()
     if target not in TARGETS:
         problems.append(("target", f"unknown target '{target_cell}'; use one of {', '.join(TARGETS)}"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from studio.errors import StudioError
+from studio.model.bundle import dangling_reuse
 from studio.model.vocabulary import FINAL_SCOPE, Target
 
 if TYPE_CHECKING:
@@ -59,10 +60,9 @@ def project_rubrics(project: Project) -> ProjectRubrics:
             if criterion.reuse_of is None:
                 entries[criterion.key] = _entry(FINAL_SCOPE, criterion, _value(criterion.target), criterion.requires)
                 continue
-            original = project.checkpoint_criterion(criterion.reuse_of)
-            if original is None:
-                raise ProjectRubricError(f"the final rubric reuses {criterion.reuse_of}, which is no checkpoint "
-                                         "criterion of the project: fix reuse_of (dbstudio validate lists it)")
+            original = project.resolve_reuse(FINAL_SCOPE, criterion)
+            if original is None:  # no score without it: the words validation reports it with
+                raise ProjectRubricError(dangling_reuse(criterion))
             subtask, scored = original
             kept = [needed for needed in scored.requires if needed in final_ids]
             entries[criterion.key] = _entry(FINAL_SCOPE, scored, Target.ARTIFACT.value, kept)._replace(

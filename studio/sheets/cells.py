@@ -8,6 +8,7 @@ from typing import Any
 
 from studio.errors import StudioError
 from studio.model.base import ID_PATTERN
+from studio.model.weights import weight_out_of_range
 from studio.sheets.columns import LIST_SEPARATOR, NO, YES, Column, plain
 
 _ID = re.compile(ID_PATTERN)
@@ -81,9 +82,8 @@ def read_weight(value: Any) -> int | None:
     else:
         raise CellProblem(f"'{plain(value)}' is not a whole number: write the weight in digits, 1 to 10 (-1 to -10 "
                           "for a deduction, 0 for a fatal gate)")
-    if not -10 <= number <= 10:
-        raise CellProblem(f"weight {number} is out of range: use 1 to 10, -1 to -10 for a deduction, or 0 for a "
-                          "fatal gate")
+    if (problem := weight_out_of_range(number)) is not None:
+        raise CellProblem(problem)
     return number
 
 

@@ -46,6 +46,15 @@ class RemovedCriterion:
     """What the removed criterion requires (or which criterion it reused), so a reviewer sees what goes."""
 
 
+def _cell(value: Any) -> str:
+    """A value as a table cell shows it: lists joined, yes/no, nothing for None."""
+    if isinstance(value, list):
+        return shown("covers", value) or ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else str(value)
+
+
 def _text(value: Any) -> str:
     value = shown("covers", value) if isinstance(value, list) else value
     if value is None:
@@ -72,6 +81,17 @@ class SheetDiff:
         for change in self.changed:
             grouped.setdefault((change.rubric, change.criterion), []).append(change)
         return grouped
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """The diff as a table, one row per changed field, added and removed criterion:
+        (what, rubric, criterion, field, old, new, where in the sheet)."""
+        rows: list[tuple[str, ...]] = [("changed", c.rubric, c.criterion, c.field, _cell(c.old), _cell(c.new), c.cell)
+                                       for c in self.changed]
+        for added in self.added:
+            what = f"reuses {added.values.get('reuse_of')}" if added.reused else _cell(added.values.get("text"))
+            rows.append(("added", added.rubric, added.criterion, "", "", what, f"row {added.row}"))
+        rows += [("removed", r.rubric, r.criterion, "", r.text, "", "") for r in self.removed]
+        return rows
 
     def lines(self) -> Iterator[str]:
         """The diff as text: one line per changed field, added and removed criterion."""

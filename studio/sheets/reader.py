@@ -10,6 +10,7 @@ from typing import Any
 from studio.editing.documents import ProjectDocuments
 from studio.graphs import find_cycles
 from studio.model.vocabulary import FINAL_SCOPE, FINAL_TARGETS, PACKAGE, Target
+from studio.model.weights import weight_problem
 from studio.sheets.cells import (
     CellProblem,
     read_choice,
@@ -164,12 +165,8 @@ class _Reading:
                                          "set rubric to final")
         weight, gate = row.values.get("weight"), row.values.get("gate")
         if (row.edited("weight") or row.edited("gate")) and not {"weight", "gate"} & row.bad and weight is not None:
-            if weight == 0 and not gate:
-                self.fail(row, "weight", "weight 0 is only for a fatal gate: set gate to yes, or give a weight from "
-                                         "1 to 10 (-1 to -10 for a deduction)")
-            elif gate and weight != 0:
-                self.fail(row, "gate", f"a fatal gate has weight 0, this row has {weight}: set weight to 0, or gate "
-                                       "to no")
+            if (problem := weight_problem(weight, bool(gate))) is not None:
+                self.fail(row, "gate" if gate else "weight", problem)
 
     # -- across rows -----------------------------------------------------------------------
 

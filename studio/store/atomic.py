@@ -191,3 +191,18 @@ def _flush_folder(folder: Path, target: Path) -> None:
             f"{target} was written, but its folder could not be flushed to disk ({exc.strerror or exc}): "
             "the new version may not be on disk and could be lost in a crash; check the disk, then save again"
         ) from exc
+
+
+class ExportError(StudioError):
+    """An export (a chart, a table, a report) could not be written: a folder that is not
+    writable, a full disk."""
+
+
+def write_export(path: Path, data: bytes) -> Path:
+    """Write an exported file atomically; ExportError naming the file and the fix if it cannot be."""
+    try:
+        write_atomic(path, data)
+    except (AtomicWriteError, OSError) as exc:
+        raise ExportError(f"{path}: cannot write it ({getattr(exc, 'strerror', None) or exc}): "
+                          "pick another folder or file name") from None
+    return Path(path)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from studio.errors import StudioError
+
 PROJECT_FILE = "project.yaml"
 STAGES_FILE = "stages.yaml"
 MATERIALS_FILE = "materials.yaml"
@@ -32,8 +34,34 @@ __pycache__/
 """
 
 
-def is_project_folder(folder: Path) -> bool:
+class NotAProjectError(StudioError):
+    """The path is not a project folder at all (exit code 2 territory)."""
+
+
+def is_project_folder(folder: Path | str) -> bool:
+    """The one test of a project folder: it holds a project.yaml."""
     return (Path(folder) / PROJECT_FILE).is_file()
+
+
+def not_a_project(folder: Path | str) -> str | None:
+    """Why `folder` is no project folder, with what to give instead; None for a project folder.
+    Every shell (the CLI's commands, the app's Open) says it in these words."""
+    folder = Path(folder)
+    if is_project_folder(folder):
+        return None
+    if not folder.exists():
+        return f"{folder}: no such folder (give the project folder, which holds {PROJECT_FILE})"
+    if not folder.is_dir():
+        return f"{folder}: not a folder (give the project folder, which holds {PROJECT_FILE})"
+    return (f"{folder}: not a project folder (it has no {PROJECT_FILE}): choose the folder that holds "
+            f"{PROJECT_FILE}, or create a project (File > New, or `dbstudio new`)")
+
+
+def project_folder(folder: Path | str) -> Path:
+    """`folder` as a Path when it is a project folder; NotAProjectError saying why not otherwise."""
+    if (problem := not_a_project(folder)) is not None:
+        raise NotAProjectError(problem)
+    return Path(folder)
 
 
 def subtask_dir(root: Path, subtask_id: str) -> Path:

@@ -33,6 +33,11 @@ class Finding:
     def render(self) -> str:
         return f"{self.file}:{self.line}:{self.column}: {self.message}"
 
+    @property
+    def place(self) -> str:
+        """`file:line`, as a list of findings shows where each is."""
+        return f"{self.file}:{self.line}"
+
     def to_json(self) -> dict:
         data = asdict(self)
         data["severity"] = self.severity.value

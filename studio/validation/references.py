@@ -7,6 +7,7 @@ from collections import Counter
 from studio.graphs import cyclic_components
 from studio.model import Criterion, Project, Target
 from studio.model.base import split_artifact_ref
+from studio.model.bundle import dangling_reuse
 from studio.model.vocabulary import FINAL_SCOPE, FINAL_TARGETS, PACKAGE
 from studio.store import layout
 from studio.store.loader import LoadedProject, Problem
@@ -407,11 +408,11 @@ class _Checker:
             final_ids.add(criterion.key)
             if criterion.reuse_of is not None:
                 self._reused_keys(file, loc, criterion)
-                if all_checkpoint_rubrics_read and project.checkpoint_criterion(criterion.reuse_of) is None:
+                if all_checkpoint_rubrics_read and project.scored_as(FINAL_SCOPE, criterion) is None:
                     self.add(
                         file,
                         loc + ("reuse_of",),
-                        f"'{criterion.reuse_of}' is not a checkpoint criterion",
+                        dangling_reuse(criterion),
                         "unknown-ref",
                         criterion.key,
                     )
@@ -482,10 +483,7 @@ class _Checker:
             )
 
     def _resolve(self, criterion: Criterion) -> Criterion | None:
-        if criterion.reuse_of is None:
-            return criterion
-        found = self.project.checkpoint_criterion(criterion.reuse_of)
-        return found[1] if found else None
+        return self.project.scored_as(FINAL_SCOPE, criterion)
 
     def _unique(self, owner: dict[str, str], key: str, file: str, loc: tuple) -> None:
         if key in owner:

@@ -5,15 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.collector import collector_paused
-from studio.errors import StudioError
 from studio.store import layout
+from studio.store.layout import NotAProjectError  # raised from the one project-folder rule; named here too
 from studio.store.loader import LoadedProject, load_project
 from studio.validation.findings import Finding
 from studio.validation.references import check_references
 
-
-class NotAProjectError(StudioError):
-    """The path is not a project folder at all (exit code 2 territory)."""
+__all__ = ["NotAProjectError", "load_folder", "summary", "validate_loaded", "validate_project"]
 
 
 def validate_loaded(loaded: LoadedProject) -> list[Finding]:
@@ -29,14 +27,7 @@ def validate_loaded(loaded: LoadedProject) -> list[Finding]:
 
 def load_folder(path: Path) -> LoadedProject:
     """The project folder at `path`, loaded; raises NotAProjectError if there is none."""
-    folder = Path(path)
-    if not folder.exists():
-        raise NotAProjectError(f"{folder}: no such folder")
-    if not folder.is_dir():
-        raise NotAProjectError(f"{folder}: not a folder (give the project folder, which holds {layout.PROJECT_FILE})")
-    if not layout.is_project_folder(folder):
-        raise NotAProjectError(f"{folder}: not a project folder (it has no {layout.PROJECT_FILE})")
-    return load_project(folder)
+    return load_project(layout.project_folder(path))
 
 
 def validate_project(path: Path) -> list[Finding]:

@@ -99,6 +99,20 @@ class MaterialChip:
     def kind_label(self) -> str:
         return KIND_LABELS.get(self.kind, self.kind)
 
+    @property
+    def tooltip(self) -> str:
+        """The chip's tooltip, in Qt's rich text: what it is, when it arrives, who uses it, and a
+        release after a subtask that uses it in red."""
+        lines = [f"<b>{self.material_id}</b>: {self.title}", f"Kind: {self.kind_label}",
+                 f"Provenance: {self.provenance.replace('_', ' ')}",
+                 "Released at start" if self.release is None else f"Released before {self.release}",
+                 "Used by: " + (", ".join(self.used_by) or "no subtask")]
+        if self.generated:
+            lines.append("Generated at release time from the agent's earlier files")
+        if self.late_for:
+            lines.append(f"<span style='color:#b00020'>Released after {', '.join(self.late_for)}, which use it</span>")
+        return "<br>".join(lines)
+
 
 @dataclass(frozen=True)
 class CorrectionArrow:
@@ -117,6 +131,14 @@ class ReferenceChip:
     scopes: tuple[str, ...]  # subtask ids and/or 'final'
     file: str
     box: Box
+
+    @property
+    def tooltip(self) -> str:
+        """The chip's tooltip, in Qt's rich text: an evaluator-only file, and the rubrics it serves."""
+        scopes = ", ".join(scope_label(s) for s in self.scopes) or "nothing yet"
+        return "<br>".join([f"<b>{self.reference_id}</b>: {self.title}",
+                            "Evaluator-only reference: never shown to the agent", f"File: evaluator/{self.file}",
+                            f"For: {scopes}"])
 
 
 @dataclass

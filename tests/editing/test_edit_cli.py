@@ -60,4 +60,4 @@ def test_an_import_that_leaves_findings_exits_1(sample: Path, tmp_path: Path, ca
 
 def test_not_a_project_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["rename", str(tmp_path), "stage", "S1", "S9"]) == 2
-    assert "is not a project folder" in capsys.readouterr().err
+    assert f"{tmp_path}: not a project folder" in capsys.readouterr().err

@@ -130,6 +130,33 @@ def test_a_name_that_arrives_later_is_an_error(sample: Path):
     assert "Tankbouw Limburg" in finding.message and "M08, released before T03" in finding.message
 
 
+def rename_client(root: Path, new: str, *files: str) -> None:
+    for rel in files:
+        path = root / rel
+        path.write_text(path.read_text(encoding="utf-8").replace("Kestrel Freight Group", new), encoding="utf-8")
+
+
+def test_the_clients_own_name_in_the_brief_is_no_error_when_a_later_file_names_it_too(sample: Path):
+    # The case: the brief introduces its client; the first material that names the client
+    # again arrives later (here M12, before T06). The brief is where the name comes from, not M12.
+    rename_client(sample, "Osprey Freight Group", "project.yaml", "brief.md", "materials/cfo-email-ebitda-restatement.md")
+    assert "Osprey Freight Group" in (sample / "brief.md").read_text(encoding="utf-8")
+    assert findings(sample, "facts.before-release") == []
+
+
+def test_a_name_the_brief_introduces_is_released_for_every_instruction(sample: Path):
+    rename_client(sample, "Osprey Freight Group", "brief.md", "materials/cfo-email-ebitda-restatement.md")
+    append(sample, "subtasks/T02/instruction.md", "\nWrite for the board of Osprey Freight Group.\n")
+    assert findings(sample, "facts.before-release") == []
+
+
+def test_a_figure_the_brief_states_early_is_still_an_error_beside_a_name(sample: Path):
+    rename_client(sample, "Osprey Freight Group", "brief.md", "materials/cfo-email-ebitda-restatement.md")
+    append(sample, "brief.md", "\nOsprey Freight Group expects the audit opinion on 29 May 2026.\n")
+    [finding] = findings(sample, "facts.before-release")
+    assert finding.file == "brief.md" and "29 May 2026" in finding.message
+
+
 def test_a_criterion_expecting_a_later_figure_is_a_warning(sample: Path):
     rubric = sample / "subtasks/T03/rubric.yaml"
     text = rubric.read_text(encoding="utf-8")

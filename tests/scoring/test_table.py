@@ -95,9 +95,9 @@ def test_the_text_table_shows_a_range_and_names_the_projects_left_out(tmp_path: 
     ("row_index", "column", "value", "expected"),
     [
         (1, 5, "beauty", "unknown target 'beauty'"),
-        (1, 4, "11", "weight 11 is outside"),
-        (1, 4, "0", "0 only for a gate"),
-        (5, 4, "3", "a fatal gate has weight 0, not 3"),
+        (1, 4, "11", "weight 11 is out of range"),
+        (1, 4, "0", "weight 0 is only for a fatal gate"),
+        (5, 4, "3", "a fatal gate has weight 0, this one has 3"),
         (1, 6, "style", "unknown dimension"),
         (1, 7, "maybe", "verdict 'maybe' is not one of"),
         (1, 4, "five", "not an integer"),

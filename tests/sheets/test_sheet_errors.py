@@ -72,7 +72,7 @@ CASES = {
     "weight is a fraction": (_set("T01", "T01-C02", "weight", 5.5), "'5.5' is not a whole number"),
     "weight out of range": (_set("T01", "T01-C02", "weight", 11), "weight 11 is out of range"),
     "weight 0 without a gate": (_set("T01", "T01-C01", "weight", 0), "weight 0 is only for a fatal gate"),
-    "gate with a weight": (_set("T01", "T01-C01", "gate", "yes"), "a fatal gate has weight 0, this row has 8"),
+    "gate with a weight": (_set("T01", "T01-C01", "gate", "yes"), "a fatal gate has weight 0, this one has 8"),
     "gate is neither yes nor no": (_set("T01", "T01-C01", "gate", "maybe"), "'maybe' is not yes or no"),
     "unknown target": (_set("T01", "T01-C01", "target", "checkpoints"), "'checkpoints' is not a target"),
     "target of the other kind of rubric": (_set("T01", "T01-C01", "target", "artifact"),

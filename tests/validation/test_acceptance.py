@@ -96,7 +96,7 @@ def test_tests_on_a_checkpoint_criterion_is_misplaced(sample: Path):
 
 def test_migrate_refuses_what_it_cannot_read_and_writes_nothing(sample: Path, tmp_path: Path, capsys):
     assert main(["migrate", str(tmp_path / "nowhere")]) == 2
-    assert "is not a project folder" in capsys.readouterr().err
+    assert "nowhere: no such folder" in capsys.readouterr().err
     broken = (sample / "project.yaml").read_text(encoding="utf-8") + "extra: [unclosed\n"
     (sample / "project.yaml").write_text(broken, encoding="utf-8")
     assert main(["migrate", str(sample)]) == 2

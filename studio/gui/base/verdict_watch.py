@@ -15,27 +15,11 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from studio.store import layout
+from studio.store.fingerprint import verdicts_fingerprint
 
 QUIET_MS = 300  # a judge writes one file per submission in bursts: look once they are done
 POLL_MS = 5000
 
-Fingerprint = tuple[tuple[str, int, int], ...]
-
-
-def fingerprint(root: Path) -> Fingerprint:
-    """Every file of the store with its size and modification time."""
-    store = layout.verdicts_dir(root)
-    found = []
-    try:
-        for path in sorted(store.rglob("*.yaml")):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            found.append((path.relative_to(store).as_posix(), stat.st_size, stat.st_mtime_ns))
-    except OSError:
-        return ()
-    return tuple(found)
 
 
 class VerdictWatcher(QObject):
@@ -45,7 +29,7 @@ class VerdictWatcher(QObject):
     def __init__(self, root: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.root = Path(root)
-        self._seen = fingerprint(self.root)
+        self._seen = verdicts_fingerprint(self.root)
         self._quiet = QTimer(self)
         self._quiet.setSingleShot(True)
         self._quiet.setInterval(QUIET_MS)
@@ -71,7 +55,7 @@ class VerdictWatcher(QObject):
     def check(self) -> bool:
         """Look now; send `changed` (and answer True) when the store differs from the last look."""
         self._watch_folders()
-        now = fingerprint(self.root)
+        now = verdicts_fingerprint(self.root)
         if now == self._seen:
             return False
         self._seen = now

@@ -7,7 +7,6 @@ project says now (remove, move, insert, dataChanged): an edit never resets the m
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,17 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
+from studio.views.explorer import (
+    Key,
+    Row,
+    StagesSource,
+    child_rows,
+    expands,
+    keyed,
+    release_key,
+    stage_entries,
+    top_rows,
+)
 
 if TYPE_CHECKING:  # the models (pydantic) load with the project, not with the window
     from studio.model import Project
@@ -28,24 +38,6 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 2
 
 COLUMNS = ("Item", "Detail")
 REFERENCE_COLOUR = QColor("#8a3b12")  # evaluator-only rows read apart from what the agent sees
-REFERENCES_HINT = "Evaluator references: used by the judge, never shown to the agent"
-GROUPS = {"materials": "Materials", "references": "Evaluator references (never shown to the agent)",
-          "deliverables": "Final deliverables", "handoffs": "Handoffs"}
-
-Key = tuple[str, str, int]  # (kind, id, occurrence): an id listed twice (invalid) still gets two rows
-
-
-@dataclass
-class Row:
-    """What one explorer row shows; `key` identifies it among its siblings across edits."""
-
-    kind: str
-    object_id: str
-    label: str
-    detail: str = ""
-    tooltip: str = ""
-
-
 @dataclass(eq=False)
 class _Node:
     row: Row
@@ -55,109 +47,10 @@ class _Node:
     position: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
-
-def _keyed(rows: list[Row]) -> list[tuple[Key, Row]]:
-    seen: dict[tuple[str, str], int] = {}
-    keyed = []
-    for row in rows:
-        n = seen.get((row.kind, row.object_id), 0)
-        seen[(row.kind, row.object_id)] = n + 1
-        keyed.append(((row.kind, row.object_id, n), row))
-    return keyed
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
-
-
-def top_rows(project: Project) -> list[Row]:
-    info = project.info
-    title = info.title if info else "(project.yaml missing or invalid)"
-    n_materials = len(project.materials.materials) if project.materials else 0
-    n_refs = len(project.references.references) if project.references else 0
-    n_deliverables = len(info.delivery.final_deliverables) if info else 0
-    n_handoffs = len(project.dependencies.handoffs) if project.dependencies else 0
-    final = project.final_rubric
-    return [
-        Row("project", info.id if info else "", title, _plural(len(project.subtasks), "subtask"), "The project"),
-        Row("group", "materials", GROUPS["materials"], _plural(n_materials, "file"),
-            "Files the agent receives, grouped by when they are released"),
-        Row("group", "handoffs", GROUPS["handoffs"], str(n_handoffs), "Outputs one subtask hands to a later one"),
-        Row("group", "deliverables", GROUPS["deliverables"], str(n_deliverables), "What the final package holds"),
-        Row("rubric", FINAL_SCOPE, "Final rubric", _plural(len(final.criteria) if final else 0, "criterion", "criteria"),
-            "The rubric judged on the final deliverables"),
-        Row("group", "references", GROUPS["references"], str(n_refs), REFERENCES_HINT),
-    ]
-
-
-StageEntry = tuple[str, str, list[str]]  # (id, title, subtask ids)
-StagesSource = Callable[[], list[StageEntry]]
-
-
-def stage_entries(project: Project, fallback: StagesSource | None = None) -> list[StageEntry]:
-    """The stages as the model has them; while stages.yaml does not validate (a stage just added
-    has no subtask yet) as its text says, so the timeline does not vanish from the explorer."""
-    if project.stages is not None:
-        return [(s.id, s.title, list(s.subtasks)) for s in project.stages.stages]
-    return fallback() if fallback is not None else []
-
-
-def child_rows(project: Project, kind: str, object_id: str, stages: StagesSource | None = None) -> list[Row]:
-    """The rows under the row (kind, object_id); an empty list for a leaf."""
-    if kind == "project":
-        return [Row("stage", sid, f"{sid}  {title}", _plural(len(subtasks), "subtask"))
-                for sid, title, subtasks in stage_entries(project, stages)]
-    if kind == "stage":
-        found = next((s for s in stage_entries(project, stages) if s[0] == object_id), None)
-        rows = []
-        for sid in found[2] if found else []:
-            subtask = project.subtasks.get(sid)
-            rows.append(Row("subtask", sid, f"{sid}  {subtask.title if subtask else '(missing)'}",
-                            f"{subtask.time_limit_minutes} min" if subtask else "",
-                            "" if subtask else f"{sid} is listed in stages.yaml but has no subtask.yaml"))
-        return rows
-    if kind == "subtask":
-        rubric = project.checkpoint_rubrics.get(object_id)
-        return [Row("rubric", object_id, "Checkpoint rubric",
-                    _plural(len(rubric.criteria), "criterion", "criteria") if rubric else "missing")]
-    if kind == "group" and object_id == "materials":
-        return _release_groups(project, [sid for _, _, subtasks in stage_entries(project, stages) for sid in subtasks])
-    if kind == "release":
-        return [Row("material", m.id, f"{m.id}  {m.title}", m.kind.value, m.file or "generated by a script")
-                for m in (project.materials.materials if project.materials else [])
-                if _release_key(m) == object_id]
-    if kind == "group" and object_id == "references":
-        return [Row("reference", r.id, f"{r.id}  {r.title}", ", ".join(r.for_scopes),
-                    f"{r.file}\n{REFERENCES_HINT}")
-                for r in (project.references.references if project.references else [])]
-    if kind == "group" and object_id == "deliverables":
-        return [Row("deliverable", d.id, f"{d.id}  {d.title}", d.path, f"produced by {d.produced_by}")
-                for d in (project.info.delivery.final_deliverables if project.info else [])]
-    if kind == "group" and object_id == "handoffs":
-        return [Row("handoff", f"{h.artifact}>{h.to}", f"{h.artifact} → {h.to}", h.carries or "")
-                for h in (project.dependencies.handoffs if project.dependencies else [])]
-    return []
-
-
-def _release_key(material: Any) -> str:
-    release = material.release
-    return f"before:{release.subtask}" if release.at == "before" and release.subtask else "start"
-
-
-def _release_groups(project: Project, timeline: list[str]) -> list[Row]:
-    materials = project.materials.materials if project.materials else []
-    keys = {_release_key(m) for m in materials}
-    order = {f"before:{sid}": i + 1 for i, sid in enumerate(timeline)} | {"start": 0}
-    rows = []
-    for key in sorted(keys, key=lambda k: (order.get(k, len(order) + 1), k)):
-        count = sum(1 for m in materials if _release_key(m) == key)
-        label = "At the start" if key == "start" else f"Before {key.split(':', 1)[1]}"
-        rows.append(Row("release", key, label, _plural(count, "file"), "Released to the agent " + label.lower()))
-    return rows
-
-
-def _expands(row: Row) -> bool:
-    return row.kind in ("project", "stage", "subtask", "release", "group")
+    def renumber(self) -> None:
+        """Each child's row number, after children were inserted, removed or moved."""
+        for position, child in enumerate(self.children or []):
+            child.position = position
 
 
 class ExplorerModel(QAbstractItemModel):
@@ -178,7 +71,7 @@ class ExplorerModel(QAbstractItemModel):
         try:
             self._project = project
             self._root.children = [self._make(key, row, self._root, i)
-                                    for i, (key, row) in enumerate(_keyed(top_rows(project) if project else []))]
+                                    for i, (key, row) in enumerate(keyed(top_rows(project) if project else []))]
         finally:
             self.endResetModel()
 
@@ -222,12 +115,12 @@ class ExplorerModel(QAbstractItemModel):
         return child_rows(self._project, node.row.kind, node.row.object_id, self.stages_source)
 
     def _make(self, key: Key, row: Row, parent: _Node, position: int) -> _Node:
-        return _Node(row, parent, key, None if _expands(row) else [], position)
+        return _Node(row, parent, key, None if expands(row) else [], position)
 
     def _sync(self, node: _Node, rows: list[Row]) -> None:
         assert node.children is not None
         parent_index = self._index_of(node)
-        wanted = _keyed(rows)
+        wanted = keyed(rows)
         wanted_keys = {key for key, _ in wanted}
         # 1. rows that went away, removed in runs from the end so positions stay right
         current = node.children
@@ -241,7 +134,7 @@ class ExplorerModel(QAbstractItemModel):
                 i -= 1
             self.beginRemoveRows(parent_index, i, last)
             del current[i:last + 1]
-            self._renumber(node)
+            node.renumber()
             self.endRemoveRows()
             i -= 1
         # 2. walk the wanted order: move or insert what is not in place
@@ -253,26 +146,21 @@ class ExplorerModel(QAbstractItemModel):
                 if found is not None:
                     self.beginMoveRows(parent_index, found, found, parent_index, position)
                     current.insert(position, current.pop(found))
-                    self._renumber(node)
+                    node.renumber()
                     self.endMoveRows()
                     child = current[position]
                 else:
                     self.beginInsertRows(parent_index, position, position)
                     current.insert(position, self._make(key, row, node, position))
-                    self._renumber(node)
+                    node.renumber()
                     self.endInsertRows()
                     continue
             if child.row != row:
                 child.row = row
                 index = self.createIndex(position, 0, child)
                 self.dataChanged.emit(index, index.siblingAtColumn(len(COLUMNS) - 1))
-            if child.children is not None and _expands(child.row) and self._touched(child):
+            if child.children is not None and expands(child.row) and self._touched(child):
                 self._sync(child, self._wanted(child))
-
-    @staticmethod
-    def _renumber(node: _Node) -> None:
-        for position, child in enumerate(node.children or []):
-            child.position = position
 
     # -- lookups ---------------------------------------------------------------------------
     def _node(self, index: QModelIndex | QPersistentModelIndex) -> _Node:
@@ -313,7 +201,7 @@ class ExplorerModel(QAbstractItemModel):
             return [("rubric", FINAL_SCOPE)]
         if kind == "material":
             material = project.material(object_id)
-            return [("group", "materials"), ("release", _release_key(material) if material else ""),
+            return [("group", "materials"), ("release", release_key(material) if material else ""),
                     ("material", object_id)]
         groups = {"reference": "references", "deliverable": "deliverables", "handoff": "handoffs"}
         if kind in groups:
@@ -348,7 +236,7 @@ class ExplorerModel(QAbstractItemModel):
             return False
         node = self._node(parent)
         if node.children is None:
-            return _expands(node.row)
+            return expands(node.row)
         return bool(node.children)
 
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:
@@ -360,7 +248,7 @@ class ExplorerModel(QAbstractItemModel):
         node = self._node(parent)
         if node.children is not None:
             return
-        rows = _keyed(self._wanted(node))
+        rows = keyed(self._wanted(node))
         node.children = []
         if not rows:
             return

@@ -29,10 +29,6 @@ def severity_icon(severity: Severity) -> QIcon | None:
     return style.standardIcon(_ICONS[severity]) if style is not None else None
 
 
-def location(finding: Finding) -> str:
-    return f"{finding.file}:{finding.line}"
-
-
 class FindingsModel(QAbstractTableModel):
     counts_changed = Signal(object)
     """{Severity: count} after the findings changed."""
@@ -91,7 +87,7 @@ class FindingsModel(QAbstractTableModel):
         finding = self._findings[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (finding.severity.value, finding.code, finding.message, location(finding))[column]
+            return (finding.severity.value, finding.code, finding.message, finding.place)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{finding.render()}\nrule: {finding.code}" + (f"\nobject: {finding.object_id}"
                                                                     if finding.object_id else "")

@@ -39,10 +39,7 @@ from studio.views.timeline import (
     KIND_LABELS,
     SLOT,
     Box,
-    MaterialChip,
-    ReferenceChip,
     TimelineLayout,
-    scope_label,
     timeline_layout,
 )
 
@@ -62,24 +59,6 @@ ZOOM_MIN, ZOOM_MAX = 0.1, 8.0
 
 def _rect(box: Box) -> QRectF:
     return QRectF(box.x, box.y, box.width, box.height)
-
-
-def _material_tip(chip: MaterialChip) -> str:
-    lines = [f"<b>{chip.material_id}</b>: {chip.title}", f"Kind: {chip.kind_label}",
-             f"Provenance: {chip.provenance.replace('_', ' ')}",
-             "Released at start" if chip.release is None else f"Released before {chip.release}",
-             "Used by: " + (", ".join(chip.used_by) or "no subtask")]
-    if chip.generated:
-        lines.append("Generated at release time from the agent's earlier files")
-    if chip.late_for:
-        lines.append(f"<span style='color:#b00020'>Released after {', '.join(chip.late_for)}, which use it</span>")
-    return "<br>".join(lines)
-
-
-def _reference_tip(chip: ReferenceChip) -> str:
-    scopes = ", ".join(scope_label(s) for s in chip.scopes) or "nothing yet"
-    return "<br>".join([f"<b>{chip.reference_id}</b>: {chip.title}", "Evaluator-only reference: never shown to the agent",
-                        f"File: evaluator/{chip.file}", f"For: {scopes}"])
 
 
 class TimelineView(QGraphicsView):
@@ -147,7 +126,7 @@ class TimelineView(QGraphicsView):
         for chip in self.layout_.chips:
             item = self._box(_rect(chip.box), QColor(KIND_COLOURS.get(chip.kind, "#cccccc")),
                              f"{chip.material_id}  {chip.title}", "material", chip.material_id)
-            item.setToolTip(_material_tip(chip))
+            item.setToolTip(chip.tooltip)
             if chip.late_for:
                 item.setPen(QPen(QColor("#b00020"), 2))
             if chip.generated:
@@ -155,7 +134,7 @@ class TimelineView(QGraphicsView):
         for reference in self.layout_.references:
             item = self._box(_rect(reference.box), QColor(EVALUATOR_COLOUR), f"{reference.reference_id}  "
                              f"{reference.title}", "reference", reference.reference_id)
-            item.setToolTip(_reference_tip(reference))
+            item.setToolTip(reference.tooltip)
         for arrow in self.layout_.arrows:
             self._arrow(QPointF(*arrow.start), QPointF(*arrow.end), f"{arrow.source} corrects {arrow.target}")
         legend_bottom = self._draw_legend()

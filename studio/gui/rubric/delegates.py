@@ -21,55 +21,35 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.rubric.model import COLUMNS, KEY_ROLE, LIST_FIELDS, SCOPE_ROLE, RubricModel, allowed_values
-from studio.model import Project
-from studio.model.vocabulary import FINAL_SCOPE, PACKAGE
+from studio.model.criterion_choices import cover_choices, propagates_choices, requires_choices
+from studio.model.weights import MAX_WEIGHT
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-def cover_choices(project: Project, scope: str) -> list[str]:
-    """What a criterion of `scope` may cover: its subtask's outputs as SUBTASK:PATH, or in the
-    final rubric the final deliverables' ids and `package`."""
-    if scope == FINAL_SCOPE:
-        deliverables = project.info.delivery.final_deliverables if project.info else []
-        return [d.id for d in deliverables] + [PACKAGE]
-    subtask = project.subtasks.get(scope)
-    return [f"{scope}:{output.path}" for output in subtask.outputs] if subtask else []
-
-
-def requires_choices(project: Project, scope: str, key: str) -> list[str]:
-    """Ids of the other criteria of the same rubric."""
-    rubric = project.rubric(scope)
-    return [c.key for c in rubric.criteria if c.key != key] if rubric else []
-
-
-def propagates_choices(project: Project, scope: str) -> list[str]:
-    """Materials whose change a criterion may check: those released no later than its subtask
-    (any material for the final rubric)."""
-    materials = project.materials.materials if project.materials else []
-    here = None if scope == FINAL_SCOPE else project.position(scope)
-    chosen = []
-    for material in materials:
-        released = project.release_position(material)
-        if here is None or released is None or released <= here:
-            chosen.append(material.id)
-    return chosen
-
-
 class WeightSpinBox(QSpinBox):
-    """-10..10; 0 only for a gate (then 0 is all it takes): stepping jumps over 0."""
+    """Steps through -10..10; 0 only for a gate (then 0 is all it takes): stepping jumps over 0.
+
+    Typing is not clamped to that range: a spin box limited to it drops the key that leaves it
+    (15 became 1 without a word), so what is typed reaches the model whole, and the model refuses
+    it with the one weight rule's words (studio.model.weights)."""
+
+    TYPED = 10 ** 6  # how far typing may go: far past the rule, so the rule, not the box, answers
 
     def __init__(self, gate: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.gate = gate
-        self.setRange(0, 0) if gate else self.setRange(-10, 10)
+        self.setRange(-self.TYPED, self.TYPED)
         self.setAccelerated(False)
 
     def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt naming)
+        if self.gate:
+            self.setValue(0)
+            return
         value = self.value() + steps
-        if not self.gate and value == 0:
+        if value == 0:
             value += 1 if steps > 0 else -1
-        self.setValue(max(self.minimum(), min(self.maximum(), value)))
+        self.setValue(max(-MAX_WEIGHT, min(MAX_WEIGHT, value)))
 
     def validate(self, text: str, position: int) -> tuple[QValidator.State, str, int]:
         if not self.gate and text.strip() == "0":

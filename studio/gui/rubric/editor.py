@@ -36,9 +36,10 @@ from studio.editing.rubric import (
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.rubric.delegates import RubricDelegate, cover_choices
+from studio.gui.rubric.delegates import RubricDelegate
 from studio.gui.rubric.model import COLUMN, RubricFilterModel, RubricModel, allowed_values
 from studio.gui.rubric.totals import RubricTotalsModel
+from studio.model.criterion_choices import cover_choices
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 
 # Column widths that fit the sample's values; the requirement text takes what is left.

@@ -27,20 +27,11 @@ from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.sheets import SheetDiff, SheetError, diff_to_command, export_rubrics, read_rubric_sheet
-from studio.sheets.columns import shown
 
 Index = QModelIndex | QPersistentModelIndex
 ADDED_BRUSH = QBrush(QColor("#e3f4e1"))
 REMOVED_BRUSH = QBrush(QColor("#fbe3e3"))
 XLSX_FILTER = "Excel workbook (*.xlsx)"
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return shown("covers", value) or ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "" if value is None else str(value)
 
 
 class ImportDiffModel(QAbstractTableModel):
@@ -57,13 +48,7 @@ class ImportDiffModel(QAbstractTableModel):
     def set_diff(self, diff: SheetDiff) -> None:
         self.beginResetModel()
         try:
-            rows: list[tuple[str, ...]] = [("changed", c.rubric, c.criterion, c.field, _text(c.old), _text(c.new), c.cell)
-                    for c in diff.changed]
-            for added in diff.added:
-                what = f"reuses {added.values.get('reuse_of')}" if added.reused else _text(added.values.get("text"))
-                rows.append(("added", added.rubric, added.criterion, "", "", what, f"row {added.row}"))
-            rows += [("removed", r.rubric, r.criterion, "", r.text, "", "") for r in diff.removed]
-            self._rows = rows
+            self._rows = diff.rows()
         finally:
             self.endResetModel()
 

@@ -32,6 +32,7 @@ from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.model import Criterion, Project
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
+from studio.model.weights import weight_problem
 from studio.store import layout
 
 Index = QModelIndex | QPersistentModelIndex
@@ -205,8 +206,7 @@ class RubricModel(QAbstractTableModel):
                 return Shown(scope, key, Criterion.model_construct(id=key), None, False, gone=True)
             own = moved
         if scope == FINAL_SCOPE and own.reuse_of is not None:
-            found = self.project.checkpoint_criterion(own.reuse_of)
-            return Shown(scope, own.key, own, found[1] if found else None, True)
+            return Shown(scope, own.key, own, self.project.scored_as(scope, own), True)
         return Shown(scope, own.key, own, own, False)
 
     # -- reading ------------------------------------------------------------------------------
@@ -455,13 +455,8 @@ class RubricModel(QAbstractTableModel):
                 weight = int(value)
             except (TypeError, ValueError):
                 raise RefusedEdit(f"'{value}' is not a weight: give a whole number from -10 to 10") from None
-            if not -10 <= weight <= 10:
-                raise RefusedEdit(f"weight {weight} is out of range: give -10..-1 or 1..10")
-            gate = shown.own.gate
-            if weight == 0 and not gate:
-                raise RefusedEdit("weight 0 is only for a fatal gate: tick Gate instead, or give -10..-1 or 1..10")
-            if weight != 0 and gate:
-                raise RefusedEdit("a fatal gate has weight 0: untick Gate first to give it a weight")
+            if (problem := weight_problem(weight, shown.own.gate)) is not None:
+                raise RefusedEdit(problem)  # the import's words: one weight rule
             return weight
         if column in ("target", "dimension", "status"):
             allowed = allowed_values(column, shown.scope)

@@ -1,6 +1,5 @@
-"""Totals of the rubrics: per rubric, per target and per dimension, the number of criteria, W+ (the
-sum of positive weights, the denominator of every score), the sum of negative weights and the
-gates. Reused final criteria count with their original's weight, under target `artifact`.
+"""The rubric editor's totals table: per rubric, per target and per dimension, the sums of
+studio.scoring.rubric_totals (criteria, W+, negative weights, gates).
 
 Sums are kept per rubric and recomputed only for the rubrics an edit touched (and the final one,
 whose reused rows follow the checkpoint criteria); the rows follow with dataChanged, and rubric
@@ -9,7 +8,6 @@ rows that appear or go are inserted or removed."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
@@ -20,59 +18,11 @@ from studio.gui.base.project_context import ProjectContext
 from studio.gui.rubric.model import rubric_scopes
 from studio.model import Project
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
+from studio.scoring.rubric_totals import RubricSums, Sums, rubric_sums
 from studio.store import layout
 
 Index = QModelIndex | QPersistentModelIndex
 TOTAL_COLUMNS = ("Totals", "Criteria", "W+", "Negative", "Gates")
-
-
-@dataclass
-class Sums:
-    criteria: int = 0
-    positive: int = 0
-    negative: int = 0
-    gates: int = 0
-
-    def add(self, weight: int, gate: bool) -> None:
-        self.criteria += 1
-        self.positive += max(weight, 0)
-        self.negative += min(weight, 0)
-        self.gates += gate
-
-    def __iadd__(self, other: Sums) -> Sums:
-        self.criteria += other.criteria
-        self.positive += other.positive
-        self.negative += other.negative
-        self.gates += other.gates
-        return self
-
-
-@dataclass
-class RubricSums:
-    """One rubric's sums, overall and by target and dimension."""
-
-    whole: Sums = field(default_factory=Sums)
-    by_target: dict[str, Sums] = field(default_factory=dict)
-    by_dimension: dict[str, Sums] = field(default_factory=dict)
-
-
-def rubric_sums(project: Project, scope: str) -> RubricSums:
-    sums = RubricSums()
-    rubric = project.rubric(scope)
-    for criterion in rubric.criteria if rubric else []:
-        target = criterion.target.value if criterion.target else ""
-        values = criterion
-        if scope == FINAL_SCOPE and criterion.reuse_of is not None:
-            found = project.checkpoint_criterion(criterion.reuse_of)
-            if found is None:
-                continue  # a reuse of nothing carries no weight
-            values, target = found[1], Target.ARTIFACT.value
-        weight, gate = values.weight or 0, values.gate
-        dimension = values.dimension.value if values.dimension else ""
-        sums.whole.add(weight, gate)
-        sums.by_target.setdefault(target, Sums()).add(weight, gate)
-        sums.by_dimension.setdefault(dimension, Sums()).add(weight, gate)
-    return sums
 
 
 class RubricTotalsModel(QAbstractTableModel):

@@ -46,10 +46,11 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.runs import data as runs_data
-from studio.gui.runs.checkpoint_models import PATH_ROLE, CheckpointDiffModel, ManifestTreeModel, size_text
-from studio.gui.runs.data import RunView
+from studio.gui.runs.checkpoint_models import PATH_ROLE, CheckpointDiffModel, ManifestTreeModel
 from studio.gui.widgets.preview import MaterialPreview
+from studio.runs import overview as runs_data
+from studio.runs.overview import RunView
+from studio.views.formats import file_size
 
 if TYPE_CHECKING:
     from studio.runs.store import CheckpointDiff, Manifest
@@ -263,7 +264,7 @@ class CheckpointBrowser(QWidget):
             self.summary.setText("")
             return
         files = after.files()
-        summary = f"{len(files)} file{'s' if len(files) != 1 else ''}, {size_text(after.total_bytes())}"
+        summary = f"{len(files)} file{'s' if len(files) != 1 else ''}, {file_size(after.total_bytes())}"
         if before is None:
             self.diff = None
             self.diff_model.set_diff(None)

@@ -13,6 +13,8 @@ from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex,
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QStyle
 
+from studio.views.formats import file_size
+
 if TYPE_CHECKING:
     from studio.runs.store import CheckpointDiff, Entry, Manifest
 
@@ -21,15 +23,6 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 """The path of the row inside the workspace ("outputs/report.md"); a folder's ends without "/"."""
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 2
 """The manifest's Entry of a file, link or empty folder (None for a folder with contents)."""
-
-
-def size_text(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{size} B"
 
 
 @dataclass(eq=False)
@@ -150,7 +143,7 @@ class ManifestTreeModel(QAbstractItemModel):
             if column == 0:
                 return node.name + ("/" if node.entry is not None and node.entry.kind == "dir" else "")
             if node.entry is not None and node.entry.kind == "file":
-                return size_text(node.entry.size)
+                return file_size(node.entry.size)
             if node.entry is not None and node.entry.kind == "link":
                 return f"→ {node.entry.target}"
             return ""
@@ -212,7 +205,7 @@ class CheckpointDiffModel(QAbstractTableModel):
         if diff is not None:
             def size(manifest: Manifest | None, path: str) -> str:
                 entry = manifest.entries.get(path) if manifest is not None else None
-                return size_text(entry.size) if entry is not None and entry.kind == "file" else ""
+                return file_size(entry.size) if entry is not None and entry.kind == "file" else ""
 
             rows += [("added", path, size(after, path)) for path in diff.added]
             rows += [("removed", path, size(before, path)) for path in diff.removed]

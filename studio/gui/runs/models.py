@@ -6,13 +6,13 @@ another project or another run is shown."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from studio.gui.runs.data import RunView, SubtaskView, harness_label
+from studio.runs.overview import RunView, SubtaskView, harness_label
+from studio.views.formats import duration_text, local_time, tokens_text
 
 Index = QModelIndex | QPersistentModelIndex
 VIEW_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -27,29 +27,6 @@ STATUS_COLOUR = {
     "timed_out": QColor("#a15c00"), "interrupted": QColor("#a15c00"), "cancelled": QColor("#6b6b6b"),
     "pending": QColor("#6b6b6b"),
 }
-
-
-def local_time(moment: datetime | None) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M") if moment is not None else ""
-
-
-def duration_text(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(round(seconds)), 60)
-    if minutes < 60:
-        return f"{minutes} min {rest:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
-
-
-def tokens_text(tokens: dict[str, int] | None) -> str:
-    if not tokens:
-        return ""
-    short = {"input": "in", "output": "out", "cached": "cached", "total": "total"}
-    return " · ".join(f"{count:,} {short.get(name, name)}" for name, count in tokens.items())
 
 
 Column = tuple[str, Callable[[Any], Any]]

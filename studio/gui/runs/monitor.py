@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.runs import data as runs_data
-from studio.gui.runs.data import RunView
+from studio.runs import overview as runs_data
+from studio.runs.overview import RunView
 
 if TYPE_CHECKING:
     from studio.runs.record import RunSettings

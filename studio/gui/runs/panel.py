@@ -28,10 +28,10 @@ from studio.gui.base.actions import ActionId, MenuId
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.shell import Shell
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.runs import data as runs_data
-from studio.gui.runs.data import RunView
 from studio.gui.runs.models import RunsModel, SubtasksModel
 from studio.gui.runs.monitor import RunMonitor
+from studio.runs import overview as runs_data
+from studio.runs.overview import RunView
 
 RESUMABLE = ("failed", "cancelled", "interrupted", "pending")
 MESSAGE_STYLE = {

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.runs import data as runs_data
+from studio.runs import overview as runs_data
 
 SCRIPT = "script"
 DEFAULT_CPUS = 2.0

@@ -16,12 +16,14 @@ from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QSizePolicy, QWidget
 
 from studio.errors import StudioError
+from studio.store.atomic import ExportError, write_export
 
 PNG_FILTER = "PNG image (*.png)"
 
 
-class ChartExportError(StudioError):
-    """A chart could not be written (a folder that is not writable, a full disk)."""
+# The export's one writer lives in the store; the views that export import it from here.
+ChartExportError = ExportError
+save_to = write_export
 
 
 class ChartView(QLabel):
@@ -87,15 +89,3 @@ def save_bytes(parent: QWidget, data: bytes, suggested: str, filters: str) -> Pa
     """Ask where to save `data` and write it there (atomically); None when the user cancels."""
     name, _ = QFileDialog.getSaveFileName(parent, "Export", suggested, filters)
     return save_to(Path(name), data) if name else None
-
-
-def save_to(path: Path, data: bytes) -> Path:
-    """Write `data` to `path` atomically; ChartExportError (a StudioError) naming the file if it cannot be."""
-    from studio.store.atomic import AtomicWriteError, write_atomic
-
-    try:
-        write_atomic(path, data)
-    except (AtomicWriteError, OSError) as exc:
-        raise ChartExportError(f"{path}: cannot write it ({getattr(exc, 'strerror', None) or exc}): "
-                               "pick another folder or file name") from None
-    return path

@@ -33,7 +33,7 @@ from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
 from studio.previews import PreviewError, preview_kind
 from studio.previews.pdf import PdfPreview, RenderedPage, SearchHit
-from studio.previews.table import SCAN_CHUNK, CsvPreview
+from studio.previews.table import SCAN_CHUNK, CsvPreview, column_name
 from studio.previews.text import read_image, read_text
 from studio.previews.workbook import WorkbookPreview, cell_ref
 
@@ -45,14 +45,6 @@ BLOCK = 200
 """Rows a table model reads at once when a view asks for one of them."""
 
 Index = QModelIndex | QPersistentModelIndex
-
-
-def _column_name(number: int) -> str:
-    name = ""
-    while number > 0:
-        number, rest = divmod(number - 1, 26)
-        name = chr(65 + rest) + name
-    return name
 
 
 FIT_ROWS = 50
@@ -176,7 +168,7 @@ class SheetModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        return _column_name(section + 1) if orientation == Qt.Orientation.Horizontal else str(section + 1)
+        return column_name(section + 1) if orientation == Qt.Orientation.Horizontal else str(section + 1)
 
 
 class CsvModel(QAbstractTableModel):

@@ -325,7 +325,7 @@ def test_a_file_dropped_on_a_material_replaces_its_content_in_one_step(qtbot, co
     QApplication.sendEvent(editor, drop)
     assert context.undo_stack.count() == 1
     assert context.session.documents.read_bytes(rel) == dropped.read_bytes()
-    assert "34 bytes" in editor.file_label.text()
+    assert "34 B" in editor.file_label.text()
     context.undo_stack.undo()
     assert context.session.documents.read_bytes(rel) == original
 

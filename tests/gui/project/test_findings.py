@@ -11,10 +11,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit, QVBoxLayout, QWidget
 
-from studio.editing.documents import ProjectDocuments
 from studio.editing.fields import set_field
 from studio.editing.rubric import set_criterion_field
-from studio.gui.base.jump import field_at
 from studio.gui.project.findings_model import FINDING_ROLE, FindingsModel
 from studio.gui.project.findings_view import FindingsView
 from studio.store.loader import load_project
@@ -117,20 +115,6 @@ def test_enter_on_a_finding_opens_the_subtask_at_fault(qtbot, tmp_path: Path, mo
     assert QApplication.focusWidget() is editor.findChild(QLineEdit, "inputs")  # the field at fault
     assert window.current_object() == ("subtask", "T02")
     assert window.status.findings_label.text().startswith("1 error(s)")
-
-
-def test_the_field_at_fault_is_the_key_at_the_findings_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    root = sample_copy(tmp_path, monkeypatch)
-    documents = ProjectDocuments(root)
-    text = (root / "subtasks" / "T02" / "subtask.yaml").read_text().splitlines()
-    inputs_line = next(n for n, line in enumerate(text, 1) if line.startswith("inputs:"))
-    assert field_at(documents, "subtask", "T02", "subtasks/T02/subtask.yaml", inputs_line + 1) == "inputs"
-    assert field_at(documents, "subtask", "T02", "subtasks/T02/subtask.yaml", 1) in ("id", None)
-    assert field_at(documents, "subtask", "T02", "materials.yaml", inputs_line) is None
-    materials = (root / "materials.yaml").read_text().splitlines()
-    m07_title = next(n for n, line in enumerate(materials, 1) if "Venlo depot environmental permit" in line)
-    assert field_at(documents, "material", "M07", "materials.yaml", m07_title) == "title"
-    assert field_at(documents, "material", "M99", "materials.yaml", m07_title) is None
 
 
 MIXED = [Finding("materials.yaml", 4, 1, "an info", "rule.i", Severity.INFO),

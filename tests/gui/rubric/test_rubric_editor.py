@@ -16,6 +16,8 @@ from studio.gui.base.project_context import ProjectContext
 from studio.gui.rubric.delegates import IdPicker, WeightSpinBox
 from studio.gui.rubric.editor import BulkEditDialog, RubricEditor
 from studio.gui.rubric.model import COLUMN
+from studio.model.weights import weight_out_of_range
+from studio.sheets.cells import CellProblem, read_weight
 from studio.store.workspace import sample_project
 
 T01 = "subtasks/T01/rubric.yaml"
@@ -55,6 +57,13 @@ def press(widget, key: Qt.Key) -> None:
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the closed editor goes
 
 
+def cell_problem(weight: int) -> str:
+    """What the Excel import says of a weight cell holding `weight`."""
+    with pytest.raises(CellProblem) as refused:
+        read_weight(weight)
+    return str(refused.value)
+
+
 def visible_ids(editor: RubricEditor) -> list[str]:
     model = table(editor).model()
     return [model.index(row, COLUMN["id"]).data() for row in range(model.rowCount())]
@@ -90,6 +99,24 @@ def test_typing_a_weight_is_one_undo_step_that_keeps_comments_and_undo_restores_
     assert "    weight: -9\n" in text and "    weight: -6\n" not in text
     context.undo_stack.undo()
     context.save()
+    assert (sample / T01).read_bytes() == before
+
+
+def test_a_weight_out_of_range_typed_in_the_grid_is_refused_with_the_imports_words(editor, sample: Path):
+    before = (sample / T01).read_bytes()
+    go_to(editor, "T01-C02", "weight")  # weight -6
+    view = table(editor)
+    QTest.keyClick(view, Qt.Key.Key_F2)
+    spin = QApplication.focusWidget()
+    assert isinstance(spin, WeightSpinBox)
+    spin.selectAll()
+    QTest.keyClicks(spin, "15")
+    press(spin, Qt.Key.Key_Return)
+    # Not saved as 1 (or 10) without a word: refused, with the Excel import's message, nothing changed.
+    assert editor.message.text() == weight_out_of_range(15) == cell_problem(15)
+    assert editor.context.undo_stack.count() == 0
+    assert view.currentIndex().data() == "-6"
+    editor.context.save()
     assert (sample / T01).read_bytes() == before
 
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit, QStackedWidg
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.runs.checkpoint_browser import CheckpointBrowser
 from studio.gui.runs.checkpoint_models import ENTRY_ROLE, PATH_ROLE, CheckpointDiffModel, ManifestTreeModel
-from studio.gui.runs.data import read_run
+from studio.runs.overview import read_run
 from studio.runs.store import CheckpointStore, Entry, Manifest
 from tests.gui.runs_support import WORKSPACES, make_run
 

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPlainTextEdit, QPushBu
 
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.runs.checkpoint_browser import CheckpointBrowser
-from studio.gui.runs.data import TAIL_BYTES, read_run, tail
 from studio.gui.runs.models import RunsModel, SubtasksModel
 from studio.gui.runs.panel import RunsPanel
 from studio.gui.runs.run_dialog import RunDialog
 from studio.runs.lock import holding_run
+from studio.runs.overview import read_run
 from studio.runs.record import RunStatus, SubtaskStatus, load_run
 from tests.gui.runs_support import make_run, set_progress
 from tests.gui.shell_support import child, git_identity, open_window, shown_dialog, type_into
@@ -85,16 +85,6 @@ def test_the_subtasks_model_shows_what_each_attempt_left(qtbot, qtmodeltester, t
     model.set_run(other)  # another run: the one reset
     assert resets == [True] and model.rowCount() == 1
     qtmodeltester.check(model)
-
-
-def test_the_log_tail_reads_only_the_end_of_a_big_log(tmp_path: Path):
-    log = tmp_path / "T01.log"
-    log.write_text("".join(f"line {n} " + "x" * 200 + "\n" for n in range(5000)), encoding="utf-8")
-    text = tail(log)
-    lines = text.splitlines()
-    assert len(lines) == 200 and lines[-1].startswith("line 4999 ") and lines[0].startswith("line 4800 ")
-    assert len(text.encode()) <= TAIL_BYTES
-    assert tail(tmp_path / "absent.log") == ""
 
 
 def test_the_panel_follows_a_run_as_its_record_and_log_change_on_disk(qtbot, tmp_path: Path):

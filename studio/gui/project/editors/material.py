@@ -9,28 +9,16 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from studio.editing.documents import ProjectDocuments
 from studio.editing.files import PutFile
+from studio.editing.list_items import toggle_id
 from studio.editing.materials import set_release
-from studio.gui.project.editors.availability import outputs_before
 from studio.gui.project.editors.base import ObjectForm, form_layout
-from studio.gui.project.editors.edits import toggle_id
 from studio.gui.project.editors.widgets import CheckList
 from studio.gui.widgets.preview import MaterialPreview
+from studio.model.availability import outputs_before
 from studio.model.schedule import Material, MaterialKind, Provenance
 from studio.store import layout
-
-
-def _choices(values: type[MaterialKind] | type[Provenance]) -> list[tuple[str, str]]:
-    return [(member.value.replace("_", " ").capitalize(), member.value) for member in values]
-
-
-def human_size(size: int) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return ""
+from studio.views.formats import enum_choices, file_size
 
 
 class MaterialEditor(ObjectForm):
@@ -42,8 +30,8 @@ class MaterialEditor(ObjectForm):
         self.setAcceptDrops(True)
         self.add_readonly("Id", lambda m: m.id, "materialId")
         self.add_line("Title", "title", lambda m: m.title)
-        self.add_combo("Kind", "kind", lambda m: m.kind.value, _choices(MaterialKind), name="materialKind")
-        self.add_combo("Provenance", "provenance", lambda m: m.provenance.value, _choices(Provenance),
+        self.add_combo("Kind", "kind", lambda m: m.kind.value, enum_choices(MaterialKind), name="materialKind")
+        self.add_combo("Provenance", "provenance", lambda m: m.provenance.value, enum_choices(Provenance),
                        name="materialProvenance")
         self.release = QComboBox(self.body)
         self.release.setObjectName("materialRelease")
@@ -108,7 +96,7 @@ class MaterialEditor(ObjectForm):
         if material is not None and material.file:
             rel = f"{layout.MATERIALS_DIR}/{material.file}"
             data = self.documents.read_bytes(rel) if self.documents.exists(rel) else None
-            size = human_size(len(data)) if data is not None else "missing: the file is not in materials/"
+            size = file_size(len(data)) if data is not None else "missing: the file is not in materials/"
             self.file_label.setText(f"{material.file}  ({size})")
             self.open_button.setEnabled(data is not None)
             self.preview.show_file(self.documents.viewable_path(rel))  # unsaved content included
@@ -200,10 +188,6 @@ class MaterialEditor(ObjectForm):
             self.message.show()
             return
         rel = f"{layout.MATERIALS_DIR}/{material.file}"
-        self.apply(lambda d: _replace(d, rel, data, self.object_id))
+        # PutFile reads the old bytes itself when applied (and undoes to them)
+        self.apply(lambda _: PutFile(rel, data, (self.object_id,), f"Replace the file of {self.object_id}"))
         event.acceptProposedAction()
-
-
-def _replace(documents: ProjectDocuments, rel: str, data: bytes, material_id: str) -> PutFile:
-    del documents  # PutFile reads the old bytes itself when applied (and undoes to them)
-    return PutFile(rel, data, (material_id,), f"Replace the file of {material_id}")

@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QComboBox, QGroupBox, QVBoxLayout, QWidget
 
 from studio.editing.delivery import add_acceptance, add_deliverable, remove_acceptance, remove_deliverable
 from studio.editing.fields import ACCEPTANCE, DELIVERABLES, brief_file, set_brief, subtask_file
+from studio.editing.list_items import set_item
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.project.editors.base import ObjectForm
-from studio.gui.project.editors.edits import set_item
 from studio.gui.project.editors.widgets import RowTable, TextItems
 from studio.gui.widgets.markdown import MarkdownEditor
 from studio.model.project import ProjectInfo

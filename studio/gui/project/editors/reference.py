@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
+from studio.editing.list_items import toggle_id
 from studio.gui.project.editors.base import ObjectForm
-from studio.gui.project.editors.edits import toggle_id
 from studio.gui.project.editors.widgets import CheckList
 from studio.model.schedule import EvaluatorReference
 from studio.model.vocabulary import FINAL_SCOPE

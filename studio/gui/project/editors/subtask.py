@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
-from studio.editing.commands import Command
-from studio.editing.documents import ProjectDocuments
 from studio.editing.fields import instruction_file, set_instruction
+from studio.editing.list_items import insert_item, remove_item, set_item, toggle_id
 from studio.gui.base.project_context import ProjectContext
-from studio.gui.project.editors.availability import release_label, released_by
 from studio.gui.project.editors.base import ObjectForm
-from studio.gui.project.editors.edits import insert_item, remove_item, set_item, toggle_id
 from studio.gui.project.editors.widgets import CheckList, RowTable
 from studio.gui.widgets.markdown import MarkdownEditor
+from studio.model.availability import release_label, released_by
 from studio.model.workflow import Subtask
 from studio.store import layout
 
@@ -101,12 +99,9 @@ class SubtaskEditor(ObjectForm):
         while f"outputs/new_file_{number}.md" in taken:
             number += 1
         entry = {"path": f"outputs/new_file_{number}.md", "title": "New output"}
-        self.apply(lambda d: _add_output(d, self.object_id, entry))
+        self.apply(lambda d: insert_item(d, "subtask", self.object_id, "outputs", 10**6, entry,
+                                         f"Add an output to {self.object_id}"))
 
     def _remove_output(self, row: int) -> None:
         self.apply(lambda d: remove_item(d, "subtask", self.object_id, "outputs", row,
                                          label=f"Remove an output of {self.object_id}"))
-
-
-def _add_output(documents: ProjectDocuments, subtask_id: str, entry: dict[str, str]) -> Command:
-    return insert_item(documents, "subtask", subtask_id, "outputs", 10**6, entry, f"Add an output to {subtask_id}")

@@ -1,7 +1,8 @@
-"""What the runs panel and the checkpoint browser read and do, in one place: the app's side of
-`studio.runs` (run records, the runner, the checkpoint store, the Docker engine, the harness
-presets). Qt-free; every import of the run core is made on first use, so the window is drawn
-before pydantic or the Docker SDK load (docs/gui.md, start-up).
+"""Runs as the app shows them, and what its runs panel and checkpoint browser do, in one place:
+the app's side of `studio.runs` (run records, the runner, the checkpoint store, the Docker engine,
+the harness presets), Qt-free and tested without a screen. Every import of the rest of the run
+core is made on first use, so the window is drawn before pydantic or the Docker SDK load
+(docs/gui.md, start-up).
 
 The records are turned into small frozen views (`RunView`, `SubtaskView`): the panel's models
 compare two views field by field to send `dataChanged` for what changed and nothing else."""

@@ -1,4 +1,5 @@
-"""Which object, and which of its fields, a finding is about: a click on it opens that editor there."""
+"""Which object, and which of its fields, a finding is about (a click on a finding in the app
+opens that editor there), and the file an object lives in (whose history the app shows for it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from studio.errors import StudioError
 from studio.model import Project
 from studio.store import layout
 from studio.validation.findings import Finding
+from studio.validation.paths import material_path
 
 
 def object_of_finding(project: Project, finding: Finding) -> tuple[str, str]:
@@ -55,3 +57,16 @@ def field_at(documents: ProjectDocuments, kind: str, object_id: str, file: str, 
         if node.lc.key(key)[0] + 1 <= line:  # ruamel counts lines from 0
             found = str(key)
     return found
+
+
+def history_file(project: Project, kind: str, object_id: str) -> str | None:
+    """The project file that holds an object of an explorer row's `kind` (None: no one file)."""
+    from studio.editing.rubric import rubric_file
+
+    if kind == "rubric":
+        return rubric_file(object_id)
+    if kind == "material":
+        material = project.material(object_id)
+        return material_path(material.file) if material is not None and material.file else layout.MATERIALS_FILE
+    return {"stage": layout.STAGES_FILE, "reference": layout.REFERENCES_FILE, "deliverable": layout.PROJECT_FILE,
+            "handoff": layout.DEPENDENCIES_FILE, "release": layout.MATERIALS_FILE}.get(kind)
