@@ -4,7 +4,6 @@ moving one. Each builds an elementary command against the right file and list po
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +26,6 @@ def rubric_file(scope: str) -> str:
     if scope == FINAL_SCOPE:
         return layout.FINAL_RUBRIC_FILE
     return layout.checkpoint_rubric_file(Path(), scope).as_posix()
-
-
-def scope_of_file(rel: str) -> str | None:
-    """The rubric scope a project file holds ('final', a subtask id), or None if not a rubric: the
-    inverse of rubric_file."""
-    if rel == layout.FINAL_RUBRIC_FILE:
-        return FINAL_SCOPE
-    parts = rel.split("/")
-    if len(parts) == 3 and parts[0] == layout.SUBTASKS_DIR and parts[2] == layout.CHECKPOINT_RUBRIC_FILE:
-        return parts[1]
-    return None
-
-
-def touched_scopes(files: Iterable[str]) -> set[str]:
-    """The rubric scopes whose files are among `files` (an edit's changed files)."""
-    return {scope for scope in map(scope_of_file, files) if scope is not None}
 
 
 def criterion_position(documents: ProjectDocuments, scope: str, criterion_id: str) -> int:

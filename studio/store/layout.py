@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from studio.errors import StudioError
@@ -97,3 +98,20 @@ def yaml_files(root: Path) -> list[Path]:
         files.append(folder / CHECKPOINT_RUBRIC_FILE)
     files += [root / FINAL_RUBRIC_FILE, root / REFERENCES_FILE]
     return [f for f in files if f.is_file()]
+
+
+def scope_of_file(rel: str) -> str | None:
+    """The rubric scope a project file holds ('final', a subtask id), or None if not a rubric."""
+    from studio.model.vocabulary import FINAL_SCOPE
+
+    if rel == FINAL_RUBRIC_FILE:
+        return FINAL_SCOPE
+    parts = rel.split("/")
+    if len(parts) == 3 and parts[0] == SUBTASKS_DIR and parts[2] == CHECKPOINT_RUBRIC_FILE:
+        return parts[1]
+    return None
+
+
+def touched_scopes(files: Iterable[str]) -> set[str]:
+    """The rubric scopes whose files are among `files` (an edit's changed files)."""
+    return {scope for scope in map(scope_of_file, files) if scope is not None}

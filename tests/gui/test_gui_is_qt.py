@@ -57,7 +57,6 @@ ALLOWED: dict[str, str] = {
     "judging/scores_models.py:_interval": BEING_REWORKED,
     "judging/scores_models.py:block_kappa": BEING_REWORKED,
     "judging/scores_models.py:_bootstrap": BEING_REWORKED,
-    "rubric/model.py:scope_of_file": IN_PARALLEL_EDIT,
     "rubric/model.py:rubric_scopes": IN_PARALLEL_EDIT,
     "rubric/model.py:field_name": IN_PARALLEL_EDIT,
     "rubric/model.py:gate_values": IN_PARALLEL_EDIT,

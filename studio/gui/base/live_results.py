@@ -12,6 +12,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
 
 from studio.gui.base.tasks import TaskRunner
+from studio.store.layout import touched_scopes
 
 if TYPE_CHECKING:
     from studio.editing.changes import Changes
@@ -43,13 +44,6 @@ class LatestTask:
                                      lambda error: finish(failed, error))
 
 
-def touches_rubric(changes: Changes) -> bool:
-    """Whether an edit changed a rubric file (criteria, and so which verdicts are current)."""
-    from studio.editing.rubric import touched_scopes
-
-    return bool(touched_scopes(changes.files))
-
-
 def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, slot: Callable[[], None]) -> QTimer:
     """Call `slot` once edits of a rubric file pause for `delay_ms` (typing a criterion's text does not
     start a computation per keystroke); other edits change nothing computed from the store."""
@@ -59,7 +53,7 @@ def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, s
     timer.timeout.connect(slot)
 
     def on_changed(changes: Changes) -> None:
-        if touches_rubric(changes):
+        if touched_scopes(changes.files):  # criteria changed, and so which verdicts are current
             timer.start()
 
     context.changed.connect(on_changed)

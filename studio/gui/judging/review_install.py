@@ -9,8 +9,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from studio.gui.base.actions import ActionId, MenuId
-from studio.gui.base.live_results import touches_rubric
 from studio.gui.base.shell import Shell
+from studio.store.layout import touched_scopes
 
 if TYPE_CHECKING:
     from studio.editing.changes import Changes
@@ -106,7 +106,7 @@ class ReviewTabs(QObject):
 
     def _project_edited(self, queue: ReviewQueue, changes: Changes) -> None:
         """A rubric edit changes criteria (and which verdicts are current): read the queue again."""
-        if touches_rubric(changes):
+        if touched_scopes(changes.files):
             self._project_reloaded(queue)
 
     def _show_tab(self, widget: QWidget, title: str) -> None:

@@ -27,13 +27,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont
 
 from studio.editing.changes import Changes
-from studio.editing.rubric import edit_criterion, rename_criterion, touched_scopes
+from studio.editing.rubric import edit_criterion, rename_criterion
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.model import Criterion, Project
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 from studio.model.weights import weight_problem
 from studio.store import layout
+from studio.store.layout import touched_scopes
 
 Index = QModelIndex | QPersistentModelIndex
 

@@ -13,13 +13,13 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from studio.editing.changes import Changes
-from studio.editing.rubric import touched_scopes
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.rubric.model import rubric_scopes
 from studio.model import Project
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 from studio.scoring.rubric_totals import RubricSums, Sums, rubric_sums
 from studio.store import layout
+from studio.store.layout import touched_scopes
 
 Index = QModelIndex | QPersistentModelIndex
 TOTAL_COLUMNS = ("Totals", "Criteria", "W+", "Negative", "Gates")
