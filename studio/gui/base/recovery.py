@@ -143,6 +143,9 @@ class ProjectRecovery(QObject):
         self.dialog.recover_button.clicked.connect(self.recover)
         self.dialog.set_aside_button.clicked.connect(self.set_aside)
         self.dialog.discard_button.clicked.connect(self.discard)
+        # Closed without an answer (Escape, the title bar): the journal is kept aside, never lost,
+        # and the edits made from now on are journaled again.
+        self.dialog.rejected.connect(self.set_aside)
         self.dialog.open()
         self.dialog.focus_first()
         return self.dialog
@@ -163,6 +166,9 @@ class ProjectRecovery(QObject):
 
     def set_aside(self) -> None:
         """Keep the journal under a dated name, for comparing by hand; new edits start a new one."""
+        if not edit_journal.journal_path(self.root).exists():  # already answered
+            self._pending = None
+            return
         try:
             kept = edit_journal.set_aside(self.root)
         except OSError as error:

@@ -146,3 +146,19 @@ def test_closing_the_project_with_edits_unsaved_keeps_their_journal(project: Pat
     QApplication.processEvents()
     journal = edit_journal.read_journal(project)
     assert journal is not None and [f.rel for f in journal.files] == [RUBRIC]
+
+
+def test_closing_the_offer_with_escape_sets_the_journal_aside_and_journals_new_edits(project: Path, window, qtbot):
+    journal_left_by_a_crash(project)
+    context, recovery = opened(project)
+    dialog = recovery.offer(window)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.recover_button)
+    with qtbot.waitSignal(recovery.answered) as answer:
+        QTest.keyClick(dialog.recover_button, Qt.Key.Key_Escape)
+    assert answer.args == ["set aside"] and not context.modified
+    folder = edit_journal.journal_path(project).parent
+    assert len(list(folder.glob("edits-set-aside-*.json"))) == 1
+    with qtbot.waitSignal(recovery.journaled, timeout=5000):
+        context.push(edit_criterion(context.session.documents, "T01", "T01-C01", {"weight": 2}))
+    assert b"weight: 2" in edit_journal.read_journal(project).files[0].content
+    recovery.wait()

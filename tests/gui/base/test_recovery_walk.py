@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from studio.store.history import ProjectRepository
@@ -19,6 +20,7 @@ from studio.validation.validate import validate_project
 
 ROOT = Path(__file__).resolve().parents[3]
 STEPS = Path(__file__).with_name("recovery_walk_steps.py")
+HALF_TIMEOUT_S = 600
 
 
 def steps_command(name: str) -> list[str]:
@@ -37,19 +39,27 @@ def test_killed_halfway_the_app_gives_every_unsaved_edit_back_and_the_commit_has
 
     app = subprocess.Popen(steps_command("test_first_half_then_wait_to_be_killed"), cwd=ROOT, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert app.stdout is not None
-    seen: list[str] = []
-    for line in app.stdout:  # blocks until the app says the journal is written (or ends)
-        seen.append(line)
-        if line.startswith("JOURNALED "):
-            break
-    journal = Path(seen[-1].split(" ", 1)[1].strip()) if seen and seen[-1].startswith("JOURNALED ") else None
-    if journal is None:
-        app.wait(timeout=60)
-    assert journal is not None and journal.is_file(), "".join(seen)[-4000:]
-    app.send_signal(signal.SIGKILL)  # no exit handler, no save, no close event
-    assert app.wait(timeout=60) == -signal.SIGKILL
-    app.stdout.close()
+    # A first half that hangs before saying JOURNALED is killed by this watchdog and fails the walk.
+    watchdog = threading.Timer(HALF_TIMEOUT_S, app.kill)
+    watchdog.start()
+    try:
+        assert app.stdout is not None
+        seen: list[str] = []
+        for line in app.stdout:  # blocks until the app says the journal is written (or ends)
+            seen.append(line)
+            if line.startswith("JOURNALED "):
+                break
+        said = seen[-1] if seen else ""
+        journal = Path(said.split(" ", 1)[1].strip()) if said.startswith("JOURNALED ") else None
+        assert journal is not None and journal.is_file(), "".join(seen)[-4000:]
+        app.send_signal(signal.SIGKILL)  # no exit handler, no save, no close event
+        assert app.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        watchdog.cancel()
+        if app.poll() is None:
+            app.kill()
+            app.wait(timeout=60)
+        app.stdout.close()
     # Killed: nothing was saved (the folder is the first commit), the journal is there, out of git.
     assert repo.status() == [] and repo.repo.head.commit.hexsha == first_commit
     assert journal == project / ".dbstudio" / "journal" / "edits.json" and journal.is_file()
