@@ -39,7 +39,9 @@ from studio.gui.judging.review_models import (
     QueueFilterModel,
     QueueModel,
     ReviewSession,
+    RolePicker,
     record_or_explain,
+    settled_text,
     shown,
 )
 from studio.judging.errors import JudgingError
@@ -105,7 +107,7 @@ class ReviewView(DecisionPane):
                         self.disagree_filter, self.mine_filter)
         session.reloaded.connect(self._reloaded)
         session.recorded.connect(self._recorded)
-        session.blind_changed.connect(lambda _on: self._show_detail())
+        session.blind_changed.connect(self._blind_changed)
         session.rater_changed.connect(self._rater_changed)
         self._reloaded()
 
@@ -131,6 +133,8 @@ class ReviewView(DecisionPane):
         self.blind_toggle.setChecked(self.session.blind)
         self.blind_toggle.toggled.connect(self.session.set_blind)
         bar.addWidget(self.blind_toggle)
+        self.role_combo = RolePicker("reviewRole", self.session.identity, self)
+        bar.addWidget(self.role_combo)
         bar.addSpacing(16)
         self.run_filter = combo("runFilter", "Only this run or submission", self)
         self.scope_filter = combo("scopeFilter", "Only this subtask (or final)", self)
@@ -437,6 +441,13 @@ class ReviewView(DecisionPane):
         self._filters_changed() if self.mine_filter.isChecked() else self._count_changed()
         self._show_detail()
 
+    def _blind_changed(self, on: bool) -> None:
+        if self.blind_toggle.isChecked() != on:
+            self.blind_toggle.blockSignals(True)
+            self.blind_toggle.setChecked(on)
+            self.blind_toggle.blockSignals(False)
+        self._filters_changed() if self.disagree_filter.isChecked() else self._show_detail()
+
     def _recorded(self, position: int) -> None:
         self._count_changed()
         if self.current is not None and self.session.queue.index_of(self.current) == position:
@@ -485,8 +496,8 @@ class ReviewView(DecisionPane):
             lines.append(f"<i>Note:</i> {html.escape(note)}")
         if others and not self.session.judge_hidden(decision):
             lines.append("<b>Other experts:</b> " + ", ".join(others))
-        if decision.adjudicated is not None:
-            lines.append(f"<b>Adjudicated:</b> {shown(decision.adjudicated)}")
+        if decision.adjudicated is not None and not self.session.judge_hidden(decision):
+            lines.append(f"<b>Adjudicated:</b> {settled_text(decision.adjudicated)}")
         self.your_verdict.setText("<br>".join(lines))
 
     def _ref_chosen(self, item: QListWidgetItem) -> None:
