@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.judging.blind_note import BlindNote
 from studio.gui.judging.scores_models import AgreementModel
 from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
@@ -87,11 +88,15 @@ class AgreementView(StoreView):
         splitter.addWidget(self.chart)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        self.blind_note = BlindNote("agreementBlindNote", context.rater_identity(), "the agreement", self)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addWidget(self.blind_note)
         layout.addWidget(splitter, 1)
         self._update_buttons()
 
+        # blind review: a rater sees the agreement over the decisions they rated (studio.judging.visibility)
+        context.rater_identity().changed.connect(self._store_changed)
         self.watch_store()
 
     def judge(self) -> str | None:
@@ -104,10 +109,11 @@ class AgreementView(StoreView):
 
         root, project = self.context.session.root, self.context.session.loaded.project
         judge, resamples, seed = self.judge(), self.resamples.value(), self.seed.value()
+        viewer = self.context.rater_identity().viewer()
         self.busy.show()
         self.compute_button.setEnabled(False)
         self.status.setText(f"Computing agreement{f' with {resamples:,} bootstrap resamples' if resamples else ''}…")
-        self.latest.start("Computing agreement", lambda: compute_agreement(root, project, judge, resamples, seed),
+        self.latest.start("Computing agreement", lambda: compute_agreement(root, project, judge, resamples, seed, viewer),
                           self._done, self._failed)
 
     def _done(self, result: AgreementResult) -> None:

@@ -91,8 +91,9 @@ class ReviewTabs(QObject):
         from studio.gui.judging.review_models import ReviewSession
 
         refresh = getattr(self.window, "refresh_git", None)
-        self.session = ReviewSession(queue, self, on_written=refresh)
         context = self._context()
+        identity = context.rater_identity() if context is not None else None
+        self.session = ReviewSession(queue, self, on_written=refresh, identity=identity)
         if context is not None:
             context.reloaded.connect(lambda: self._project_reloaded(queue))
             context.changed.connect(lambda changes: self._project_edited(queue, changes))
