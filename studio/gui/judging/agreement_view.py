@@ -75,13 +75,16 @@ class AgreementView(StoreView):
         self.chart = ChartView("agreementChart", "The agreement chart appears once a judge and an expert have "
                                                  "rated the same decisions.", self)
 
+        # two rows: in one, the busy bar and a long status made the tab wider than a 1,366 px screen
         controls = QHBoxLayout()
-        for widget in (QLabel("Judge:", self), self.judge_box, QLabel("Bootstrap resamples:", self), self.resamples,
+        for widget in (QLabel("Judge:", self), self.judge_box, QLabel("Resamples:", self), self.resamples,
                        QLabel("Seed:", self), self.seed, self.compute_button, self.busy):
             controls.addWidget(widget)
-        controls.addWidget(self.status, 1)
-        controls.addWidget(self.export_report_button)
-        controls.addWidget(self.export_chart_button)
+        controls.addStretch(1)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.export_report_button)
+        status_row.addWidget(self.export_chart_button)
         splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.setObjectName("agreementSplitter")
         splitter.addWidget(self.table)
@@ -91,6 +94,7 @@ class AgreementView(StoreView):
         self.blind_note = BlindNote("agreementBlindNote", context.rater_identity(), "the agreement", self)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addLayout(status_row)
         layout.addWidget(self.blind_note)
         layout.addWidget(splitter, 1)
         self._update_buttons()

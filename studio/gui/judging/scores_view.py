@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 EVERY_JUDGE = "Every judge (where they agree)"
 RUBRIC_DELAY_MS = 400
+JUDGE_CHARACTERS = 20
 TABLE_FILTER = "Excel workbook (*.xlsx);;CSV (*.csv)"
 
 
@@ -55,7 +56,9 @@ def busy_bar(name: str, parent: QWidget) -> QProgressBar:
 def judge_picker(name: str, parent: QWidget, every: str | None) -> QComboBox:
     combo = QComboBox(parent)
     combo.setObjectName(name)
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    # a judge model's long name shows whole in the list, not by widening the window
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(JUDGE_CHARACTERS)
     if every is not None:
         combo.addItem(every, None)
     return combo
