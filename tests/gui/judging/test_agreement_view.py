@@ -60,8 +60,9 @@ def rows(view: AgreementView) -> dict[str, list[str]]:
 def test_the_statistics_match_the_hand_computation(qtbot, project: Path):
     view = open_view(qtbot, project)
     shown = rows(view)
-    decisions, percent, _interval, kappa, ac1, _ac1_interval, _alpha = shown["pooled"]
+    decisions, percent, _interval, pair_mean, kappa, ac1, _ac1_interval, _alpha = shown["pooled"]
     assert (decisions, percent, kappa, ac1) == ("16", "81.2%", "0.613", "0.638")
+    assert pair_mean == percent  # two raters: one pair
     assert shown["target checkpoint"][:2] == ["9", "77.8%"]
     assert shown["target artifact"][:2] == ["6", "83.3%"]
     assert shown["target package"][:2] == ["1", "100.0%"]
@@ -80,7 +81,7 @@ def test_the_bootstrap_runs_in_the_background_and_gives_intervals(qtbot, project
         # the analysis is on the worker thread: the window shows it is busy and cannot start another
         assert view.busy.isVisible() and not view.compute_button.isEnabled()
     assert not view.busy.isVisible()
-    interval = rows(view)["pooled"][5]
+    interval = rows(view)["pooled"][6]
     low, high = (float(x) for x in interval.split(" to "))
     assert low <= 0.638 <= high and low < high
     assert view.result is not None and view.result.report.bootstrap == {"resamples": 400, "seed": 7, "unit": "item"}
