@@ -28,10 +28,10 @@ from studio.gui.judging.review_models import (
     COLOURS,
     AdjudicationModel,
     ReviewSession,
-    RolePicker,
     record_or_explain,
     shown,
 )
+from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.queue import Decision
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_judge
 

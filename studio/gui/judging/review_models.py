@@ -21,19 +21,17 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QComboBox, QWidget
 
 from studio.gui.base.rater_identity import RaterIdentity
 from studio.judging.errors import JudgingError
 from studio.judging.queue import Decision, QueueFilter, ReviewQueue
 from studio.judging.verdicts import ADJUDICATED, Verdict
-from studio.judging.visibility import ROLES, Viewer
+from studio.judging.visibility import Viewer
 
 Index = QModelIndex | QPersistentModelIndex
 RATERS_KEY = "review/raters"
 HIDDEN = "hidden"
 SHOWN_VALUES = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing"}
-ROLE_LABELS = {"rater": "Rater", "adjudicator": "Adjudicator"}
 COLOURS = {"pass": QColor("#1b7f3b"), "fail": QColor("#b3261e"), "na": QColor("#6b6b6b"), "missing": QColor("#8a6d00")}
 
 
@@ -44,31 +42,6 @@ def shown(verdict: Verdict | None) -> str:
 def settled_text(verdict: Verdict) -> str:
     """A settled verdict with who settled it ("fail, by Carla"); older files did not record it."""
     return f"{shown(verdict)}, by {html.escape(verdict.by)}" if verdict.by else shown(verdict)
-
-
-class RolePicker(QComboBox):
-    """The reviewer's role, shared by every view through `identity`: a rater reviewing blind sees no
-    one else's verdict before giving theirs; an adjudicator sees every verdict and settles."""
-
-    def __init__(self, name: str, identity: RaterIdentity, parent: QWidget) -> None:
-        super().__init__(parent)
-        self.identity = identity
-        self.setObjectName(name)
-        self.setToolTip("Your role: a rater (blind review hides the others' verdicts until you give yours) or "
-                        "the adjudicator (sees every verdict and settles the differences)")
-        for role in ROLES:
-            self.addItem(ROLE_LABELS[role], role)
-        self._follow()
-        self.activated.connect(self._chosen)
-        identity.changed.connect(self._follow)  # a bound slot: disconnected when the picker goes
-
-    def _chosen(self, index: int) -> None:
-        self.identity.set_role(str(self.itemData(index)))
-
-    def _follow(self) -> None:
-        self.blockSignals(True)
-        self.setCurrentIndex(max(0, self.findData(self.identity.role)))
-        self.blockSignals(False)
 
 
 class ReviewSession(QObject):

@@ -39,11 +39,11 @@ from studio.gui.judging.review_models import (
     QueueFilterModel,
     QueueModel,
     ReviewSession,
-    RolePicker,
     record_or_explain,
     settled_text,
     shown,
 )
+from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.errors import JudgingError
 from studio.judging.queue import Decision, QueueFilter
 from studio.judging.verdicts import Verdict

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.judging.blind_note import BlindNote
+from studio.gui.judging.reviewer_widgets import BlindNote
 from studio.gui.judging.scores_models import ScoresModel
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
 
