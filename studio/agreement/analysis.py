@@ -115,6 +115,14 @@ def _coefficients(totals: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
         with np.errstate(invalid="ignore", divide="ignore"):
             per_pair = 100.0 * pair_totals[..., 1] / pair_totals[..., 0]
         out["percent"] = _nanmean_or_nan(per_pair)
+        # The headline: every decision pair pooled, so a rater with three verdicts weighs three
+        # decisions, not a third of the mean (issue 21). With a judge, its pairs with the experts
+        # (the pooled confusion); without one, every rater pair.
+        if layout.main == "judge":
+            out["pooled_percent"] = co.percent_from_confusion(confusion)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out["pooled_percent"] = 100.0 * pair_totals[..., 1].sum(axis=-1) / pair_totals[..., 0].sum(axis=-1)
     return out
 
 
@@ -258,14 +266,19 @@ class Analysis:
             n, agree = int(confusion.sum()), int(np.trace(confusion))
             se, se0 = co.cohen_kappa_se(confusion)
             result |= {"n": n, "agree": agree, "percent": _num(point["percent"]), "percent_basis": "two raters",
+                       "pooled_n": n, "pooled_agree": agree, "pooled_percent": _num(point["percent"]),
+                       "pooled_basis": "two raters",
                        "wilson95": _interval(co.wilson(agree, n), scale=100.0),
                        "cohen_kappa": _num(point["cohen_kappa"]), "cohen_kappa_se": _num(se),
                        "cohen_kappa_se0": _num(se0)}
         else:
             # With more than two raters, percent is the mean over rater pairs; n and agree
             # count decisions rated at least twice and those on which all raters agree.
+            pooled_n, pooled_agree = self._pooled_pairs(totals, confusion)
             result |= {"n": n2, "agree": unanimous, "percent": _num(point["percent"]),
                        "percent_basis": "mean over rater pairs",
+                       "pooled_n": pooled_n, "pooled_agree": pooled_agree, "pooled_percent": _num(point["pooled_percent"]),
+                       "pooled_basis": "judge-expert decision pairs" if layout.main == "judge" else "rater decision pairs",
                        "unanimous_percent": _num(100.0 * unanimous / n2) if n2 else None,
                        "unanimous_wilson95": _interval(co.wilson(unanimous, n2), scale=100.0),
                        "wilson95": None, "cohen_kappa": None, "cohen_kappa_se": None, "cohen_kappa_se0": None}
@@ -278,6 +291,14 @@ class Analysis:
         if len(ratings.raters) > 2:
             result |= self._pairwise(groups, g)
         return result
+
+    def _pooled_pairs(self, totals: np.ndarray, confusion: np.ndarray) -> tuple[int, int]:
+        """(decision pairs, agreeing pairs) behind the pooled percent: the judge's with each expert
+        (its confusion), or without a judge every rater pair's."""
+        if self.layout.main == "judge":
+            return int(confusion.sum()), int(np.trace(confusion))
+        pairs = totals[self.layout.slices()["pairs"]].reshape(len(self.layout.pairs), 2)
+        return int(round(pairs[:, 0].sum())), int(round(pairs[:, 1].sum()))
 
     def _confusion_block(self, confusion: np.ndarray) -> Confusion | None:
         names = self.ratings.raters

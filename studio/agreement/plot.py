@@ -97,8 +97,15 @@ def _boot_interval(block: BlockView, name: str) -> list[float] | None:
     return entry["interval"] if entry else None
 
 
+def _headline(block: BlockView) -> float | None:
+    """The percent agreement shown: pooled over decision pairs (a report from before it: the pair mean)."""
+    return block.get("pooled_percent", block.get("percent"))
+
+
 def _percent_interval(block: BlockView) -> list[float] | None:
-    return block.get("wilson95") if block.get("raters") == 2 else _boot_interval(block, "percent")
+    if block.get("raters") == 2:
+        return block.get("wilson95")
+    return _boot_interval(block, "pooled_percent" if "pooled_percent" in block else "percent")
 
 
 def _kappa(block: BlockView) -> float | None:
@@ -117,7 +124,8 @@ def _labels(report: AgreementReport) -> dict[str, str]:
     boot = ", bootstrap 95%" if report.bootstrap else ""
     percent_interval = ", Wilson 95%" if not _multi(report) else boot
     kappa = "Cohen's kappa (mean over judge-expert pairs)" if _multi(report) else "Cohen's kappa" + boot
-    return {"percent": f"percent agreement{percent_interval} (left axis)",
+    pooled = " (decision pairs pooled)" if _multi(report) else ""
+    return {"percent": f"percent agreement{pooled}{percent_interval} (left axis)",
             "ac1": f"Gwet's AC1{boot} (right axis)", "kappa": f"{kappa} (right axis)"}
 
 
@@ -127,8 +135,8 @@ def _plan(report: AgreementReport, groups: BlockView, name: str) -> Panel:
     pooled = report.pooled
     labels = _labels(report)
     panel = Panel(name, names, [b["n"] for b in blocks])
-    panel.series.append(Series(labels["percent"], "#1f77b4", "o", -0.22, False, [b.get("percent") for b in blocks],
-                               [_percent_interval(b) for b in blocks], pooled.get("percent")))
+    panel.series.append(Series(labels["percent"], "#1f77b4", "o", -0.22, False, [_headline(b) for b in blocks],
+                               [_percent_interval(b) for b in blocks], _headline(pooled)))
     panel.series.append(Series(labels["ac1"], "#d62728", "s", 0.0, True, [b.get("gwet_ac1") for b in blocks],
                                [_boot_interval(b, "gwet_ac1") for b in blocks], pooled.get("gwet_ac1")))
     if _kappa_drawn(report):
@@ -155,7 +163,7 @@ def _title(report: AgreementReport) -> str:
     raters = ", ".join(f"{r} (judge)" if r == judge and r != "judge" else r for r in report.raters)
     line = textwrap.shorten(f"Agreement by target and dimension: {raters}", 110, placeholder=" ...")
     pooled = report.pooled
-    stats = [f"pooled: agreement {_fmt_pct(pooled['percent'])}", f"AC1 {_fmt(pooled['gwet_ac1'])}"]
+    stats = [f"pooled: agreement {_fmt_pct(_headline(pooled))}", f"AC1 {_fmt(pooled['gwet_ac1'])}"]
     if _kappa_drawn(report):
         stats.append(("mean judge-expert kappa " if _multi(report) else "kappa ") + _fmt(_kappa(pooled)))
     stats.append(f"{report.decisions} decisions on {report.items} item{'' if report.items == 1 else 's'}")

@@ -158,6 +158,9 @@ def _metrics(block: BlockView) -> list[str]:
         row("  its standard error (SE)", _coef(block.get("cohen_kappa_se")), None)
         row("  SE under H0 (kappa = 0)", _coef(block.get("cohen_kappa_se0")), None)
     else:
+        if "pooled_percent" in block:  # reports written before the pooled headline have none
+            row(f"percent agreement ({block['pooled_basis']} pooled: {block['pooled_agree']} of "
+                f"{block['pooled_n']})", _pct(block["pooled_percent"]), "pooled_percent", 2)
         row("percent agreement (mean over pairs)", _pct(block["percent"]), "percent", 2)
         row("Cohen's kappa", NA, None)
     row("Gwet's AC1", _coef(block["gwet_ac1"]), "gwet_ac1")
@@ -455,6 +458,8 @@ def _pooled_sheet(sheet, report: AgreementReport) -> None:
                "large-sample (Fleiss, Cohen & Everitt 1969)")
         metric("Cohen's kappa SE under H0 (kappa = 0)", _value(block["cohen_kappa_se0"]), ("", ""), "", _COEF_FORMAT)
     else:
+        if "pooled_percent" in block:
+            boot_metric(f"Percent agreement ({block['pooled_basis']} pooled)", "pooled_percent", _PERCENT_FORMAT)
         boot_metric("Percent agreement (mean over rater pairs)", "percent", _PERCENT_FORMAT)
         metric("Cohen's kappa", NA, ("", ""), "", _COEF_FORMAT, "two raters only: see the Pairwise sheet")
     boot_metric("Gwet's AC1", "gwet_ac1", _COEF_FORMAT)

@@ -60,6 +60,12 @@ class Block(TypedDict, total=False):
     agree: int
     percent: float | None
     percent_basis: Literal["two raters", "mean over rater pairs"]
+    # the headline: agreement pooled over decision pairs (the judge's with each expert, or every
+    # rater pair without a judge); with two raters the same as percent
+    pooled_n: int
+    pooled_agree: int
+    pooled_percent: float | None
+    pooled_basis: Literal["two raters", "judge-expert decision pairs", "rater decision pairs"]
     unanimous_percent: float | None
     unanimous_wilson95: list[float] | None
     wilson95: list[float] | None

@@ -3,8 +3,8 @@
 `queue PROJECT [--run RUN] [--scope S] [--disagree] [--adjudication] [--rater NAME] [--json]` lists the
 decisions (submission × scope × criterion) with every rater's verdict; `give PROJECT RUN SCOPE
 CRITERION pass|fail|na --rater NAME [--note TEXT]` records an expert's verdict in their own file of
-the verdict store; `adjudicate PROJECT RUN SCOPE CRITERION pass|fail|na [--note TEXT]` records the
-settled verdict (rater `adjudicated`)."""
+the verdict store; `adjudicate PROJECT RUN SCOPE CRITERION pass|fail|na --by NAME [--note TEXT]`
+records the settled verdict (rater `adjudicated`) with the adjudicator's name."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ def configure_review(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rater", metavar="NAME",
                         help="give: the expert's name (their verdicts go to verdicts/RUN/NAME.yaml); "
                              "queue: only decisions NAME has not reviewed yet")
+    parser.add_argument("--by", metavar="NAME",
+                        help="adjudicate: the adjudicator's name, recorded with the settled verdict")
     parser.add_argument("--note", metavar="TEXT", help="give, adjudicate: a note kept with the verdict")
     parser.add_argument("--json", dest="as_json", action="store_true", help="queue: the decisions as JSON")
 
@@ -92,7 +94,8 @@ def _entry(decision: Decision) -> dict[str, Any]:
             "target": decision.criterion.target, "dimension": decision.criterion.dimension,
             "judge": None if judge is None else {"rater": judge.rater, "verdict": judge.verdict,
                                                  "rationale": judge.note, "evidence": judge.evidence},
-            "verdicts": {rater: {"verdict": v.verdict, "note": v.note} for rater, v in sorted(decision.ratings.items())},
+            "verdicts": {rater: {"verdict": v.verdict, "note": v.note, **({"by": v.by} if v.by else {})}
+                         for rater, v in sorted(decision.ratings.items())},
             "counted": decision.counted()}
 
 
@@ -105,7 +108,12 @@ def _record(queue: ReviewQueue, args: argparse.Namespace) -> int:
     if args.action == "give" and not args.rater:
         return _fail("give needs the expert's name: --rater NAME")
     if args.action == "adjudicate" and args.rater:
-        return _fail("adjudicate records the settled verdict under the rater 'adjudicated': leave out --rater")
+        return _fail("adjudicate records the settled verdict under the rater 'adjudicated': leave out --rater "
+                     "and name the adjudicator with --by NAME")
+    if args.action == "adjudicate" and not (args.by or "").strip():
+        return _fail("adjudicate needs the adjudicator's name: --by NAME (it is recorded with the settled verdict)")
+    if args.action == "give" and args.by:
+        return _fail("--by names the adjudicator of `adjudicate`; give takes the expert's name as --rater NAME")
     from studio.judging.decisions import select_submissions
 
     (submission,) = select_submissions(queue.store, [run])
@@ -113,8 +121,9 @@ def _record(queue: ReviewQueue, args: argparse.Namespace) -> int:
     if args.action == "give":
         verdict = queue.give(decision, args.rater, value, note=args.note)
     else:
-        verdict = queue.adjudicate(decision, value, note=args.note)
+        verdict = queue.adjudicate(decision, value, by=args.by, note=args.note)
     path = queue.store.path(submission, verdict.rater)
-    print(f"{submission} {scope} {criterion}: {verdict.rater} {verdict.verdict} (counted: {decision.counted()}); "
-          f"stored in {path}", file=sys.stderr)
+    settled_by = f" by {verdict.by}" if verdict.by else ""
+    print(f"{submission} {scope} {criterion}: {verdict.rater}{settled_by} {verdict.verdict} "
+          f"(counted: {decision.counted()}); stored in {path}", file=sys.stderr)
     return ExitCode.OK

@@ -24,6 +24,7 @@ import yaml
 from studio.judging.decisions import PASS_FAIL, collect, human_reference
 from studio.judging.verdict_store import VerdictStore, scope_rank
 from studio.judging.verdicts import is_judge
+from studio.judging.visibility import Viewer
 
 MIN_AGREEMENT = 0.75
 MIN_DECISIONS = 8
@@ -73,9 +74,11 @@ class CriterionCalibration:
 
 
 def calibrate(store: VerdictStore, versions: Mapping[tuple[str, str], str],
-              submissions: Iterable[str] | None = None, timeline: list[str] | None = None) -> list[CriterionCalibration]:
-    """Every criterion with at least one comparison, along the timeline then by id (final last)."""
-    found = collect(store, versions, submissions)
+              submissions: Iterable[str] | None = None, timeline: list[str] | None = None,
+              viewer: Viewer | None = None) -> list[CriterionCalibration]:
+    """Every criterion with at least one comparison, along the timeline then by id (final last); with
+    a `viewer`, over the decisions blind review lets them see."""
+    found = collect(store, versions, submissions, viewer)
     by_criterion: dict[tuple[str, str], CriterionCalibration] = {}
     for (submission, scope, criterion), ratings in sorted(found.decisions.items()):
         settled = human_reference(ratings)

@@ -13,15 +13,18 @@ from studio.judging.errors import JudgingError
 if TYPE_CHECKING:
     from studio.agreement.results import AgreementReport
     from studio.judging.score_sheet import ScoreSheet
+    from studio.judging.visibility import Viewer
     from studio.model import Project
 
 
-def compute_scores(root: Path, project: Project, judge: str | None = None) -> tuple[ScoreSheet, bytes, bytes]:
-    """The score sheet of the project's runs and its trajectory and profile charts (PNG)."""
+def compute_scores(root: Path, project: Project, judge: str | None = None,
+                   viewer: Viewer | None = None) -> tuple[ScoreSheet, bytes, bytes]:
+    """The score sheet of the project's runs and its trajectory and profile charts (PNG); for a
+    blind rater (`viewer`), over the verdicts they may see: the rest is missing to them."""
     from studio.judging.charts import profile_png, trajectory_png
     from studio.judging.score_sheet import read_score_sheet
 
-    sheet = read_score_sheet(root, project, judge)
+    sheet = read_score_sheet(root, project, judge, viewer=viewer)
     return sheet, trajectory_png(sheet), profile_png(sheet)
 
 
@@ -35,9 +38,10 @@ class AgreementResult:
 
 
 def compute_agreement(root: Path, project: Project, judge: str | None = None, resamples: int = 0,
-                      seed: int = 0) -> AgreementResult:
+                      seed: int = 0, viewer: Viewer | None = None) -> AgreementResult:
     """The agreement analysis of the store (the judge and the experts on every decision), pooled
-    and by target and dimension, with its chart. Without `judge`, the store's first judge."""
+    and by target and dimension, with its chart. Without `judge`, the store's first judge. For a
+    blind rater (`viewer`), over the decisions they have rated themselves."""
     from studio.agreement import Analysis
     from studio.agreement.plot import plot_png
     from studio.judging.tables import ratings_of, read_project_verdicts
@@ -46,13 +50,17 @@ def compute_agreement(root: Path, project: Project, judge: str | None = None, re
 
     info = project.info
     project_id = info.id if info is not None else Path(root).name
-    verdicts = read_project_verdicts(Path(root), project, project_id, project_rubrics(project))
+    verdicts = read_project_verdicts(Path(root), project, project_id, project_rubrics(project), viewer=viewer)
     judges = sorted(r for r in verdicts.found.raters() if is_judge(r))
     if judge is not None and judge not in judges:
         judge = None
     if judge is None and judges:
         judge = judges[0]
     ratings = ratings_of([verdicts], judge)
+    if viewer is not None and viewer.hides_any() and len(ratings.raters) < 2:
+        who = viewer.name or "you (no rater name yet)"
+        raise JudgingError(f"blind review shows the agreement over the decisions you have rated yourself, and {who} "
+                           "rated none yet: review some decisions first, or turn Blind off in the Review tab")
     if ratings.n_decisions == 0:
         raise JudgingError("no current verdicts to compare yet: judge a run, or review its decisions")
     if len(ratings.raters) < 2:
@@ -76,9 +84,11 @@ class CalibrationCell:
                 f"(agreement {self.agreement:.0%})")
 
 
-def compute_calibration(root: Path, project: Project) -> dict[tuple[str, str], CalibrationCell]:
+def compute_calibration(root: Path, project: Project,
+                        viewer: Viewer | None = None) -> dict[tuple[str, str], CalibrationCell]:
     """(scope, criterion id) -> its calibration, for every criterion judged by both a judge and
-    the experts, flagged by the project's thresholds (verdicts/calibration.yaml)."""
+    the experts, flagged by the project's thresholds (verdicts/calibration.yaml); for a blind
+    rater (`viewer`), over the decisions they have rated themselves."""
     from studio.judging.calibration import calibrate, read_settings
     from studio.judging.decisions import current_versions
     from studio.judging.verdict_store import VerdictStore
@@ -88,7 +98,7 @@ def compute_calibration(root: Path, project: Project) -> dict[tuple[str, str], C
         return {}
     settings, _problem = read_settings(Path(root))  # a bad value there is a finding of `review`
     cells = {}
-    for entry in calibrate(store, current_versions(project), None, project.timeline()):
+    for entry in calibrate(store, current_versions(project), None, project.timeline(), viewer):
         agreement = entry.agreement
         if agreement is None:
             continue

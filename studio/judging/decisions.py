@@ -26,6 +26,7 @@ from studio.judging.verdicts import ADJUDICATED, Verdict, criterion_version, is_
 
 if TYPE_CHECKING:
     from studio.judging.verdict_store import VerdictStore
+    from studio.judging.visibility import Viewer
     from studio.model import Project
 
 DecisionKey = tuple[str, str, str]  # (submission, scope, criterion)
@@ -90,8 +91,9 @@ def select_submissions(store: VerdictStore, wanted: Sequence[str] | None) -> lis
 
 
 def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
-            submissions: Iterable[str] | None = None) -> StoreDecisions:
-    """Every current verdict of the chosen submissions (all by default), by decision."""
+            submissions: Iterable[str] | None = None, viewer: Viewer | None = None) -> StoreDecisions:
+    """Every current verdict of the chosen submissions (all by default), by decision; with a
+    `viewer`, only the verdicts blind review lets them see (studio.judging.visibility)."""
     found = StoreDecisions()
     for submission in (store.submissions() if submissions is None else submissions):
         for verdict in store.verdicts(submission):
@@ -102,6 +104,9 @@ def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
                 found.stale.append((submission, verdict))
             else:
                 found.decisions.setdefault((submission, verdict.scope, verdict.criterion), {})[verdict.rater] = verdict
+    if viewer is not None and viewer.hides_any():
+        seen = {key: viewer.visible(ratings) for key, ratings in found.decisions.items()}
+        found.decisions = {key: ratings for key, ratings in seen.items() if ratings}
     return found
 
 

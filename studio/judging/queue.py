@@ -235,19 +235,24 @@ class ReviewQueue:
         rater = check_expert(rater)
         return self._record(decision, rater, value, note, evidence, time)
 
-    def adjudicate(self, decision: Decision, value: str, note: str | None = None,
+    def adjudicate(self, decision: Decision, value: str, by: str, note: str | None = None,
                    time: datetime | None = None) -> Verdict:
-        """Record the settled verdict of a decision under the rater `adjudicated`."""
-        return self._record(decision, ADJUDICATED, value, note, (), time)
+        """Record the settled verdict of a decision under the rater `adjudicated`, with who settled it
+        (`by`, the adjudicator's name: who answers for a settled verdict is part of the record)."""
+        by = (by or "").strip()
+        if not by:
+            raise JudgingError("give the adjudicator's name (--by NAME, or the rater box in the app): it is "
+                               "recorded with the settled verdict")
+        return self._record(decision, ADJUDICATED, value, note, (), time, by=check_expert(by))
 
     def _record(self, decision: Decision, rater: str, value: str, note: str | None, evidence: Sequence[str],
-                time: datetime | None) -> Verdict:
+                time: datetime | None, by: str | None = None) -> Verdict:
         if value not in GIVEN_VALUES:
             raise JudgingError(f"verdict {value!r}: give pass, fail or na (not applicable)")
         note = (note or "").strip() or None
         verdict = Verdict(criterion=decision.criterion.id, scope=decision.scope, verdict=value,
                           rater=rater, time=time or datetime.now(UTC), criterion_version=decision.criterion.version,
-                          note=note, evidence=list(evidence))
+                          note=note, evidence=list(evidence), by=by)
         self.store.put(decision.submission, [verdict])
         decision.ratings[rater] = verdict
         return verdict

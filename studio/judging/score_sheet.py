@@ -18,6 +18,7 @@ from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
     from studio.judging.tables import ProjectVerdicts
+    from studio.judging.visibility import Viewer
     from studio.model import Project
 
 
@@ -139,7 +140,7 @@ def score_sheet(verdicts: ProjectVerdicts, judge: str | None = None, title: str 
 
 
 def read_score_sheet(root: Path, project: Project, judge: str | None = None,
-                     runs: list[str] | None = None) -> ScoreSheet:
+                     runs: list[str] | None = None, viewer: Viewer | None = None) -> ScoreSheet:
     """The score sheet of a project folder and its loaded model (the app's entry point: it runs on
     a worker thread). JudgingError when the store has no verdicts; ProjectRubricError when the
     project's rubrics cannot be listed."""
@@ -147,5 +148,5 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
     from studio.scoring.project_rubrics import project_rubrics
 
     project_id = project.info.id if project.info is not None else Path(root).name
-    verdicts = read_project_verdicts(Path(root), project, project_id, project_rubrics(project), runs)
+    verdicts = read_project_verdicts(Path(root), project, project_id, project_rubrics(project), runs, viewer)
     return score_sheet(verdicts, judge)  # titled by the project id, as `dbstudio score --trajectory` draws it

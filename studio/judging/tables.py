@@ -31,6 +31,7 @@ from studio.tabular import write_value
 
 if TYPE_CHECKING:
     from studio.agreement.ratings import Ratings
+    from studio.judging.visibility import Viewer
     from studio.model import Project
     from studio.scoring.project_rubrics import ProjectRubrics
     from studio.scoring.table import Rubrics
@@ -71,14 +72,15 @@ class ScoreRow(NamedTuple):
 
 
 def read_project_verdicts(root: Path, project: Project, project_id: str, rubrics: ProjectRubrics,
-                          runs: Sequence[str] | None = None) -> ProjectVerdicts:
-    """The verdicts of the submissions named in `runs` (all with verdicts when none is named)."""
+                          runs: Sequence[str] | None = None, viewer: Viewer | None = None) -> ProjectVerdicts:
+    """The verdicts of the submissions named in `runs` (all with verdicts when none is named); with a
+    `viewer`, those blind review lets them see."""
     store = VerdictStore(root)
     submissions = select_submissions(store, runs)
     if not submissions:
         raise JudgingError(f"{store.root}: no verdicts yet: judge a run (`dbstudio judge {root} --run RUN`) or "
                            "review one in the app first")
-    found = collect(store, current_versions(project), submissions)
+    found = collect(store, current_versions(project), submissions, viewer)
     return ProjectVerdicts(Path(root), project_id, rubrics, submissions, system_names(root, submissions), found)
 
 

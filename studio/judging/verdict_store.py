@@ -27,7 +27,7 @@ from studio.store.atomic import AtomicWriteError, write_atomic
 
 SUFFIX = ".yaml"
 FORMAT_VERSION = 1
-FIELD_ORDER = ("scope", "criterion", "verdict", "time", "criterion_version", "note", "evidence", "key")
+FIELD_ORDER = ("scope", "criterion", "verdict", "by", "time", "criterion_version", "note", "evidence", "key")
 CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
@@ -197,7 +197,7 @@ def render_file(submission_id: str, rater: str, verdicts: Sequence[Verdict]) -> 
         values = {"scope": verdict.scope, "criterion": verdict.criterion, "verdict": verdict.verdict,
                   "time": verdict.time.isoformat().replace("+00:00", "Z"),
                   "criterion_version": verdict.criterion_version, "note": verdict.note,
-                  "evidence": verdict.evidence, "key": verdict.key}
+                  "evidence": verdict.evidence, "key": verdict.key, "by": verdict.by}
         first = True
         for name in FIELD_ORDER:
             value = values[name]

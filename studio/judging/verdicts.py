@@ -34,6 +34,9 @@ class Verdict(BaseModel):
     note: str | None = None
     evidence: list[str] = Field(default_factory=list)
     key: str | None = None
+    by: str | None = Field(default=None, min_length=1,
+                           description="Who settled an adjudicated verdict (the adjudicator's name); "
+                                       "files written before it was recorded have none.")
 
     @field_validator("time")
     @classmethod
@@ -43,9 +46,11 @@ class Verdict(BaseModel):
             value = value.replace(tzinfo=UTC)
         return value.astimezone(UTC).replace(microsecond=0)
 
-    @field_validator("criterion", "scope", "rater")
+    @field_validator("criterion", "scope", "rater", "by")
     @classmethod
-    def _trimmed(cls, value: str) -> str:
+    def _trimmed(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         if value != value.strip():
             raise ValueError("must not start or end with a space")
         if any(ord(char) < 32 or ord(char) == 127 for char in value):

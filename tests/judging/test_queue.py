@@ -68,8 +68,12 @@ def test_adjudication_lists_decisions_where_raters_differ_and_settles_them(proje
     queue.give(three, "Anna", "na")  # the judge said fail: judge and expert differ
     assert [d.criterion.id for d in queue.adjudication()] == [criterion_id(2), criterion_id(3)]
     assert choose(two.ratings).value is None
-    settled = queue.adjudicate(two, "fail", note="Ben is right: item 2 is only implied.")
+    settled = queue.adjudicate(two, "fail", by="Carla Ruiz", note="Ben is right: item 2 is only implied.")
     assert settled.rater == "adjudicated" and (project / "verdicts" / RUN_ID / "adjudicated.yaml").is_file()
+    # who settled it is part of the record, read back from the file
+    (stored,) = VerdictStore(project).read(RUN_ID, "adjudicated")
+    assert (stored.verdict, stored.by) == ("fail", "Carla Ruiz")
+    assert "    by: \"Carla Ruiz\"\n" in (project / "verdicts" / RUN_ID / "adjudicated.yaml").read_text(encoding="utf-8")
     assert choose(ReviewQueue.of_project(project).find(RUN_ID, "T01", criterion_id(2)).ratings).value == "fail"
 
 
@@ -96,7 +100,10 @@ def test_a_verdict_needs_an_experts_name_and_pass_fail_or_na(project: Path) -> N
     with pytest.raises(JudgingError, match="give pass, fail or na"):
         queue.give(decision, "Anna", "maybe")
     with pytest.raises(JudgingError, match="give pass, fail or na"):
-        queue.adjudicate(decision, "missing")
+        queue.adjudicate(decision, "missing", by="Carla")
+    for name in ("", "  ", "judge:me", "adjudicated"):
+        with pytest.raises(JudgingError, match="adjudicator|reserved"):
+            queue.adjudicate(decision, "pass", by=name)
     assert VerdictStore(project).raters(RUN_ID) == [JUDGE]
     assert check_expert(" Anna ") == "Anna"
     with pytest.raises(JudgingError, match="no decision"):

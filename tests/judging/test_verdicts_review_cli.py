@@ -56,15 +56,17 @@ def test_give_records_an_experts_verdict_and_queue_shows_it(project: Path, capsy
     assert "Anna Berg" in text.splitlines()[0] and criterion_id(3) in text
 
 
-def test_adjudicate_settles_a_decision_where_experts_differ(project: Path) -> None:
+def test_adjudicate_settles_a_decision_where_experts_differ(project: Path, capsys: pytest.CaptureFixture) -> None:
     for rater, value in (("Anna", "pass"), ("Ben", "fail")):
         assert main(["verdicts", "give", str(project), RUN_ID, "T01", criterion_id(2), value, "--rater", rater]) == 0
     listed = queue_json(project, "--json", "--adjudication")
     assert [e["criterion"] for e in listed] == [criterion_id(2)]
     assert listed[0]["counted"].startswith("missing: experts differ")
     assert main(["verdicts", "adjudicate", str(project), RUN_ID, "T01", criterion_id(2), "fail",
-                 "--note", "item 2 is only implied"]) == 0
-    assert [v.verdict for v in VerdictStore(project).read(RUN_ID, "adjudicated")] == ["fail"]
+                 "--note", "item 2 is only implied", "--by", "Carla Ruiz"]) == 0
+    assert "adjudicated by Carla Ruiz fail" in capsys.readouterr().err
+    assert [(v.verdict, v.by) for v in VerdictStore(project).read(RUN_ID, "adjudicated")] == [("fail", "Carla Ruiz")]
+    assert queue_json(project, "--json", "--adjudication")[0]["verdicts"]["adjudicated"]["by"] == "Carla Ruiz"
     assert queue_json(project, "--json", "--adjudication")[0]["counted"] == "fail"
 
 
@@ -76,6 +78,8 @@ def test_adjudicate_settles_a_decision_where_experts_differ(project: Path) -> No
     (["give", "no-such-run", "T01", criterion_id(1), "pass", "--rater", "Anna"], "has no verdicts"),
     (["give", RUN_ID, "T02", criterion_id(1), "pass", "--rater", "Anna"], "no decision"),
     (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass", "--rater", "Anna"], "leave out --rater"),
+    (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass"], "needs the adjudicator's name: --by NAME"),
+    (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass", "--by", "judge:me"], "reserved"),
     (["queue", "extra"], "project folder only"),
 ])
 def test_bad_input_is_refused_with_the_fix_and_nothing_is_written(project: Path, capsys: pytest.CaptureFixture,

@@ -12,6 +12,7 @@ from studio.editing.commands import Command
 from studio.editing.session import ProjectSession
 
 if TYPE_CHECKING:
+    from studio.gui.base.rater_identity import RaterIdentity
     from studio.gui.base.tasks import TaskRunner
     from studio.gui.base.verdict_watch import VerdictWatcher
 
@@ -36,6 +37,7 @@ class ProjectContext(QObject):
         """The window's background helper, for the views of this project (None outside a window)."""
         self.undo_stack = QUndoStack(self)
         self._verdict_watcher: VerdictWatcher | None = None
+        self._rater_identity: RaterIdentity | None = None
 
     def verdict_watcher(self) -> VerdictWatcher:
         """The one watcher of the project's verdict store, shared by every view computed from it (the
@@ -45,6 +47,15 @@ class ProjectContext(QObject):
 
             self._verdict_watcher = VerdictWatcher(self.session.root, self)
         return self._verdict_watcher
+
+    def rater_identity(self) -> RaterIdentity:
+        """Who reviews at this screen (name, role, blind mode), one for every view of the project so
+        that the review, the adjudication, the scores, the agreement and the calibration hide alike."""
+        if self._rater_identity is None:
+            from studio.gui.base.rater_identity import RaterIdentity
+
+            self._rater_identity = RaterIdentity(self)
+        return self._rater_identity
 
     def push(self, command: Command) -> bool:
         """Apply `command` as one undoable step. A StudioError raised by the edit (a bad path, a

@@ -1,6 +1,8 @@
 """The adjudication queue: the decisions where raters differ (experts among themselves, or judge
 and expert), every rater's verdict and note side by side, and the settled verdict recorded under
-the rater `adjudicated` with P, F or N (J/K next/previous, S skip, E note)."""
+the rater `adjudicated`, with the adjudicator's name, by P, F or N (J/K next/previous, S skip,
+E note). Settling takes the Adjudicator role; a rater reviewing blind sees here only the
+decisions they have rated themselves (studio.judging.visibility)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -21,7 +24,14 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.judging.review_keys import DecisionPane, KeyRouter
-from studio.gui.judging.review_models import COLOURS, AdjudicationModel, ReviewSession, record_or_explain, shown
+from studio.gui.judging.review_models import (
+    COLOURS,
+    AdjudicationModel,
+    ReviewSession,
+    record_or_explain,
+    shown,
+)
+from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.queue import Decision
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_judge
 
@@ -44,6 +54,12 @@ class AdjudicationView(DecisionPane):
         self.model = AdjudicationModel(session, self)
         self.heading = QLabel(self)
         self.heading.setObjectName("adjudicationCount")
+        self.heading.setWordWrap(True)
+        self.role_combo = RolePicker("adjudicationRole", session.identity, self)
+        self.who = QLabel(self)
+        self.who.setObjectName("adjudicatorName")
+        session.rater_changed.connect(self._who_changed)
+        session.blind_changed.connect(self._who_changed)
         self.queue = QTableView(self)
         self.queue.setObjectName("adjudicationQueue")
         self.queue.setModel(self.model)
@@ -99,7 +115,11 @@ class AdjudicationView(DecisionPane):
         split.setSizes([300, 320])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.heading)
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.who)
+        top.addWidget(self.role_combo)
+        layout.addLayout(top)
         layout.addWidget(split, 1)
 
         self.keys = KeyRouter({Qt.Key.Key_P: lambda: self.settle("pass"), Qt.Key.Key_F: lambda: self.settle("fail"),
@@ -107,7 +127,13 @@ class AdjudicationView(DecisionPane):
                                Qt.Key.Key_J: lambda: self.step_by(1), Qt.Key.Key_K: lambda: self.step_by(-1),
                                Qt.Key.Key_E: self.edit_note}, self)
         self.keys.watch(self, self.queue, self.raters)
+        self._who_changed()
         self._reset()
+
+    def _who_changed(self, *_args: Any) -> None:
+        name = self.session.rater or "no name yet (type it in the Review tab's Rater box)"
+        self.who.setText(f"Settled verdicts are recorded as by {name}" if self.session.viewer().is_adjudicator
+                         else f"Reviewing as {name}")
 
     def _reset(self) -> None:
         header = self.queue.horizontalHeader()
@@ -116,8 +142,12 @@ class AdjudicationView(DecisionPane):
             self.queue.setColumnWidth(column, max(70, min(260, wanted)))
         count = self.model.rowCount()
         settled = sum(1 for d in self.model.rows if d.adjudicated is not None)
-        self.heading.setText(f"{count} decision(s) where raters differ · {settled} settled" if count else
-                             "No decision where raters differ: nothing to adjudicate.")
+        text = (f"{count} decision(s) where raters differ · {settled} settled" if count else
+                "No decision where raters differ: nothing to adjudicate.")
+        if self.model.hidden:
+            text += (f" · {self.model.hidden} more hidden until you have given your own verdict on them (blind review;"
+                     " the Adjudicator role sees them all)")
+        self.heading.setText(text)
         keep = self.current
         self.current = None
         row = self.model.rows.index(keep) if keep in self.model.rows else 0
@@ -166,7 +196,7 @@ class AdjudicationView(DecisionPane):
             self.status.setText(problem)
             return
         self._pending_note = None
-        self.status.setText(f"Settled {decision.criterion.id} as {shown(verdict)}.  {KEY_HINT}")
+        self.status.setText(f"Settled {decision.criterion.id} as {shown(verdict)} (by {verdict.by}).  {KEY_HINT}")
         self._reset()
         self.step_by(1)
 
@@ -191,7 +221,8 @@ class AdjudicationView(DecisionPane):
         self.raters.setRowCount(len(order))
         for row, rater in enumerate(order):
             verdict = decision.ratings[rater]
-            cells = [rater, shown(verdict), verdict.note or "", ", ".join(verdict.evidence)]
+            name = f"{rater} (by {verdict.by})" if verdict.by else rater
+            cells = [name, shown(verdict), verdict.note or "", ", ".join(verdict.evidence)]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column == 1 and verdict.verdict in COLOURS:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.judging.reviewer_widgets import BlindNote
 from studio.gui.judging.scores_models import AgreementModel
 from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
@@ -74,24 +75,32 @@ class AgreementView(StoreView):
         self.chart = ChartView("agreementChart", "The agreement chart appears once a judge and an expert have "
                                                  "rated the same decisions.", self)
 
+        # two rows: in one, the busy bar and a long status made the tab wider than a 1,366 px screen
         controls = QHBoxLayout()
-        for widget in (QLabel("Judge:", self), self.judge_box, QLabel("Bootstrap resamples:", self), self.resamples,
+        for widget in (QLabel("Judge:", self), self.judge_box, QLabel("Resamples:", self), self.resamples,
                        QLabel("Seed:", self), self.seed, self.compute_button, self.busy):
             controls.addWidget(widget)
-        controls.addWidget(self.status, 1)
-        controls.addWidget(self.export_report_button)
-        controls.addWidget(self.export_chart_button)
+        controls.addStretch(1)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.export_report_button)
+        status_row.addWidget(self.export_chart_button)
         splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.setObjectName("agreementSplitter")
         splitter.addWidget(self.table)
         splitter.addWidget(self.chart)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        self.blind_note = BlindNote("agreementBlindNote", context.rater_identity(), "the agreement", self)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addLayout(status_row)
+        layout.addWidget(self.blind_note)
         layout.addWidget(splitter, 1)
         self._update_buttons()
 
+        # blind review: a rater sees the agreement over the decisions they rated (studio.judging.visibility)
+        context.rater_identity().changed.connect(self._store_changed)
         self.watch_store()
 
     def judge(self) -> str | None:
@@ -104,10 +113,11 @@ class AgreementView(StoreView):
 
         root, project = self.context.session.root, self.context.session.loaded.project
         judge, resamples, seed = self.judge(), self.resamples.value(), self.seed.value()
+        viewer = self.context.rater_identity().viewer()
         self.busy.show()
         self.compute_button.setEnabled(False)
         self.status.setText(f"Computing agreement{f' with {resamples:,} bootstrap resamples' if resamples else ''}…")
-        self.latest.start("Computing agreement", lambda: compute_agreement(root, project, judge, resamples, seed),
+        self.latest.start("Computing agreement", lambda: compute_agreement(root, project, judge, resamples, seed, viewer),
                           self._done, self._failed)
 
     def _done(self, result: AgreementResult) -> None:

@@ -87,8 +87,9 @@ class ReviewTabs(QObject):
     def _ready(self, queue: ReviewQueue) -> None:
         from studio.gui.judging.review_models import ReviewSession
 
-        self.session = ReviewSession(queue, self, on_written=self.shell.refresh_git)
         context = self._context()
+        identity = context.rater_identity() if context is not None else None
+        self.session = ReviewSession(queue, self, on_written=self.shell.refresh_git, identity=identity)
         if context is not None:
             context.reloaded.connect(lambda: self._project_reloaded(queue))
             context.changed.connect(lambda changes: self._project_edited(queue, changes))

@@ -6,6 +6,7 @@ when the queue is read again from the store."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -21,14 +22,14 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from studio.gui.base.rater_identity import RaterIdentity
 from studio.judging.errors import JudgingError
 from studio.judging.queue import Decision, QueueFilter, ReviewQueue
 from studio.judging.verdicts import ADJUDICATED, Verdict
+from studio.judging.visibility import Viewer
 
 Index = QModelIndex | QPersistentModelIndex
-RATER_KEY = "review/rater"
 RATERS_KEY = "review/raters"
-BLIND_KEY = "review/blind"
 HIDDEN = "hidden"
 SHOWN_VALUES = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing"}
 COLOURS = {"pass": QColor("#1b7f3b"), "fail": QColor("#b3261e"), "na": QColor("#6b6b6b"), "missing": QColor("#8a6d00")}
@@ -38,22 +39,46 @@ def shown(verdict: Verdict | None) -> str:
     return "" if verdict is None else SHOWN_VALUES.get(verdict.verdict, verdict.verdict)
 
 
+def settled_text(verdict: Verdict) -> str:
+    """A settled verdict with who settled it ("fail, by Carla"); older files did not record it."""
+    return f"{shown(verdict)}, by {html.escape(verdict.by)}" if verdict.by else shown(verdict)
+
+
 class ReviewSession(QObject):
-    """The queue both views show, who reviews, and whether the judge is hidden until they have rated."""
+    """The queue both views show and who reviews (`identity`: name, role, blind mode), which decides
+    what they see (studio.judging.visibility)."""
 
     reloaded = Signal()
     recorded = Signal(int)  # the queue position of a decision whose verdicts changed
     rater_changed = Signal(str)
-    blind_changed = Signal(bool)
+    blind_changed = Signal(bool)  # blind mode or the role changed: what is hidden changed
 
     def __init__(self, queue: ReviewQueue, parent: QObject | None = None,
-                 on_written: Callable[[], None] | None = None) -> None:
+                 on_written: Callable[[], None] | None = None, identity: RaterIdentity | None = None) -> None:
         super().__init__(parent)
         self.queue = queue
         self.on_written = on_written
-        settings = QSettings()
-        self.rater = str(settings.value(RATER_KEY, "") or "")
-        self.blind = str(settings.value(BLIND_KEY, "true")).lower() in ("true", "1")
+        self.identity = identity if identity is not None else RaterIdentity(self)
+        self._seen = self.identity.viewer()
+        self.identity.changed.connect(self._identity_changed)
+
+    @property
+    def rater(self) -> str:
+        return self.identity.name
+
+    @property
+    def blind(self) -> bool:
+        return self.identity.blind
+
+    def viewer(self) -> Viewer:
+        return self.identity.viewer()
+
+    def _identity_changed(self) -> None:
+        before, self._seen = self._seen, self.identity.viewer()
+        if before.name != self._seen.name:
+            self.rater_changed.emit(self._seen.name)
+        if (before.blind, before.role) != (self._seen.blind, self._seen.role):
+            self.blind_changed.emit(self._seen.blind)
 
     def known_raters(self) -> list[str]:
         """The experts of the store and the names typed here before."""
@@ -62,13 +87,7 @@ class ReviewSession(QObject):
         return sorted(set(names) | set(self.queue.experts()), key=str.lower)
 
     def set_rater(self, name: str) -> None:
-        name = name.strip()
-        if name == self.rater:
-            return
-        self.rater = name
-        settings = QSettings()
-        settings.setValue(RATER_KEY, name)
-        self.rater_changed.emit(name)
+        self.identity.set_name(name)
 
     def remember_rater(self) -> None:
         if not self.rater:
@@ -79,15 +98,16 @@ class ReviewSession(QObject):
             settings.setValue(RATERS_KEY, [*names, self.rater])
 
     def set_blind(self, on: bool) -> None:
-        if on == self.blind:
-            return
-        self.blind = on
-        QSettings().setValue(BLIND_KEY, "true" if on else "false")
-        self.blind_changed.emit(on)
+        self.identity.set_blind(on)
+
+    def sees_all(self, decision: Decision) -> bool:
+        """The reviewer may see every verdict of the decision (blind review's rule)."""
+        return self._seen.sees_all(decision.ratings)
 
     def judge_hidden(self, decision: Decision) -> bool:
-        """Blind mode: the judge's verdict stays hidden until the reviewing expert has given theirs."""
-        return self.blind and not (self.rater and decision.reviewed_by(self.rater))
+        """Blind mode: the judge's, the other raters' and the adjudicated verdicts stay hidden until
+        the reviewing rater has given theirs (an adjudicator sees them all)."""
+        return not self.sees_all(decision)
 
     def reload(self) -> None:
         self.queue.reload()
@@ -101,7 +121,12 @@ class ReviewSession(QObject):
         return verdict
 
     def adjudicate(self, decision: Decision, value: str, note: str | None = None) -> Verdict:
-        verdict = self.queue.adjudicate(decision, value, note=note)
+        """The settled verdict, recorded with the adjudicator's name (JudgingError: not the
+        adjudicator's role, no name yet, or the store cannot be written)."""
+        if not self._seen.is_adjudicator:
+            raise JudgingError("settling a difference is the adjudicator's: choose the role Adjudicator "
+                               "(the Role box) first")
+        verdict = self.queue.adjudicate(decision, value, by=self.rater, note=note)
         self._written(decision)
         return verdict
 
@@ -229,11 +254,15 @@ class QueueFilterModel(QSortFilterProxyModel):
         model = self.sourceModel()
         if not isinstance(model, QueueModel) or row >= len(model.decisions):
             return False
-        return self.which.accepts(model.decision(row))
+        decision = model.decision(row)
+        if self.which.disagree and not model.session.sees_all(decision):
+            return False  # whether the judge and an expert differ would tell a blind rater the judge's verdict
+        return self.which.accepts(decision)
 
 
 class AdjudicationModel(QAbstractTableModel):
-    """The decisions where raters differ, every rater in a column of their own."""
+    """The decisions where raters differ, every rater in a column of their own; a blind rater gets
+    only those they have rated (that raters differ elsewhere would tell them the others' verdicts)."""
 
     FIXED = ("Run", "Scope", "Criterion", "Weight")
 
@@ -242,20 +271,25 @@ class AdjudicationModel(QAbstractTableModel):
         self.session = session
         self.rows: list[Decision] = []
         self.raters: list[str] = []
+        self.hidden = 0  # decisions to adjudicate that blind review keeps from this rater
         session.reloaded.connect(self.refresh)
         session.recorded.connect(self._recorded)
+        session.rater_changed.connect(self.refresh)
+        session.blind_changed.connect(self.refresh)
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, *_args: Any) -> None:
         """Read the list again (a reset: raters and rows may both change)."""
         self.beginResetModel()
-        self.rows = self.session.queue.adjudication()
+        differ = self.session.queue.adjudication()
+        self.rows = [d for d in differ if self.session.sees_all(d)]
+        self.hidden = len(differ) - len(self.rows)
         self.raters = [r for r in self.session.queue.raters() if r != ADJUDICATED]
         self.endResetModel()
 
     def _recorded(self, position: int) -> None:
         decision = self.session.queue.decisions[position]
-        if decision in self.rows:
+        if decision in self.rows and self.session.sees_all(decision):
             row = self.rows.index(decision)
             self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
         elif decision.raters_differ():

@@ -40,8 +40,10 @@ from studio.gui.judging.review_models import (
     QueueModel,
     ReviewSession,
     record_or_explain,
+    settled_text,
     shown,
 )
+from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.errors import JudgingError
 from studio.judging.queue import Decision, QueueFilter
 from studio.judging.verdicts import Verdict
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from studio.judging.submission import Submission
 
 ALL = "All"
+FILTER_CHARACTERS = 8  # a filter box shows this many characters of its choice
 KEY_HINT = "P pass · F fail · N not applicable · S skip · J/K next/previous · E note"
 
 
@@ -66,10 +69,13 @@ def bring_forward(widget: QWidget) -> None:
 
 
 def combo(name: str, tip: str, parent: QWidget) -> QComboBox:
+    """A filter box as wide as a short entry: a long run id is shown whole in its list, not by
+    widening the window."""
     box = QComboBox(parent)
     box.setObjectName(name)
     box.setToolTip(tip)
-    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(FILTER_CHARACTERS)
     return box
 
 
@@ -105,18 +111,20 @@ class ReviewView(DecisionPane):
                         self.disagree_filter, self.mine_filter)
         session.reloaded.connect(self._reloaded)
         session.recorded.connect(self._recorded)
-        session.blind_changed.connect(lambda _on: self._show_detail())
+        session.blind_changed.connect(self._blind_changed)
         session.rater_changed.connect(self._rater_changed)
         self._reloaded()
 
     # -- construction ------------------------------------------------------------------------
     def _build(self) -> None:
+        # Two rows of widgets that may shrink (who reviews and the review filters; the queue's filters):
+        # one row of fixed-width controls made the window wider than a 1,600 px screen (issue 21, defect 3).
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Rater", self))
         self.rater_combo = combo("raterCombo", "Your name: your verdicts go to verdicts/RUN/NAME.yaml", self)
         self.rater_combo.setEditable(True)
         self.rater_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.rater_combo.setMinimumWidth(170)
+        self.rater_combo.setMinimumContentsLength(12)
         name_edit = self.rater_combo.lineEdit()
         assert name_edit is not None  # an editable combo has one
         name_edit.setPlaceholderText("Your name")
@@ -127,43 +135,53 @@ class ReviewView(DecisionPane):
         bar.addWidget(self.rater_combo)
         self.blind_toggle = QCheckBox("Blind", self)
         self.blind_toggle.setObjectName("blindToggle")
-        self.blind_toggle.setToolTip("Hide the judge's verdict until you have given yours")
+        self.blind_toggle.setToolTip("Hide the judge's, the other raters' and the adjudicated verdicts until you "
+                                     "have given yours")
         self.blind_toggle.setChecked(self.session.blind)
         self.blind_toggle.toggled.connect(self.session.set_blind)
         bar.addWidget(self.blind_toggle)
-        bar.addSpacing(16)
+        self.role_combo = RolePicker("reviewRole", self.session.identity, self)
+        bar.addWidget(self.role_combo)
+        self.disagree_filter = QCheckBox("Disagreements", self)
+        self.disagree_filter.setObjectName("disagreeFilter")
+        self.disagree_filter.setToolTip("Only the decisions where the judge and an expert disagree (in blind mode, "
+                                        "those you have rated)")
+        self.mine_filter = QCheckBox("Not reviewed by me", self)
+        self.mine_filter.setObjectName("notReviewedFilter")
+        self.mine_filter.setToolTip("Only the decisions you have not given a verdict on yet")
+        bar.addSpacing(12)
+        bar.addWidget(self.disagree_filter)
+        bar.addWidget(self.mine_filter)
+        self.count = QLabel(self)
+        self.count.setObjectName("reviewCount")
+        self.count.setWordWrap(True)
+        bar.addWidget(self.count, 1)
+        self.reload_button = QPushButton("Reload", self)
+        self.reload_button.setObjectName("reviewReload")
+        self.reload_button.setToolTip("Read the verdict store again")
+        self.reload_button.clicked.connect(self.session.reload)
+        bar.addWidget(self.reload_button)
+
+        filters = QHBoxLayout()
         self.run_filter = combo("runFilter", "Only this run or submission", self)
         self.scope_filter = combo("scopeFilter", "Only this subtask (or final)", self)
         self.target_filter = combo("targetFilter", "Only criteria of this target", self)
         self.dimension_filter = combo("dimensionFilter", "Only criteria of this dimension", self)
         for label, box in (("Run", self.run_filter), ("Subtask", self.scope_filter), ("Target", self.target_filter),
                            ("Dimension", self.dimension_filter)):
-            bar.addWidget(QLabel(label, self))
-            bar.addWidget(box)
+            filters.addWidget(QLabel(label, self))
+            filters.addWidget(box)
             box.currentIndexChanged.connect(self._filters_changed)
-        self.disagree_filter = QCheckBox("Judge and expert disagree", self)
-        self.disagree_filter.setObjectName("disagreeFilter")
-        self.mine_filter = QCheckBox("Not yet reviewed by me", self)
-        self.mine_filter.setObjectName("notReviewedFilter")
         for check in (self.disagree_filter, self.mine_filter):
             check.toggled.connect(self._filters_changed)
-            bar.addWidget(check)
         self.criterion_chip = QPushButton(self)
         self.criterion_chip.setObjectName("criterionFilter")
         self.criterion_chip.setToolTip("Showing one criterion: click to show them all")
         self.criterion_chip.setFlat(True)
         self.criterion_chip.clicked.connect(self.clear_criterion)
         self.criterion_chip.hide()
-        bar.addWidget(self.criterion_chip)
-        bar.addStretch(1)
-        self.count = QLabel(self)
-        self.count.setObjectName("reviewCount")
-        bar.addWidget(self.count)
-        self.reload_button = QPushButton("Reload", self)
-        self.reload_button.setObjectName("reviewReload")
-        self.reload_button.setToolTip("Read the verdict store again")
-        self.reload_button.clicked.connect(self.session.reload)
-        bar.addWidget(self.reload_button)
+        filters.addWidget(self.criterion_chip)
+        filters.addStretch(1)
 
         self.queue = QTableView(self)
         self.queue.setObjectName("reviewQueue")
@@ -195,6 +213,7 @@ class ReviewView(DecisionPane):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)
+        layout.addLayout(filters)
         layout.addWidget(main, 1)
 
     def _detail(self) -> QWidget:
@@ -214,6 +233,7 @@ class ReviewView(DecisionPane):
         self.judge_verdict = QLabel(judge_box)
         self.judge_verdict.setObjectName("judgeVerdict")
         self.judge_verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.judge_verdict.setWordWrap(True)
         self.judge_rationale = QLabel(judge_box)
         self.judge_rationale.setObjectName("judgeRationale")
         self.judge_rationale.setWordWrap(True)
@@ -437,6 +457,13 @@ class ReviewView(DecisionPane):
         self._filters_changed() if self.mine_filter.isChecked() else self._count_changed()
         self._show_detail()
 
+    def _blind_changed(self, on: bool) -> None:
+        if self.blind_toggle.isChecked() != on:
+            self.blind_toggle.blockSignals(True)
+            self.blind_toggle.setChecked(on)
+            self.blind_toggle.blockSignals(False)
+        self._filters_changed() if self.disagree_filter.isChecked() else self._show_detail()
+
     def _recorded(self, position: int) -> None:
         self._count_changed()
         if self.current is not None and self.session.queue.index_of(self.current) == position:
@@ -485,8 +512,8 @@ class ReviewView(DecisionPane):
             lines.append(f"<i>Note:</i> {html.escape(note)}")
         if others and not self.session.judge_hidden(decision):
             lines.append("<b>Other experts:</b> " + ", ".join(others))
-        if decision.adjudicated is not None:
-            lines.append(f"<b>Adjudicated:</b> {shown(decision.adjudicated)}")
+        if decision.adjudicated is not None and not self.session.judge_hidden(decision):
+            lines.append(f"<b>Adjudicated:</b> {settled_text(decision.adjudicated)}")
         self.your_verdict.setText("<br>".join(lines))
 
     def _ref_chosen(self, item: QListWidgetItem) -> None:

@@ -151,8 +151,14 @@ def _bootstrap(block: Block, name: str) -> list[float] | None:
     return entry["interval"] if entry else None
 
 
-AGREEMENT_COLUMNS = ("Group", "Decisions", "Agreement", "95% interval", "Cohen's kappa", "Gwet's AC1",
-                     "AC1 95% (bootstrap)", "Krippendorff's alpha")
+AGREEMENT_COLUMNS = ("Group", "Decisions", "Agreement", "95% interval", "Mean over rater pairs", "Cohen's kappa",
+                     "Gwet's AC1", "AC1 95% (bootstrap)", "Krippendorff's alpha")
+AGREEMENT_TIPS = {
+    "Agreement": "Percent agreement pooled over decisions: with more than two raters, every judge-expert "
+                 "decision pair counts once (a rater with three verdicts weighs three decisions)",
+    "Mean over rater pairs": "The unweighted mean of the pairwise percent agreements: a rater with few verdicts "
+                             "weighs as much as one with many",
+}
 
 
 class AgreementModel(QAbstractTableModel):
@@ -182,18 +188,22 @@ class AgreementModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(AGREEMENT_COLUMNS):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(AGREEMENT_COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return AGREEMENT_COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return AGREEMENT_TIPS.get(AGREEMENT_COLUMNS[section])
         return None
 
     def cells(self, row: int) -> list[str]:
         """The texts of a row, as shown."""
         name, block = self._rows[row]
         two = block.get("raters") == 2
-        interval = block.get("wilson95") if two else _bootstrap(block, "percent")
-        return [name, str(block.get("n", 0)), _pct(block.get("percent")), _interval(interval, percent=True),
-                _coefficient(block_kappa(block)), _coefficient(block.get("gwet_ac1")),
+        interval = block.get("wilson95") if two else _bootstrap(block, "pooled_percent")
+        pooled = block.get("pooled_percent", block.get("percent"))
+        return [name, str(block.get("n", 0)), _pct(pooled), _interval(interval, percent=True),
+                _pct(block.get("percent")), _coefficient(block_kappa(block)), _coefficient(block.get("gwet_ac1")),
                 _interval(_bootstrap(block, "gwet_ac1")), _coefficient(block.get("krippendorff_alpha"))]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -207,9 +217,11 @@ class AgreementModel(QAbstractTableModel):
             bold = QFont()
             bold.setBold(True)
             return bold
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == AGREEMENT_COLUMNS.index("Agreement"):
             block = self._rows[index.row()][1]
-            basis = block.get("percent_basis", "two raters")
-            return f"Percent agreement ({basis}); {block.get('agree', 0)} of {block.get('n', 0)} decisions agree" \
-                if basis == "two raters" else f"Percent agreement ({basis})"
+            basis = block.get("pooled_basis", "two raters")
+            agree, pairs = block.get("pooled_agree", block.get("agree", 0)), block.get("pooled_n", block.get("n", 0))
+            if basis == "two raters":
+                return f"Percent agreement (two raters); {agree} of {pairs} decisions agree"
+            return f"Percent agreement pooled over {basis}: {agree} of {pairs} agree"
         return None

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.judging.reviewer_widgets import BlindNote
 from studio.gui.judging.scores_models import ScoresModel
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 EVERY_JUDGE = "Every judge (where they agree)"
 RUBRIC_DELAY_MS = 400
+JUDGE_CHARACTERS = 20
 TABLE_FILTER = "Excel workbook (*.xlsx);;CSV (*.csv)"
 
 
@@ -54,7 +56,9 @@ def busy_bar(name: str, parent: QWidget) -> QProgressBar:
 def judge_picker(name: str, parent: QWidget, every: str | None) -> QComboBox:
     combo = QComboBox(parent)
     combo.setObjectName(name)
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    # a judge model's long name shows whole in the list, not by widening the window
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(JUDGE_CHARACTERS)
     if every is not None:
         combo.addItem(every, None)
     return combo
@@ -119,13 +123,17 @@ class ScoresView(StoreView):
         splitter.addWidget(self.charts)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        self.blind_note = BlindNote("scoresBlindNote", context.rater_identity(), "the score", self)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.blind_note)
         layout.addWidget(splitter, 1)
         self._update_buttons()
 
         # a rubric edit changes what is scored (and may make verdicts stale)
         self._rubric_timer = after_rubric_edits(self, context, RUBRIC_DELAY_MS, self.refresh)
+        # blind review: a rater sees the scores of the verdicts they may see (studio.judging.visibility)
+        context.rater_identity().changed.connect(self._store_changed)
         self.watch_store()
 
     # -- computing --------------------------------------------------------------------------
@@ -138,9 +146,11 @@ class ScoresView(StoreView):
         from studio.judging.dashboards import compute_scores
 
         root, project, judge = self.context.session.root, self.context.session.loaded.project, self.judge()
+        viewer = self.context.rater_identity().viewer()
         self.busy.show()
         self.status.setText("Scoring the runs…")
-        self.latest.start("Scoring runs", lambda: compute_scores(root, project, judge), self._done, self._failed)
+        self.latest.start("Scoring runs", lambda: compute_scores(root, project, judge, viewer), self._done,
+                          self._failed)
 
     def _done(self, result: tuple[ScoreSheet, bytes, bytes]) -> None:
         sheet, trajectory, profile = result

@@ -31,10 +31,12 @@ class CalibrationFeed(QObject):
         self.watcher.changed.connect(self.refresh)
         self._timer = after_rubric_edits(self, context, EDIT_DELAY_MS, self.refresh)
         context.reloaded.connect(self.refresh)
+        context.rater_identity().changed.connect(self.refresh)  # blind review hides what the rater has not rated
 
     def refresh(self) -> None:
         from studio.judging.dashboards import compute_calibration
 
         root, project = self.context.session.root, self.context.session.loaded.project
-        self.latest.start("Calibrating the judge", lambda: compute_calibration(root, project),
+        viewer = self.context.rater_identity().viewer()
+        self.latest.start("Calibrating the judge", lambda: compute_calibration(root, project, viewer),
                           self.updated.emit, lambda _error: self.updated.emit({}))

@@ -129,6 +129,16 @@ def test_two_experts_review_blind_by_keyboard_then_adjudicate(qtbot, project: Pa
     qtbot.addWidget(adjudication)
     adjudication.resize(1200, 700)
     adjudication.show()
+    # Ben reviews blind and skipped C9: as a rater he sees only the differences he has rated; settling is
+    # the adjudicator's, who sees them all (the role is chosen in the view, by keyboard)
+    QTest.keyClick(adjudication, Qt.Key.Key_F)
+    assert "Adjudicator" in adjudication.status.text() and VerdictStore(project).read(RUN_ID, "adjudicated") == []
+    type_name(view, "Carla")
+    adjudication.role_combo.setFocus()
+    QTest.keyClick(adjudication.role_combo, Qt.Key.Key_Down)
+    assert session.viewer().is_adjudicator and adjudication.role_combo.currentText() == "Adjudicator"
+    assert view.role_combo.currentText() == "Adjudicator"  # one identity: every view follows
+    adjudication.setFocus()
     listed = [d.criterion.id for d in adjudication.model.rows]
     assert listed == [criterion_id(n) for n in (2, 4, 6, 7, 10)]
     assert adjudication.model.columns() == ["Run", "Scope", "Criterion", "Weight", JUDGE, "Anna", "Ben", "Adjudicated"]
@@ -140,8 +150,9 @@ def test_two_experts_review_blind_by_keyboard_then_adjudicate(qtbot, project: Pa
     # settle where the experts differ: C2 fail, C6 pass, C10 pass; C4 and C7 skipped (the experts agree)
     for key in (Qt.Key.Key_F, Qt.Key.Key_S, Qt.Key.Key_P, Qt.Key.Key_S, Qt.Key.Key_P):
         QTest.keyClick(adjudication, key)
-    settled = {v.criterion: v.verdict for v in store.read(RUN_ID, "adjudicated")}
-    assert settled == {criterion_id(2): "fail", criterion_id(6): "pass", criterion_id(10): "pass"}
+    settled = {v.criterion: (v.verdict, v.by) for v in store.read(RUN_ID, "adjudicated")}
+    assert settled == {criterion_id(2): ("fail", "Carla"), criterion_id(6): ("pass", "Carla"),
+                       criterion_id(10): ("pass", "Carla")}
     assert store.read(RUN_ID, JUDGE)[0].verdict == "pass"  # the judge's file is as the judge left it
 
     # the score, as `dbstudio score --project` computes it. Counted verdicts: C1 P (experts), C2 F (adjudicated),

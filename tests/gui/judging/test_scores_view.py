@@ -21,6 +21,13 @@ from studio.gui.judging.scores_view import EVERY_JUDGE, ScoresView
 from tests.judging.scored_runs import JUDGE, JUDGED_A, RUN_A, RUN_B, SYSTEM_A, SYSTEM_B, put, scored_project
 
 
+def out_of_blind_mode(context: ProjectContext) -> ProjectContext:
+    """A maintainer looking at every verdict (blind review hides them from a rater: test_blind_review.py)."""
+    context.rater_identity().set_blind(False)
+    return context
+
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return scored_project(tmp_path / "blank")
@@ -28,7 +35,7 @@ def project(tmp_path: Path) -> Path:
 
 def open_view(qtbot, root: Path) -> ScoresView:
     runner = TaskRunner()
-    view = ScoresView(ProjectContext(ProjectSession(root)), runner)
+    view = ScoresView(out_of_blind_mode(ProjectContext(ProjectSession(root))), runner)
     view.runner_ref = runner  # kept alive with the view
     qtbot.addWidget(view)
     view.resize(1300, 900)
@@ -127,7 +134,7 @@ def test_the_table_exports_as_xlsx(qtbot, project: Path, tmp_path: Path, monkeyp
 def test_a_store_without_verdicts_says_what_to_do(qtbot, tmp_path: Path):
     root = scored_project(tmp_path / "blank", judged=False)
     runner = TaskRunner()
-    view = ScoresView(ProjectContext(ProjectSession(root)), runner)
+    view = ScoresView(out_of_blind_mode(ProjectContext(ProjectSession(root))), runner)
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.failed, timeout=30000) as failed:
         pass
@@ -145,6 +152,7 @@ def test_the_judging_menu_opens_the_views_as_tabs_of_the_window(qtbot, tmp_path:
 
     root = scored_project(tmp_path / "blank")
     window = open_window(qtbot, root)
+    out_of_blind_mode(window.context)
     window.findChild(QAction, "scoresAction").trigger()
     view = window.editor_tabs.currentWidget()
     assert isinstance(view, ScoresView) and view.objectName() == "scoresView"

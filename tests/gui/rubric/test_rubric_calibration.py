@@ -23,6 +23,13 @@ from tests.helpers import write
 from tests.judging.scored_runs import RUN_A, RUN_B, add_experts, put, scored_project
 
 
+def out_of_blind_mode(context: ProjectContext) -> ProjectContext:
+    """A maintainer looking at every verdict (blind review hides them from a rater: test_blind_review.py)."""
+    context.rater_identity().set_blind(False)
+    return context
+
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = scored_project(tmp_path / "blank")
@@ -34,7 +41,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def editor(qtbot, project: Path) -> RubricEditor:
     runner = TaskRunner()
-    widget = RubricEditor(ProjectContext(ProjectSession(project)), None, runner)
+    widget = RubricEditor(out_of_blind_mode(ProjectContext(ProjectSession(project))), None, runner)
     widget.runner_ref = runner
     qtbot.addWidget(widget)
     widget.resize(1600, 700)
@@ -115,6 +122,7 @@ def test_in_the_window_the_flag_opens_the_review_on_the_disagreeing_decisions(qt
     from tests.gui.shell_support import idle, open_window
 
     window = open_window(qtbot, project)
+    out_of_blind_mode(window.context)
     editor = window.open_rubric(None)
     assert editor is not None
     qtbot.waitUntil(lambda: bool(editor.model.calibration) and not window.runner.busy, timeout=30000)
