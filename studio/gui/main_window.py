@@ -356,7 +356,7 @@ class MainWindow(QMainWindow):
         if generation != self._generation:
             return  # another project was asked for meanwhile
         self._teardown()
-        context = ProjectContext(session, self, runner=self.runner)
+        context = ProjectContext(session, self, runner=self.runner, preferences=self.preferences)
         self.context = context
         self.recovery = ProjectRecovery(context)
         context.changed.connect(self._on_changed)

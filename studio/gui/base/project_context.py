@@ -12,6 +12,7 @@ from studio.editing.commands import Command
 from studio.editing.session import ProjectSession
 
 if TYPE_CHECKING:
+    from studio.gui.base.preferences import PreferencesStore
     from studio.gui.base.rater_identity import RaterIdentity
     from studio.gui.base.tasks import TaskRunner
     from studio.gui.base.verdict_watch import VerdictWatcher
@@ -30,11 +31,13 @@ class ProjectContext(QObject):
     them as its own write and reads the project again."""
 
     def __init__(self, session: ProjectSession, parent: QObject | None = None,
-                 runner: TaskRunner | None = None) -> None:
+                 runner: TaskRunner | None = None, preferences: PreferencesStore | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.runner = runner
         """The window's background helper, for the views of this project (None outside a window)."""
+        self.preferences = preferences
+        """The window's preferences (None outside a window: the rater identity reads its own)."""
         self.undo_stack = QUndoStack(self)
         self._verdict_watcher: VerdictWatcher | None = None
         self._rater_identity: RaterIdentity | None = None
@@ -54,7 +57,7 @@ class ProjectContext(QObject):
         if self._rater_identity is None:
             from studio.gui.base.rater_identity import RaterIdentity
 
-            self._rater_identity = RaterIdentity(self)
+            self._rater_identity = RaterIdentity(self, self.preferences)
         return self._rater_identity
 
     def push(self, command: Command) -> bool:
