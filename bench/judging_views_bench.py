@@ -226,6 +226,7 @@ def scores_interactive(app, root: Path, runner, submissions: int) -> float:  # t
 
 def bench_size(app, work: Path, size: int, rounds: int, key_count: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
     from studio.gui.base.tasks import TaskRunner
+    from studio.judging.verdict_store import forget_parsed
     from studio.store.loader import load_project
 
     root, made = make_judged_copy(work, size)
@@ -238,6 +239,7 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int) -> dict[
     for number in range(rounds):
         gc.collect()
         floors.append(floor_read(root))
+        forget_parsed()  # every figure from cold files, as when the project has just been opened
         seconds, view = review_shown(app, root, loaded, runner)
         shown_s.append(seconds)
         check(len(view.session.queue.decisions) == made, f"{size}: the queue has {len(view.session.queue.decisions)}"
@@ -254,6 +256,7 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int) -> dict[
         view.close()
         view.deleteLater()
         _settle(app, lambda: not runner.busy)
+        forget_parsed()
         scores_s.append(scores_interactive(app, root, runner, submissions))
     floor = statistics.median(floors)
     print(f"\n{made:,} decisions ({submissions} submissions), floor (libyaml over the verdict files): "
@@ -285,6 +288,8 @@ def main() -> int:
 
         app = QApplication.instance() or QApplication(["judging-views-bench"])
         app.setOrganizationName("DeliverBench-bench")
+        import studio.gui.judging.review_view  # noqa: F401  (imported before timing: the window has
+        import studio.gui.judging.scores_view  # noqa: F401  loaded the previews and charts by then)
         for size in sizes:
             results.append(bench_size(app, Path(folder), size, rounds, 15 if args.quick else 40))
     first, last = results[0], results[-1]

@@ -6,16 +6,18 @@ when the queue is read again from the store."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractProxyModel,
     QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QSettings,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -213,23 +215,127 @@ class QueueModel(QAbstractTableModel):
         return SHOWN_VALUES.get(value, "missing" if value.startswith("missing") else value)
 
 
-class QueueFilterModel(QSortFilterProxyModel):
-    """The queue narrowed by a `QueueFilter`; rows leave and join as verdicts are recorded."""
+class QueueFilterModel(QAbstractProxyModel):
+    """The queue narrowed by a `QueueFilter`; rows leave and join as verdicts are recorded.
+
+    The rows are a list of queue positions the core computes from its indexes (ReviewQueue.positions)
+    rather than one Python filter call per row from Qt: a filter over 100,000 decisions is one lookup,
+    a recorded verdict re-tests its own row only."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.which = QueueFilter()
+        self._rows: list[int] = []  # proxy row -> queue position, ascending
+        self._row_of: dict[int, int] = {}  # queue position -> proxy row
 
+    # -- the rows -----------------------------------------------------------------------------
     def set_filter(self, which: QueueFilter) -> None:
-        self.beginFilterChange()
         self.which = which
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self._refilter()
 
-    def filterAcceptsRow(self, row: int, parent: Index) -> bool:  # noqa: N802 (Qt naming)
+    def _queue_model(self) -> QueueModel | None:
         model = self.sourceModel()
-        if not isinstance(model, QueueModel) or row >= len(model.decisions):
-            return False
-        return self.which.accepts(model.decision(row))
+        return model if isinstance(model, QueueModel) else None
+
+    def _positions(self) -> list[int]:
+        model = self._queue_model()
+        return [] if model is None else model.session.queue.positions(self.which)
+
+    def _set_rows(self, rows: list[int]) -> None:
+        self._rows = rows
+        self._row_of = {position: row for row, position in enumerate(rows)}
+
+    def _refilter(self) -> None:
+        rows = self._positions()
+        if rows == self._rows:
+            return
+        self.beginResetModel()
+        self._set_rows(rows)
+        self.endResetModel()
+
+    def setSourceModel(self, model: QAbstractItemModel) -> None:  # noqa: N802 (Qt naming)
+        old = self.sourceModel()
+        if old is not None:
+            old.modelAboutToBeReset.disconnect(self.beginResetModel)
+            old.modelReset.disconnect(self._source_reset)
+            old.dataChanged.disconnect(self._source_changed)
+        self.beginResetModel()
+        super().setSourceModel(model)
+        model.modelAboutToBeReset.connect(self.beginResetModel)
+        model.modelReset.connect(self._source_reset)
+        model.dataChanged.connect(self._source_changed)
+        self._set_rows(self._positions())
+        self.endResetModel()
+
+    def _source_reset(self) -> None:
+        self._set_rows(self._positions())
+        self.endResetModel()
+
+    def _source_changed(self, top: QModelIndex, bottom: QModelIndex, roles: list[int] | None = None) -> None:
+        """A recorded verdict: its row may leave or join (the filter reads the verdicts); else it repaints."""
+        first, last = top.row(), bottom.row()
+        rest = self.which.by_ratings()
+        model = self._queue_model()
+        if rest is not None and model is not None and last > first:
+            self._refilter()  # the rater or blind mode changed every row: filter afresh
+        elif rest is not None and model is not None:
+            self._one_changed(first, rest.accepts(model.decision(first)))
+        for row in self._proxy_rows(first, last):
+            self.dataChanged.emit(self.index(row[0], 0), self.index(row[1], self.columnCount() - 1), roles or [])
+
+    def _one_changed(self, position: int, accepted: bool) -> None:
+        row = self._row_of.get(position)
+        if accepted and row is None:
+            row = bisect.bisect_left(self._rows, position)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._set_rows([*self._rows[:row], position, *self._rows[row:]])
+            self.endInsertRows()
+        elif not accepted and row is not None:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            self._set_rows([*self._rows[:row], *self._rows[row + 1:]])
+            self.endRemoveRows()
+
+    def _proxy_rows(self, first: int, last: int) -> list[tuple[int, int]]:
+        """The proxy rows of queue positions first..last, as one span (or none)."""
+        low = bisect.bisect_left(self._rows, first)
+        high = bisect.bisect_right(self._rows, last) - 1
+        return [(low, high)] if low <= high else []
+
+    # -- QAbstractProxyModel ------------------------------------------------------------------
+    def mapToSource(self, index: Index) -> QModelIndex:  # noqa: N802 (Qt naming)
+        model = self.sourceModel()
+        if model is None or not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return QModelIndex()
+        return model.index(self._rows[index.row()], index.column())
+
+    def mapFromSource(self, index: Index) -> QModelIndex:  # noqa: N802 (Qt naming)
+        row = self._row_of.get(index.row()) if index.isValid() else None
+        return QModelIndex() if row is None else self.index(row, index.column())
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
+        if parent.isValid() or not (0 <= row < len(self._rows) and 0 <= column < self.columnCount()):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
+    def parent(self, _index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        return QModelIndex()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        model = self.sourceModel()
+        return 0 if parent.isValid() or model is None else model.columnCount()
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802 (Qt naming)
+        return not parent.isValid() and bool(self._rows)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        model = self.sourceModel()
+        if model is None or orientation != Qt.Orientation.Horizontal:
+            return None
+        return model.headerData(section, orientation, role)
 
 
 class AdjudicationModel(QAbstractTableModel):

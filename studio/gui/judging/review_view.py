@@ -260,10 +260,10 @@ class ReviewView(DecisionPane):
             except JudgingError:
                 self.current = None
             self._show_detail()
-        choices = {self.run_filter: sorted({d.submission for d in queue.decisions}),
-                   self.scope_filter: list(dict.fromkeys(d.scope for d in queue.decisions)),
-                   self.target_filter: sorted({d.criterion.target for d in queue.decisions}),
-                   self.dimension_filter: sorted({d.criterion.dimension for d in queue.decisions})}
+        choices = {self.run_filter: sorted(queue.values("submission")),
+                   self.scope_filter: queue.values("scope"),
+                   self.target_filter: sorted(queue.values("target")),
+                   self.dimension_filter: sorted(queue.values("dimension"))}
         for box, values in choices.items():
             kept = box.currentText()
             box.blockSignals(True)
@@ -302,7 +302,7 @@ class ReviewView(DecisionPane):
     def _count_changed(self) -> None:
         total = len(self.session.queue.decisions)
         shown_rows = self.proxy.rowCount()
-        mine = sum(1 for d in self.session.queue.decisions if self.session.rater and d.reviewed_by(self.session.rater))
+        mine = self.session.queue.reviewed_count(self.session.rater) if self.session.rater else 0
         text = f"{shown_rows} of {total} decisions"
         if self.session.rater:
             text += f" · {mine} reviewed by {self.session.rater}"
