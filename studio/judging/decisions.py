@@ -95,7 +95,16 @@ def select_submissions(store: VerdictStore, wanted: Sequence[str] | None) -> lis
 def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
             submissions: Iterable[str] | None = None) -> StoreDecisions:
     """Every current verdict of the chosen submissions (all by default), by decision."""
+    from studio.judging.verdict_store import bulk_reading
+
     found = StoreDecisions()
+    with bulk_reading():
+        _collect_into(found, store, versions, submissions)
+    return found
+
+
+def _collect_into(found: StoreDecisions, store: VerdictStore, versions: Mapping[tuple[str, str], str],
+                  submissions: Iterable[str] | None) -> None:
     for submission in (store.submissions() if submissions is None else submissions):
         for verdict in store.verdicts(submission):
             version = versions.get((verdict.scope, verdict.criterion))
@@ -105,7 +114,6 @@ def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
                 found.stale.append((submission, verdict))
             else:
                 found.decisions.setdefault((submission, verdict.scope, verdict.criterion), {})[verdict.rater] = verdict
-    return found
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
 from studio.judging.scope import scope_context
-from studio.judging.verdict_store import VerdictStore, rater_slug, scope_rank
+from studio.judging.verdict_store import VerdictStore, bulk_reading, rater_slug, scope_rank
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
 from studio.model.vocabulary import FINAL_SCOPE
 
@@ -142,7 +142,8 @@ class ReviewQueue:
     def __init__(self, loaded: LoadedProject, store: VerdictStore | None = None):
         self.loaded = loaded
         self.root = Path(loaded.root)
-        self.store = store or VerdictStore(self.root)
+        # the store sorts what it writes along the timeline: from the project loaded here, not read again
+        self.store = store or VerdictStore(self.root, timeline=lambda: self.loaded.project.timeline())
         self.decisions: list[Decision] = []
         self.left_out: str | None = None
         self._instructions: dict[str, Instruction] = {}
@@ -180,16 +181,13 @@ class ReviewQueue:
         for submission, scope, _ in found.decisions:
             scoped.setdefault(submission, set()).add(scope)
         order = {sid: i for i, sid in enumerate(project.timeline())}
-        decisions = []
-        for submission in sorted(scoped):
-            for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
-                for criterion in criteria.get(scope, []):
-                    ratings = dict(found.decisions.get((submission, scope, criterion.id), {}))
-                    decisions.append(Decision(submission, scope, criterion, ratings))
+        with bulk_reading():
+            decisions = _decisions_of(found.decisions, scoped, criteria, order)
         self.decisions = decisions
         self._index = {d.key: i for i, d in enumerate(decisions)}
         self._positions = _positions_of(decisions)
         self._reviewed = {}
+
 
     def filtered(self, which: QueueFilter) -> list[Decision]:
         return [self.decisions[position] for position in self.positions(which)]
@@ -294,6 +292,18 @@ class ReviewQueue:
             self._reviewed[rater] += 1
         decision.ratings[rater] = verdict
         return verdict
+
+
+def _decisions_of(found: dict[DecisionKey, dict[str, Verdict]], scoped: dict[str, set[str]],
+                  criteria: dict[str, list[QueueCriterion]], order: dict[str, int]) -> list[Decision]:
+    """Every criterion of each judged scope of each submission, with its current verdicts."""
+    decisions = []
+    for submission in sorted(scoped):
+        for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
+            for criterion in criteria.get(scope, []):
+                ratings = dict(found.get((submission, scope, criterion.id), {}))
+                decisions.append(Decision(submission, scope, criterion, ratings))
+    return decisions
 
 
 def _positions_of(decisions: Sequence[Decision]) -> dict[str, dict[str, list[int]]]:

@@ -9,10 +9,12 @@ of one verdict is a change of its own lines in a diff.
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,30 @@ _DIGITS = re.compile(r"(\d+)")
 _WRITING = threading.Lock()
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+_PAUSING = threading.Lock()
+_paused = [0, False]  # readers inside `bulk_reading`, whether the collector was on when the first came in
+
+
+@contextmanager
+def bulk_reading() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a store's verdicts are read into objects: each of
+    its passes walks every object alive, and reading 200,000 verdicts (a million objects, none of them
+    garbage) would run dozens of them, a third of the time. Counted, so that two threads reading at
+    once leave the collector as they found it."""
+    with _PAUSING:
+        if _paused[0] == 0:
+            _paused[1] = gc.isenabled()
+            gc.disable()
+        _paused[0] += 1
+    try:
+        yield
+    finally:
+        with _PAUSING:
+            _paused[0] -= 1
+            if _paused[0] == 0 and _paused[1]:
+                gc.enable()
 
 
 class VerdictFileError(JudgingError):
@@ -74,10 +100,13 @@ class VerdictStore:
     changed on disk (see `_read_file`), so a review storing verdict after verdict, and the views that
     read the store again after each, pay for the one file that changed."""
 
-    def __init__(self, project_dir: Path):
+    def __init__(self, project_dir: Path, timeline: Callable[[], list[str]] | None = None):
+        """`timeline`: the project's subtasks in order, from a caller that has the project loaded
+        already (else the store loads it on its first write)."""
         self.project_dir = Path(project_dir)
         self.root = layout.verdicts_dir(self.project_dir)
         self._timeline: list[str] | None = None
+        self._timeline_of = timeline
 
     # -- where ----------------------------------------------------------------------------------
     def path(self, submission_id: str, rater: str) -> Path:
@@ -106,14 +135,17 @@ class VerdictStore:
 
     def verdicts(self, submission_id: str) -> list[Verdict]:
         """Every rater's verdicts on the submission, each file read once."""
-        return [verdict for path in _files(self.root / check_submission_id(submission_id))
-                for verdict in _read_file(path)[1]]
+        with bulk_reading():
+            return [verdict for path in _files(self.root / check_submission_id(submission_id))
+                    for verdict in _read_file(path)[1]]
 
     def all(self) -> Iterator[tuple[str, Verdict]]:
         """(submission id, verdict) of every verdict in the store."""
         for submission_id in self.submissions():
             for path in _files(self.root / submission_id):
-                for verdict in _read_file(path)[1]:
+                with bulk_reading():
+                    verdicts = _read_file(path)[1]
+                for verdict in verdicts:
                     yield submission_id, verdict
 
     # -- writing --------------------------------------------------------------------------------
@@ -154,6 +186,11 @@ class VerdictStore:
 
     def timeline(self) -> list[str]:
         """The project's subtasks in timeline order (read once); [] when the project does not load."""
+        if self._timeline is None and self._timeline_of is not None:
+            try:
+                self._timeline = list(self._timeline_of())
+            except (OSError, ValueError):
+                self._timeline_of = None
         if self._timeline is None:
             from studio.store.loader import load_project
 

@@ -36,6 +36,11 @@ SHOWN_VALUES = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing
 COLOURS = {"pass": QColor("#1b7f3b"), "fail": QColor("#b3261e"), "na": QColor("#6b6b6b"), "missing": QColor("#8a6d00")}
 
 
+# the roles QueueModel answers; a view asks each painted cell for a dozen
+SHOWN_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole,
+                         Qt.ItemDataRole.TextAlignmentRole})
+
+
 def shown(verdict: Verdict | None) -> str:
     return "" if verdict is None else SHOWN_VALUES.get(verdict.verdict, verdict.verdict)
 
@@ -56,6 +61,7 @@ class ReviewSession(QObject):
         settings = QSettings()
         self.rater = str(settings.value(RATER_KEY, "") or "")
         self.blind = str(settings.value(BLIND_KEY, "true")).lower() in ("true", "1")
+        self._remembered = ""  # the rater last remembered among the known names
 
     def known_raters(self) -> list[str]:
         """The experts of the store and the names typed here before."""
@@ -73,12 +79,13 @@ class ReviewSession(QObject):
         self.rater_changed.emit(name)
 
     def remember_rater(self) -> None:
-        if not self.rater:
-            return
+        if not self.rater or self.rater == self._remembered:
+            return  # once per name: the store's experts are a pass over every decision
         settings = QSettings()
         names = self.known_raters()
         if self.rater not in names:
             settings.setValue(RATERS_KEY, [*names, self.rater])
+        self._remembered = self.rater
 
     def set_blind(self, on: bool) -> None:
         if on == self.blind:
@@ -157,10 +164,14 @@ class QueueModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self.decisions):
-            return None
-        decision = self.decisions[index.row()]
-        column = self.COLUMNS[index.column()]
+        if role not in SHOWN_ROLES or not index.isValid() or index.row() >= len(self.decisions):
+            return None  # asked for a dozen roles per painted cell: the others cost nothing
+        return self.cell(index.row(), index.column(), role)
+
+    def cell(self, row: int, column_number: int, role: int) -> Any:
+        """What a cell shows in `role` (the filter model asks here directly, without an index)."""
+        decision = self.decisions[row]
+        column = self.COLUMNS[column_number]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(decision, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == "Criterion":
@@ -302,6 +313,12 @@ class QueueFilterModel(QAbstractProxyModel):
         return [(low, high)] if low <= high else []
 
     # -- QAbstractProxyModel ------------------------------------------------------------------
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        model = self._queue_model()
+        if role not in SHOWN_ROLES or model is None or not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        return model.cell(self._rows[index.row()], index.column(), role)
+
     def mapToSource(self, index: Index) -> QModelIndex:  # noqa: N802 (Qt naming)
         model = self.sourceModel()
         if model is None or not index.isValid() or not 0 <= index.row() < len(self._rows):
