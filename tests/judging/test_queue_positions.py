@@ -64,3 +64,18 @@ def test_positions_follow_recorded_verdicts_and_the_review_count_is_kept(project
     assert queue.positions(disagree) == by_hand(queue, disagree)
     queue.reload()  # read again from the store: the same
     assert queue.reviewed_count(expert) == 5 and queue.positions(mine) == before[5:]
+
+
+def test_recording_a_verdict_does_not_load_the_project_again(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import studio.store.loader
+
+    queue = ReviewQueue.of_project(project)
+
+    def no_loading(*_args: object) -> None:
+        raise AssertionError("the project was loaded again to sort the verdict file")
+
+    monkeypatch.setattr(studio.store.loader, "load_project", no_loading)
+    queue.give(queue.decisions[98], "Anna Berg", "pass")  # the first submission's last, a final criterion
+    queue.give(queue.decisions[0], "Anna Berg", "fail")
+    lines = (project / "verdicts" / queue.decisions[0].submission / "anna-berg.yaml").read_text(encoding="utf-8")
+    assert lines.index("scope: T01") < lines.index("scope: final")  # along the timeline

@@ -116,3 +116,28 @@ def test_storing_verdict_after_verdict_does_not_read_the_file_again(project: Pat
     assert path in reads
     values = [v.verdict for v in store.read("run-1", "Marta Lindqvist")]
     assert values[:6] == ["fail"] * 5 + ["na"] and values[-1] == "fail" and len(values) == 39
+
+
+def test_reading_many_verdicts_runs_no_garbage_collection_and_leaves_it_as_found(project: Path) -> None:
+    import gc
+
+    store = VerdictStore(project)
+    store.put("run-1", [verdict(f"T01-C{n:04d}", "T01", note=f"Seen at line {n}.") for n in range(3000)])
+    forget_parsed()
+    passes: list[int] = []
+
+    def counted(phase: str, info: dict) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.callbacks.append(counted)
+    try:
+        assert len(store.verdicts("run-1")) == 3000 and gc.isenabled()
+        # some 15,000 objects made: one pass at most, once the collector is back on (unpaused: about 20)
+        assert len(passes) <= 1
+        forget_parsed()
+        gc.disable()
+        assert len(list(store.all())) == 3000 and not gc.isenabled()  # left off, as it was
+    finally:
+        gc.callbacks.remove(counted)
+        gc.enable()
