@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -54,8 +54,9 @@ def _text(token: str) -> str | None:
     return found
 
 
-def _trimmed(text: str | None) -> bool:
-    return bool(text) and text == text.strip()  # type: ignore[union-attr]
+def _trimmed(text: str | None) -> TypeGuard[str]:
+    """A value Verdict keeps as it is: not empty, no space at either end."""
+    return text is not None and text != "" and text == text.strip()
 
 
 @lru_cache(maxsize=1 << 12)
@@ -97,7 +98,7 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
         at = block.end()
         scope_token, criterion_token, value, time, version_token, note, evidence, key = block.groups()
         scope, criterion, version = _text(scope_token), _text(criterion_token), _text(version_token)
-        if not (_trimmed(scope) and _trimmed(criterion) and _trimmed(version)) or (scope, criterion) in seen:
+        if not _trimmed(scope) or not _trimmed(criterion) or not _trimmed(version) or (scope, criterion) in seen:
             return None  # a YAML-special or empty value, a space, a duplicate: the full reader says what is wrong
         seen.add((scope, criterion))
         fields: dict[str, Any] = {"criterion": criterion, "scope": scope, "verdict": value, "rater": rater,
