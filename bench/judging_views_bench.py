@@ -52,6 +52,7 @@ SIZES = (3_528, 14_112, 100_000)
 QUICK_SIZES = (3_528, 14_112)
 GOAL_SHOWN_S = {14_112: 1.0, 100_000: 3.0}
 GOAL_KEY_MS, GOAL_FILTER_MS = 50.0, 100.0
+SCORES_LIMIT_S = 300.0
 JUDGE = "judge:demo-judge"
 EXPERTS = ("Marta Lindqvist", "Joris de Wit")
 REVIEWED = ("T01", "T02", "T05", "T06", "final")
@@ -227,10 +228,13 @@ def scores_interactive(app, root: Path, runner, submissions: int) -> float:  # t
     view = ScoresView(context, runner)
     view.resize(1300, 900)
     view.show()
-    _settle(app, lambda: view.model.rowCount() > 0 or view.status.text().startswith("no "))
+    try:
+        _settle(app, lambda: view.model.rowCount() > 0 or view.status.text().startswith("no "), SCORES_LIMIT_S)
+    except TimeoutError:
+        print(f"  (scores: no table after {SCORES_LIMIT_S:.0f} s: counted as {SCORES_LIMIT_S:.0f} s)")
     seconds = time.perf_counter() - start
     check(view.model.rowCount() == submissions, f"scores: {view.model.rowCount()} runs shown, {submissions} judged")
-    _settle(app, lambda: not runner.busy)  # the charts, before the next size
+    _settle(app, lambda: not runner.busy, 3600)  # the charts, before the next size
     view.close()
     view.deleteLater()
     _settle(app)
@@ -296,9 +300,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="the two smaller sizes, fewer rounds and keys")
     parser.add_argument("--rounds", type=int, default=None, help="rounds per size (default 3, quick 1)")
+    parser.add_argument("--sizes", type=int, nargs="+", help="decisions per judged copy (default 3528 14112 100000)")
     args = parser.parse_args()
     rounds = args.rounds or (1 if args.quick else 3)
-    sizes = QUICK_SIZES if args.quick else SIZES
+    sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     results = []
     with tempfile.TemporaryDirectory(prefix="judging-views-bench-") as folder:
         os.environ["XDG_CONFIG_HOME"] = folder  # the review remembers the rater in QSettings: not the user's
