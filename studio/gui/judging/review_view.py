@@ -91,6 +91,7 @@ class ReviewView(DecisionPane):
         self._pending_note: str | None = None
         self._criterion_filter: str | None = None
         self._submissions: dict[tuple[str, str], Submission | str] = {}
+        self._instruction_shown = ""  # the Markdown in the instruction pane
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.model = QueueModel(session, self)
@@ -449,6 +450,7 @@ class ReviewView(DecisionPane):
         if decision is None:
             self.criterion.setText("<i>No decision to review with these filters.</i>")
             self.instruction.clear()
+            self._instruction_shown = ""
             self.judge_verdict.setText("")
             self.judge_rationale.setText("")
             self.your_verdict.setText("")
@@ -461,7 +463,10 @@ class ReviewView(DecisionPane):
             f" · {kind}{weight} · {html.escape(criterion.target)} · {html.escape(criterion.dimension)}"
             f"<p style='font-size:110%'>{html.escape(criterion.text)}</p>")
         instruction = self.session.queue.instruction(decision.scope)
-        self.instruction.setMarkdown(f"### {instruction.title}\n\n{instruction.text}")
+        markdown = f"### {instruction.title}\n\n{instruction.text}"
+        if markdown != self._instruction_shown:  # the next decision is mostly of the same subtask: laid out once
+            self.instruction.setMarkdown(markdown)
+            self._instruction_shown = markdown
         judge = decision.judge_verdict()
         if judge is None:
             self.judge_verdict.setText("<b>Judge:</b> no verdict on this decision")

@@ -87,3 +87,24 @@ def test_a_dimension_filter_tests_no_decision_one_by_one(qtbot, session: ReviewS
     view.scope_filter.setCurrentIndex(3)
     assert tested == []  # answered from the queue's indexes
     qtbot.waitUntil(lambda: not runner.busy)
+
+
+def test_stepping_within_a_subtask_lays_its_instruction_out_once(qtbot, session: ReviewSession) -> None:
+    runner = TaskRunner()
+    view = ReviewView(session, runner)
+    qtbot.addWidget(view)
+    view.show()
+    laid_out: list[str] = []
+    set_markdown = view.instruction.setMarkdown
+    view.instruction.setMarkdown = lambda text: (laid_out.append(text), set_markdown(text))  # type: ignore[method-assign]
+    first_scope = view.current.scope
+    same = sum(1 for d in session.queue.decisions[:99] if d.scope == first_scope)
+    for _ in range(same - 1):
+        view.step_by(1)
+    assert view.current.scope == first_scope and laid_out == []  # T01's instruction, shown from the start
+    view.step_by(1)  # into the next subtask: its instruction
+    assert view.current.scope != first_scope and len(laid_out) == 1
+    assert f"subtask {view.current.scope}" in view.instruction.toPlainText()
+    view.step_by(-1)
+    assert len(laid_out) == 2 and f"subtask {first_scope}" in view.instruction.toPlainText()
+    qtbot.waitUntil(lambda: not runner.busy)
