@@ -54,6 +54,21 @@ def _text(token: str) -> str | None:
     return found
 
 
+_NAMES: dict[str, str | None] = {}  # token -> the id, version or name it gives a verdict, None: the full reader
+
+
+def _name(token: str) -> str | None:
+    """A scope, criterion id or version as YAML reads it and Verdict keeps it (a string, not empty, no
+    space at either end); None when only the full reader can say. Looked up once per token."""
+    found = _NAMES.get(token, "")
+    if found == "":
+        text = _text(token)
+        found = text if _trimmed(text) else None
+        if len(_NAMES) < 1 << 16:
+            _NAMES[token] = found
+    return found
+
+
 def _trimmed(text: str | None) -> TypeGuard[str]:
     """A value Verdict keeps as it is: not empty, no space at either end."""
     return text is not None and text != "" and text == text.strip()
@@ -97,8 +112,8 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
             return None
         at = block.end()
         scope_token, criterion_token, value, time, version_token, note, evidence, key = block.groups()
-        scope, criterion, version = _text(scope_token), _text(criterion_token), _text(version_token)
-        if not _trimmed(scope) or not _trimmed(criterion) or not _trimmed(version) or (scope, criterion) in seen:
+        scope, criterion, version = _name(scope_token), _name(criterion_token), _name(version_token)
+        if scope is None or criterion is None or version is None or (scope, criterion) in seen:
             return None  # a YAML-special or empty value, a space, a duplicate: the full reader says what is wrong
         seen.add((scope, criterion))
         fields: dict[str, Any] = {"criterion": criterion, "scope": scope, "verdict": value, "rater": rater,
@@ -109,7 +124,7 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
             if fields["note"] is None:
                 return None
         if evidence is not None:
-            refs = [_text(ref) for ref in _REF.findall(evidence)]
+            refs = [_text(ref) for ref in _REF.findall(evidence)] if ", " in evidence else [_text(evidence)]
             if None in refs:
                 return None
             fields["evidence"] = refs
