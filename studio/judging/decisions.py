@@ -94,7 +94,19 @@ def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
             submissions: Iterable[str] | None = None, viewer: Viewer | None = None) -> StoreDecisions:
     """Every current verdict of the chosen submissions (all by default), by decision; with a
     `viewer`, only the verdicts blind review lets them see (studio.judging.visibility)."""
+    from studio.judging.verdict_store import bulk_reading
+
     found = StoreDecisions()
+    with bulk_reading():
+        _collect_into(found, store, versions, submissions)
+    if viewer is not None and viewer.hides_any():
+        seen = {key: viewer.visible(ratings) for key, ratings in found.decisions.items()}
+        found.decisions = {key: ratings for key, ratings in seen.items() if ratings}
+    return found
+
+
+def _collect_into(found: StoreDecisions, store: VerdictStore, versions: Mapping[tuple[str, str], str],
+                  submissions: Iterable[str] | None) -> None:
     for submission in (store.submissions() if submissions is None else submissions):
         for verdict in store.verdicts(submission):
             version = versions.get((verdict.scope, verdict.criterion))
@@ -104,10 +116,6 @@ def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
                 found.stale.append((submission, verdict))
             else:
                 found.decisions.setdefault((submission, verdict.scope, verdict.criterion), {})[verdict.rater] = verdict
-    if viewer is not None and viewer.hides_any():
-        seen = {key: viewer.visible(ratings) for key, ratings in found.decisions.items()}
-        found.decisions = {key: ratings for key, ratings in seen.items() if ratings}
-    return found
 
 
 @dataclass(frozen=True)

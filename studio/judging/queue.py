@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
 from studio.judging.scope import scope_context
-from studio.judging.verdict_store import VerdictStore, rater_slug, scope_rank
+from studio.judging.verdict_store import VerdictStore, bulk_reading, rater_slug, scope_rank
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
 from studio.model.vocabulary import FINAL_SCOPE
 
@@ -111,6 +111,14 @@ class QueueFilter:
     not_reviewed_by: str | None = None
     judge: str | None = None
 
+    def by_ratings(self) -> QueueFilter | None:
+        """The part of the filter that reads the verdicts (None when it reads none): the rest is
+        fixed by the decision's run, scope and criterion and answered from the queue's indexes."""
+        if not (self.disagree or self.adjudication or self.not_reviewed_by is not None):
+            return None
+        return QueueFilter(disagree=self.disagree, adjudication=self.adjudication,
+                           not_reviewed_by=self.not_reviewed_by, judge=self.judge)
+
     def accepts(self, decision: Decision) -> bool:
         return ((self.submission is None or decision.submission.startswith(self.submission))
                 and (self.scope is None or decision.scope == self.scope)
@@ -134,11 +142,16 @@ class ReviewQueue:
     def __init__(self, loaded: LoadedProject, store: VerdictStore | None = None):
         self.loaded = loaded
         self.root = Path(loaded.root)
-        self.store = store or VerdictStore(self.root)
+        # the store sorts what it writes along the timeline: from the project loaded here, not read again
+        self.store = store or VerdictStore(self.root, timeline=lambda: self.loaded.project.timeline())
         self.decisions: list[Decision] = []
         self.left_out: str | None = None
         self._instructions: dict[str, Instruction] = {}
         self._index: dict[DecisionKey, int] = {}
+        # field -> value -> queue positions in order: a filter on run, scope, criterion, target or
+        # dimension is a lookup, not a pass over every decision (a review holds 100,000)
+        self._positions: dict[str, dict[str, list[int]]] = {}
+        self._reviewed: dict[str, int] = {}  # rater -> decisions they rated, counted once, kept as they rate
 
     @classmethod
     def of_project(cls, project_dir: Path) -> ReviewQueue:
@@ -168,17 +181,43 @@ class ReviewQueue:
         for submission, scope, _ in found.decisions:
             scoped.setdefault(submission, set()).add(scope)
         order = {sid: i for i, sid in enumerate(project.timeline())}
-        decisions = []
-        for submission in sorted(scoped):
-            for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
-                for criterion in criteria.get(scope, []):
-                    ratings = dict(found.decisions.get((submission, scope, criterion.id), {}))
-                    decisions.append(Decision(submission, scope, criterion, ratings))
+        with bulk_reading():
+            decisions = _decisions_of(found.decisions, scoped, criteria, order)
         self.decisions = decisions
         self._index = {d.key: i for i, d in enumerate(decisions)}
+        self._positions = _positions_of(decisions)
+        self._reviewed = {}
+
 
     def filtered(self, which: QueueFilter) -> list[Decision]:
-        return [d for d in self.decisions if which.accepts(d)]
+        return [self.decisions[position] for position in self.positions(which)]
+
+    def positions(self, which: QueueFilter) -> list[int]:
+        """The queue positions of the decisions `which` accepts, in queue order."""
+        chosen: list[int] | None = None
+        for name, value in (("scope", which.scope), ("criterion", which.criterion), ("target", which.target),
+                            ("dimension", which.dimension)):
+            if value is not None:
+                chosen = _both(chosen, self._positions.get(name, {}).get(value, []))
+        if which.submission is not None:
+            runs = [positions for submission, positions in self._positions.get("submission", {}).items()
+                    if submission.startswith(which.submission)]
+            chosen = _both(chosen, sorted(position for positions in runs for position in positions))
+        rest = which.by_ratings()
+        if rest is None:
+            return list(range(len(self.decisions))) if chosen is None else list(chosen)
+        decisions = self.decisions
+        return [p for p in (range(len(decisions)) if chosen is None else chosen) if rest.accepts(decisions[p])]
+
+    def values(self, name: str) -> list[str]:
+        """The runs, scopes, criteria, targets or dimensions of the queue (`name`), in queue order."""
+        return list(self._positions.get(name, {}))
+
+    def reviewed_count(self, rater: str) -> int:
+        """How many decisions the rater has rated (counted once per reading of the store)."""
+        if rater not in self._reviewed:
+            self._reviewed[rater] = sum(1 for d in self.decisions if rater in d.ratings)
+        return self._reviewed[rater]
 
     def adjudication(self, judge: str | None = None) -> list[Decision]:
         """The decisions where raters differ (experts among themselves, or judge and expert)."""
@@ -254,8 +293,43 @@ class ReviewQueue:
                           rater=rater, time=time or datetime.now(UTC), criterion_version=decision.criterion.version,
                           note=note, evidence=list(evidence), by=by)
         self.store.put(decision.submission, [verdict])
+        if rater not in decision.ratings and rater in self._reviewed:
+            self._reviewed[rater] += 1
         decision.ratings[rater] = verdict
         return verdict
+
+
+def _decisions_of(found: dict[DecisionKey, dict[str, Verdict]], scoped: dict[str, set[str]],
+                  criteria: dict[str, list[QueueCriterion]], order: dict[str, int]) -> list[Decision]:
+    """Every criterion of each judged scope of each submission, with its current verdicts."""
+    decisions = []
+    for submission in sorted(scoped):
+        for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
+            for criterion in criteria.get(scope, []):
+                ratings = dict(found.get((submission, scope, criterion.id), {}))
+                decisions.append(Decision(submission, scope, criterion, ratings))
+    return decisions
+
+
+def _positions_of(decisions: Sequence[Decision]) -> dict[str, dict[str, list[int]]]:
+    found: dict[str, dict[str, list[int]]] = {name: {} for name in ("submission", "scope", "criterion", "target",
+                                                                     "dimension")}
+    submission, scope, criterion, target, dimension = found.values()
+    for position, decision in enumerate(decisions):
+        submission.setdefault(decision.submission, []).append(position)
+        scope.setdefault(decision.scope, []).append(position)
+        criterion.setdefault(decision.criterion.id, []).append(position)
+        target.setdefault(decision.criterion.target, []).append(position)
+        dimension.setdefault(decision.criterion.dimension, []).append(position)
+    return found
+
+
+def _both(chosen: list[int] | None, positions: list[int]) -> list[int]:
+    """The positions in both lists, in order (None: no narrowing yet)."""
+    if chosen is None:
+        return positions
+    kept = set(positions)
+    return [position for position in chosen if position in kept]
 
 
 def check_expert(rater: str) -> str:

@@ -9,10 +9,13 @@ of one verdict is a change of its own lines in a diff.
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ import yaml
 from pydantic import ValidationError
 
 from studio.judging.errors import JudgingError
+from studio.judging.verdict_lines import read_lines
 from studio.judging.verdicts import Verdict
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
@@ -37,6 +41,30 @@ _DIGITS = re.compile(r"(\d+)")
 _WRITING = threading.Lock()
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+_PAUSING = threading.Lock()
+_paused = [0, False]  # readers inside `bulk_reading`, whether the collector was on when the first came in
+
+
+@contextmanager
+def bulk_reading() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a store's verdicts are read into objects: each of
+    its passes walks every object alive, and reading 200,000 verdicts (a million objects, none of them
+    garbage) would run dozens of them, a third of the time. Counted, so that two threads reading at
+    once leave the collector as they found it."""
+    with _PAUSING:
+        if _paused[0] == 0:
+            _paused[1] = gc.isenabled()
+            gc.disable()
+        _paused[0] += 1
+    try:
+        yield
+    finally:
+        with _PAUSING:
+            _paused[0] -= 1
+            if _paused[0] == 0 and _paused[1]:
+                gc.enable()
 
 
 class VerdictFileError(JudgingError):
@@ -68,12 +96,17 @@ def check_submission_id(submission_id: str) -> str:
 
 
 class VerdictStore:
-    """Every verdict of a project; the files are read on demand, never cached across calls."""
+    """Every verdict of a project; the files are read on demand. A file is parsed again only when it
+    changed on disk (see `_read_file`), so a review storing verdict after verdict, and the views that
+    read the store again after each, pay for the one file that changed."""
 
-    def __init__(self, project_dir: Path):
+    def __init__(self, project_dir: Path, timeline: Callable[[], list[str]] | None = None):
+        """`timeline`: the project's subtasks in order, from a caller that has the project loaded
+        already (else the store loads it on its first write)."""
         self.project_dir = Path(project_dir)
         self.root = layout.verdicts_dir(self.project_dir)
         self._timeline: list[str] | None = None
+        self._timeline_of = timeline
 
     # -- where ----------------------------------------------------------------------------------
     def path(self, submission_id: str, rater: str) -> Path:
@@ -102,14 +135,17 @@ class VerdictStore:
 
     def verdicts(self, submission_id: str) -> list[Verdict]:
         """Every rater's verdicts on the submission, each file read once."""
-        return [verdict for path in _files(self.root / check_submission_id(submission_id))
-                for verdict in _read_file(path)[1]]
+        with bulk_reading():
+            return [verdict for path in _files(self.root / check_submission_id(submission_id))
+                    for verdict in _read_file(path)[1]]
 
     def all(self) -> Iterator[tuple[str, Verdict]]:
         """(submission id, verdict) of every verdict in the store."""
         for submission_id in self.submissions():
             for path in _files(self.root / submission_id):
-                for verdict in _read_file(path)[1]:
+                with bulk_reading():
+                    verdicts = _read_file(path)[1]
+                for verdict in verdicts:
                     yield submission_id, verdict
 
     # -- writing --------------------------------------------------------------------------------
@@ -128,19 +164,21 @@ class VerdictStore:
         path = self.path(submission_id, rater)
         merged: dict[tuple[str, str], Verdict] = {}
         if path.is_file():
-            found, earlier = _read_file(path)
+            found, earlier = _read_file(path)  # parsed once: this store's own last write is remembered
             if found != rater:
                 raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
                                    "same file: give the two raters names that differ in more than case or "
                                    "punctuation")
             merged = {(v.scope, v.criterion): v for v in earlier}
         merged.update({(v.scope, v.criterion): v for v in given})
-        data = render_file(submission_id, rater, self._sorted(merged.values()))
+        stored = self._sorted(merged.values())
+        data = render_file(submission_id, rater, stored)
         try:
             write_atomic(path, data.encode("utf-8"))
         except (AtomicWriteError, OSError) as exc:
             raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
                                "nothing was changed: check the folder can be written and try again") from None
+        _remember(path, rater, stored)
 
     def _sorted(self, verdicts: Iterable[Verdict]) -> list[Verdict]:
         order = {sid: i for i, sid in enumerate(self.timeline())}
@@ -148,6 +186,11 @@ class VerdictStore:
 
     def timeline(self) -> list[str]:
         """The project's subtasks in timeline order (read once); [] when the project does not load."""
+        if self._timeline is None and self._timeline_of is not None:
+            try:
+                self._timeline = list(self._timeline_of())
+            except (OSError, ValueError):
+                self._timeline_of = None
         if self._timeline is None:
             from studio.store.loader import load_project
 
@@ -179,6 +222,7 @@ def _files(folder: Path) -> list[Path]:
 
 
 # -- the file format --------------------------------------------------------------------------------
+@lru_cache(maxsize=1 << 16)  # ids, versions, names and places repeat in every block: rendered once
 def _scalar(value: str) -> str:
     """A string on one line: plain when YAML reads it back unchanged, else double-quoted with escapes."""
     if _PLAIN.fullmatch(value) and yaml.load(value, Loader=_Loader) == value:
@@ -212,8 +256,51 @@ def render_file(submission_id: str, rater: str, verdicts: Sequence[Verdict]) -> 
     return "\n".join(lines) + "\n"
 
 
+# path -> (the file's signature when it was parsed, its rater, its verdicts): a file is parsed again only
+# when its signature changes. Verdicts are frozen, so they are shared; every caller gets its own list.
+_PARSED: dict[Path, tuple[tuple[int, int, int], str, list[Verdict]]] = {}
+_PARSED_LIMIT = 1 << 15  # files; far more than a project holds, a bound for a long session over many projects
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What changes when a file is written: inode (an atomic write is a new one), size, modification time."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+def _remember(path: Path, rater: str, verdicts: list[Verdict]) -> None:
+    signature = _signature(path)
+    if signature is None:
+        _PARSED.pop(path, None)
+        return
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[path] = (signature, rater, list(verdicts))
+
+
+def forget_parsed() -> None:
+    """Parse every file afresh next time (a bench timing a cold read; nothing else needs it)."""
+    _PARSED.clear()
+
+
 def _read_file(path: Path) -> tuple[str, list[Verdict]]:
     """(the file's rater, its verdicts); VerdictFileError naming the line of any problem."""
+    signature = _signature(path)
+    known = _PARSED.get(path)
+    if known is not None and signature is not None and known[0] == signature:
+        return known[1], list(known[2])
+    rater, verdicts = _parse_file(path)
+    if signature is not None and signature == _signature(path):  # not rewritten while it was read
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.clear()
+        _PARSED[path] = (signature, rater, list(verdicts))
+    return rater, verdicts
+
+
+def _parse_file(path: Path) -> tuple[str, list[Verdict]]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -221,6 +308,9 @@ def _read_file(path: Path) -> tuple[str, list[Verdict]]:
                                "git (`git checkout -- FILE`)") from None
     except OSError as exc:
         raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    fast = read_lines(text)  # the store's own layout, read a block at a time; anything else goes the YAML way
+    if fast is not None:
+        return fast
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(CONFLICT_MARKERS):
             raise VerdictFileError(path, number, f"a git merge conflict was left in the file ({line.split()[0]}); "

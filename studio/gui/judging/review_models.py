@@ -6,17 +6,18 @@ when the queue is read again from the store."""
 
 from __future__ import annotations
 
+import bisect
 import html
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractProxyModel,
     QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QSettings,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -29,10 +30,14 @@ from studio.judging.verdicts import ADJUDICATED, Verdict
 from studio.judging.visibility import Viewer
 
 Index = QModelIndex | QPersistentModelIndex
-RATERS_KEY = "review/raters"
 HIDDEN = "hidden"
 SHOWN_VALUES = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing"}
 COLOURS = {"pass": QColor("#1b7f3b"), "fail": QColor("#b3261e"), "na": QColor("#6b6b6b"), "missing": QColor("#8a6d00")}
+
+
+# the roles QueueModel answers; a view asks each painted cell for a dozen
+SHOWN_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole,
+                         Qt.ItemDataRole.TextAlignmentRole})
 
 
 def shown(verdict: Verdict | None) -> str:
@@ -61,6 +66,7 @@ class ReviewSession(QObject):
         self.identity = identity if identity is not None else RaterIdentity(self)
         self._seen = self.identity.viewer()
         self.identity.changed.connect(self._identity_changed)
+        self._remembered = ""  # the rater last remembered among the known names
 
     @property
     def rater(self) -> str:
@@ -82,20 +88,17 @@ class ReviewSession(QObject):
 
     def known_raters(self) -> list[str]:
         """The experts of the store and the names typed here before."""
-        remembered = QSettings().value(RATERS_KEY, []) or []
-        names = [str(n) for n in (remembered if isinstance(remembered, list) else [remembered])]
-        return sorted(set(names) | set(self.queue.experts()), key=str.lower)
+        return sorted(set(self.identity.known_raters()) | set(self.queue.experts()), key=str.lower)
 
     def set_rater(self, name: str) -> None:
         self.identity.set_name(name)
 
     def remember_rater(self) -> None:
-        if not self.rater:
-            return
-        settings = QSettings()
-        names = self.known_raters()
-        if self.rater not in names:
-            settings.setValue(RATERS_KEY, [*names, self.rater])
+        if not self.rater or self.rater == self._remembered:
+            return  # once per name
+        if self.rater not in self.queue.experts():
+            self.identity.remember()
+        self._remembered = self.rater
 
     def set_blind(self, on: bool) -> None:
         self.identity.set_blind(on)
@@ -180,10 +183,14 @@ class QueueModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self.decisions):
-            return None
-        decision = self.decisions[index.row()]
-        column = self.COLUMNS[index.column()]
+        if role not in SHOWN_ROLES or not index.isValid() or index.row() >= len(self.decisions):
+            return None  # asked for a dozen roles per painted cell: the others cost nothing
+        return self.cell(index.row(), index.column(), role)
+
+    def cell(self, row: int, column_number: int, role: int) -> Any:
+        """What a cell shows in `role` (the filter model asks here directly, without an index)."""
+        decision = self.decisions[row]
+        column = self.COLUMNS[column_number]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(decision, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == "Criterion":
@@ -238,26 +245,140 @@ class QueueModel(QAbstractTableModel):
         return SHOWN_VALUES.get(value, "missing" if value.startswith("missing") else value)
 
 
-class QueueFilterModel(QSortFilterProxyModel):
-    """The queue narrowed by a `QueueFilter`; rows leave and join as verdicts are recorded."""
+class QueueFilterModel(QAbstractProxyModel):
+    """The queue narrowed by a `QueueFilter`; rows leave and join as verdicts are recorded.
+
+    The rows are a list of queue positions the core computes from its indexes (ReviewQueue.positions)
+    rather than one Python filter call per row from Qt: a filter over 100,000 decisions is one lookup,
+    a recorded verdict re-tests its own row only."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.which = QueueFilter()
+        self._rows: list[int] = []  # proxy row -> queue position, ascending
+        self._row_of: dict[int, int] = {}  # queue position -> proxy row
 
+    # -- the rows -----------------------------------------------------------------------------
     def set_filter(self, which: QueueFilter) -> None:
-        self.beginFilterChange()
         self.which = which
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self._refilter()
 
-    def filterAcceptsRow(self, row: int, parent: Index) -> bool:  # noqa: N802 (Qt naming)
+    def _queue_model(self) -> QueueModel | None:
         model = self.sourceModel()
-        if not isinstance(model, QueueModel) or row >= len(model.decisions):
-            return False
-        decision = model.decision(row)
-        if self.which.disagree and not model.session.sees_all(decision):
-            return False  # whether the judge and an expert differ would tell a blind rater the judge's verdict
-        return self.which.accepts(decision)
+        return model if isinstance(model, QueueModel) else None
+
+    def _positions(self) -> list[int]:
+        model = self._queue_model()
+        if model is None:
+            return []
+        positions = model.session.queue.positions(self.which)
+        if self.which.disagree:  # whether the judge and an expert differ would tell a blind rater the judge's verdict
+            positions = [p for p in positions if model.session.sees_all(model.decision(p))]
+        return positions
+
+    def _set_rows(self, rows: list[int]) -> None:
+        self._rows = rows
+        self._row_of = {position: row for row, position in enumerate(rows)}
+
+    def _refilter(self) -> None:
+        rows = self._positions()
+        if rows == self._rows:
+            return
+        self.beginResetModel()
+        self._set_rows(rows)
+        self.endResetModel()
+
+    def setSourceModel(self, model: QAbstractItemModel) -> None:  # noqa: N802 (Qt naming)
+        old = self.sourceModel()
+        if old is not None:
+            old.modelAboutToBeReset.disconnect(self.beginResetModel)
+            old.modelReset.disconnect(self._source_reset)
+            old.dataChanged.disconnect(self._source_changed)
+        self.beginResetModel()
+        super().setSourceModel(model)
+        model.modelAboutToBeReset.connect(self.beginResetModel)
+        model.modelReset.connect(self._source_reset)
+        model.dataChanged.connect(self._source_changed)
+        self._set_rows(self._positions())
+        self.endResetModel()
+
+    def _source_reset(self) -> None:
+        self._set_rows(self._positions())
+        self.endResetModel()
+
+    def _source_changed(self, top: QModelIndex, bottom: QModelIndex, roles: list[int] | None = None) -> None:
+        """A recorded verdict: its row may leave or join (the filter reads the verdicts); else it repaints."""
+        first, last = top.row(), bottom.row()
+        rest = self.which.by_ratings()
+        model = self._queue_model()
+        if rest is not None and model is not None and last > first:
+            self._refilter()  # the rater or blind mode changed every row: filter afresh
+        elif rest is not None and model is not None:
+            decision = model.decision(first)
+            self._one_changed(first, rest.accepts(decision)
+                              and (not self.which.disagree or model.session.sees_all(decision)))
+        for row in self._proxy_rows(first, last):
+            self.dataChanged.emit(self.index(row[0], 0), self.index(row[1], self.columnCount() - 1), roles or [])
+
+    def _one_changed(self, position: int, accepted: bool) -> None:
+        row = self._row_of.get(position)
+        if accepted and row is None:
+            row = bisect.bisect_left(self._rows, position)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._set_rows([*self._rows[:row], position, *self._rows[row:]])
+            self.endInsertRows()
+        elif not accepted and row is not None:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            self._set_rows([*self._rows[:row], *self._rows[row + 1:]])
+            self.endRemoveRows()
+
+    def _proxy_rows(self, first: int, last: int) -> list[tuple[int, int]]:
+        """The proxy rows of queue positions first..last, as one span (or none)."""
+        low = bisect.bisect_left(self._rows, first)
+        high = bisect.bisect_right(self._rows, last) - 1
+        return [(low, high)] if low <= high else []
+
+    # -- QAbstractProxyModel ------------------------------------------------------------------
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        model = self._queue_model()
+        if role not in SHOWN_ROLES or model is None or not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        return model.cell(self._rows[index.row()], index.column(), role)
+
+    def mapToSource(self, index: Index) -> QModelIndex:  # noqa: N802 (Qt naming)
+        model = self.sourceModel()
+        if model is None or not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return QModelIndex()
+        return model.index(self._rows[index.row()], index.column())
+
+    def mapFromSource(self, index: Index) -> QModelIndex:  # noqa: N802 (Qt naming)
+        row = self._row_of.get(index.row()) if index.isValid() else None
+        return QModelIndex() if row is None else self.index(row, index.column())
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
+        if parent.isValid() or not (0 <= row < len(self._rows) and 0 <= column < self.columnCount()):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
+    def parent(self, _index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        return QModelIndex()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
+        model = self.sourceModel()
+        return 0 if parent.isValid() or model is None else model.columnCount()
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802 (Qt naming)
+        return not parent.isValid() and bool(self._rows)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        model = self.sourceModel()
+        if model is None or orientation != Qt.Orientation.Horizontal:
+            return None
+        return model.headerData(section, orientation, role)
 
 
 class AdjudicationModel(QAbstractTableModel):

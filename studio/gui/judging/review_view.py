@@ -97,6 +97,7 @@ class ReviewView(DecisionPane):
         self._pending_note: str | None = None
         self._criterion_filter: str | None = None
         self._submissions: dict[tuple[str, str], Submission | str] = {}
+        self._instruction_shown = ""  # the Markdown in the instruction pane
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.model = QueueModel(session, self)
@@ -280,10 +281,10 @@ class ReviewView(DecisionPane):
             except JudgingError:
                 self.current = None
             self._show_detail()
-        choices = {self.run_filter: sorted({d.submission for d in queue.decisions}),
-                   self.scope_filter: list(dict.fromkeys(d.scope for d in queue.decisions)),
-                   self.target_filter: sorted({d.criterion.target for d in queue.decisions}),
-                   self.dimension_filter: sorted({d.criterion.dimension for d in queue.decisions})}
+        choices = {self.run_filter: sorted(queue.values("submission")),
+                   self.scope_filter: queue.values("scope"),
+                   self.target_filter: sorted(queue.values("target")),
+                   self.dimension_filter: sorted(queue.values("dimension"))}
         for box, values in choices.items():
             kept = box.currentText()
             box.blockSignals(True)
@@ -322,7 +323,7 @@ class ReviewView(DecisionPane):
     def _count_changed(self) -> None:
         total = len(self.session.queue.decisions)
         shown_rows = self.proxy.rowCount()
-        mine = sum(1 for d in self.session.queue.decisions if self.session.rater and d.reviewed_by(self.session.rater))
+        mine = self.session.queue.reviewed_count(self.session.rater) if self.session.rater else 0
         text = f"{shown_rows} of {total} decisions"
         if self.session.rater:
             text += f" · {mine} reviewed by {self.session.rater}"
@@ -476,6 +477,7 @@ class ReviewView(DecisionPane):
         if decision is None:
             self.criterion.setText("<i>No decision to review with these filters.</i>")
             self.instruction.clear()
+            self._instruction_shown = ""
             self.judge_verdict.setText("")
             self.judge_rationale.setText("")
             self.your_verdict.setText("")
@@ -488,7 +490,10 @@ class ReviewView(DecisionPane):
             f" · {kind}{weight} · {html.escape(criterion.target)} · {html.escape(criterion.dimension)}"
             f"<p style='font-size:110%'>{html.escape(criterion.text)}</p>")
         instruction = self.session.queue.instruction(decision.scope)
-        self.instruction.setMarkdown(f"### {instruction.title}\n\n{instruction.text}")
+        markdown = f"### {instruction.title}\n\n{instruction.text}"
+        if markdown != self._instruction_shown:  # the next decision is mostly of the same subtask: laid out once
+            self.instruction.setMarkdown(markdown)
+            self._instruction_shown = markdown
         judge = decision.judge_verdict()
         if judge is None:
             self.judge_verdict.setText("<b>Judge:</b> no verdict on this decision")

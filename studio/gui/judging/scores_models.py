@@ -30,6 +30,7 @@ class ScoresModel(QAbstractTableModel):
         super().__init__(parent)
         self.sheet: ScoreSheet | None = None
         self._columns: list[str] = []
+        self._by_scope: list[dict[str, ScopeScore]] = []  # per run: scope -> score, looked up per cell
 
     def set_sheet(self, sheet: ScoreSheet | None) -> None:
         """Show a new sheet: the same runs and rubrics change cells only (dataChanged), a
@@ -38,12 +39,12 @@ class ScoresModel(QAbstractTableModel):
         same = (self.sheet is not None and sheet is not None and columns == self._columns
                 and [r.submission for r in self.sheet.runs] == [r.submission for r in sheet.runs])
         if same and sheet is not None:
-            self.sheet = sheet
+            self.sheet, self._by_scope = sheet, _by_scope(sheet)
             if sheet.runs:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(sheet.runs) - 1, len(columns) - 1))
             return
         self.beginResetModel()
-        self.sheet, self._columns = sheet, columns
+        self.sheet, self._columns, self._by_scope = sheet, columns, _by_scope(sheet)
         self.endResetModel()
 
     @staticmethod
@@ -91,7 +92,7 @@ class ScoresModel(QAbstractTableModel):
             return run.missing if role == Qt.ItemDataRole.DisplayRole else None
         if column == "process":
             return self._process(run, role)
-        score = self.scope_score(run, column)
+        score = self._by_scope[index.row()].get(column)
         if score is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -122,6 +123,13 @@ class ScoresModel(QAbstractTableModel):
         if scope == "final":
             return run.final
         return next((score for score in run.checkpoints if score.scope == scope), None)
+
+
+def _by_scope(sheet: ScoreSheet | None) -> list[dict[str, ScopeScore]]:
+    if sheet is None:
+        return []
+    return [{**{score.scope: score for score in run.checkpoints}, **({"final": run.final} if run.final else {})}
+            for run in sheet.runs]
 
 
 def _pct(value: float | None) -> str:
