@@ -423,9 +423,10 @@ class MainWindow(QMainWindow):
         self._expand_explorer()
         self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
         self.versioning_dock.setWidget(self.versioning)
-        # Besides the YAML files: every file the session has read, such as an instruction open in a form.
-        self.watcher = ProjectWatcher(session.root, extra_files=session.documents.editor.known_files, parent=self)
+        self.watcher = context.file_watcher()
         self.watcher.files_changed.connect(self._on_files_changed)
+        context.saved.connect(self._saved)
+        context.committed.connect(self._committed)
         self._update_title()
         self.setWindowModified(False)
         self.status.show_git(git)
@@ -736,7 +737,7 @@ class MainWindow(QMainWindow):
         if self.context is None:
             return False
         try:
-            written = self.context.save()
+            self.context.save()
         except ExternalEditError as error:
             self._external.add(error.rel)
             self._show_reload_bar()
@@ -745,14 +746,15 @@ class MainWindow(QMainWindow):
         except StudioError as error:
             self.show_error(error)
             return False
-        if self.watcher is not None:
-            self.watcher.acknowledge(written)
-        self.statusBar().showMessage(f"Saved {len(written)} file(s)" if written else "Nothing to save", 5000)
-        self.refresh_git()
         return True
 
+    def _saved(self, written: list[str]) -> None:
+        """Any save through the project context (the File menu, the Versions panel, a reload)."""
+        self.statusBar().showMessage(f"Saved {len(written)} file(s)" if written else "Nothing to save", 5000)
+        self.refresh_git()
+
     def commit(self) -> None:
-        """Save, then ask for a message and commit the saved files (on the TaskRunner)."""
+        """Save, then ask for a message and commit through the project context (on the TaskRunner)."""
         from studio.gui.widgets.dialogs import CommitDialog
 
         if self.context is None or not self.save():
@@ -761,13 +763,15 @@ class MainWindow(QMainWindow):
         context = self.context
 
         def run_commit() -> None:
-            message = dialog.message.strip()
-            self.runner.run("Committing", lambda: context.session.commit(message),
-                            lambda revision: self._committed(revision.short), self.show_error)
+            try:
+                context.commit(dialog.message.strip(), self.runner, self.show_error)
+            except StudioError as error:  # the save before it was refused (a file changed on disk)
+                self.show_error(error)
         dialog.accepted.connect(run_commit)
         dialog.open()
 
-    def _committed(self, short: str) -> None:
+    def _committed(self, result: Any) -> None:
+        short = result.revision.short
         self.statusBar().showMessage(f"Committed {short}", 5000)
         self.refresh_git()
         self.committed.emit(short)

@@ -511,6 +511,7 @@ class VersioningPanel(QWidget):
         layout.addLayout(commit_row)
         layout.addWidget(self.status)
         context.reloaded.connect(self.refresh)
+        context.committed.connect(self._committed)
         self.show_file(None)
 
     # -- scope -------------------------------------------------------------------------------
@@ -656,31 +657,32 @@ class VersioningPanel(QWidget):
 
     # -- commit ------------------------------------------------------------------------------
     def commit(self) -> None:
-        """Save every edit, then commit with the message (the commit runs in the background)."""
+        """Save every edit, then commit with the message, through the project's one commit path."""
         message = self.commit_message.text().strip()
         if not message:
             self._report("Write a message saying what changed, then commit.")
             self.commit_message.setFocus()
             return
-        try:
-            self.context.save()
-        except StudioError as error:
-            self._report(str(error))
-            return
-        session = self.context.session
-        self.action_commit.setEnabled(False)
-
-        def done(revision: Any) -> None:
-            self.action_commit.setEnabled(True)
-            self.commit_message.clear()
-            self._report(f"Committed {revision.short}: {revision.message}")
-            self.refresh()
 
         def failed(error: StudioError) -> None:
             self.action_commit.setEnabled(True)
             self._report(str(error))
 
-        self.runner.run("Committing", lambda: session.commit(message), done, failed)
+        try:
+            self.context.commit(message, self.runner, failed)
+        except StudioError as error:
+            self._report(str(error))
+            return
+        self.action_commit.setEnabled(False)
+
+    def _committed(self, result: Any) -> None:
+        """A commit made here or from the File menu: the history has a new revision."""
+        if not self.action_commit.isEnabled():  # this panel's own commit: its message is used up
+            self.action_commit.setEnabled(True)
+            self.commit_message.clear()
+        revision = result.revision
+        self._report(f"Committed {revision.short}: {revision.message}")
+        self.refresh()
 
     def _report(self, message: Any) -> None:
         self.status.setText(str(message))
