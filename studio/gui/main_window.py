@@ -829,11 +829,53 @@ class MainWindow(QMainWindow):
         self.reload_bar.show()
 
     def keep_mine(self) -> None:
-        """Keep the window's version; saving the changed files stays refused."""
-        self._external.clear()
+        """Keep the window's version of the files changed on disk, merged with the disk's field by field
+        in a dialog (a choice per field); the merged version is then what the window holds, saveable."""
+        from studio.editing.merge import file_conflict
+
+        if self.context is None:
+            return
+        context = self.context
+        files = sorted(self._external)
+        try:
+            conflicts = [found for found in (file_conflict(context.session.documents, rel) for rel in files)
+                         if found.changes]
+        except (StudioError, OSError) as error:
+            self.show_error(error if isinstance(error, StudioError) else StudioError(str(error)))
+            return
+        if not conflicts:  # the two versions are the same: nothing to choose
+            self._kept_mine(context, files, [], [])
+            return
+        from studio.gui.history.merge_dialog import KeepMineDialog
+
+        dialog = KeepMineDialog(conflicts, self)
+        dialog.accepted.connect(lambda: self._kept_mine(context, files, conflicts, dialog.model.choices()))
+        dialog.open()
+
+    def _kept_mine(self, context: ProjectContext, files: list[str], conflicts: list[Any],
+                   choices: list[list[bool]]) -> None:
+        from studio.editing.commands import Compound
+        from studio.editing.merge import accept_disk_as_base, merge_command
+
+        if context is not self.context:
+            return
+        merges = [merge_command(conflict, take) for conflict, take in zip(conflicts, choices, strict=True)
+                  if any(take)]
+        try:
+            if merges:
+                context.push(Compound("Keep mine, merged with the version on disk", merges))
+        except StudioError as error:
+            self.show_error(error)
+            return
+        for rel in files:  # the disk's version is now the one the window's edits are based on
+            accept_disk_as_base(context.session.documents, rel)
+        if self.watcher is not None:
+            self.watcher.acknowledge(files)
+        self._external.difference_update(files)
         if self.preview is not None:
             self.preview.show_file(None)
-        self.reload_bar.hide()
+        self._show_reload_bar()
+        self.statusBar().showMessage(f"Kept your version of {', '.join(files)}, merged: save to write it", 8000)
 
     def reload_from_disk(self) -> None:
         """Read the project again. Unsaved edits to files changed on disk are dropped (the user chose

@@ -24,7 +24,8 @@ class ExternalEditError(StudioError):
     def __init__(self, rel: str):
         super().__init__(
             f"{rel} was changed outside DeliverBench Studio since it was opened: "
-            "reload it (your unsaved edits to it are kept in memory) or save under a new name"
+            "nothing was written; reload it to take the version on disk, or merge it with your unsaved "
+            "edits field by field (Keep mine, in the app)"
         )
         self.rel = rel
 
