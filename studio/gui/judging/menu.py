@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.judging.judge_dialog import JudgeAction
 
 if TYPE_CHECKING:
     from studio.gui.judging.agreement_view import AgreementView
@@ -70,11 +71,15 @@ class ScoresHook(QObject):
         if menu.actions():
             menu.addSeparator()
         menu.addActions([self.action_scores, self.action_agreement])
+        self.judge = JudgeAction(window, runner)  # Judge… (judge_dialog.py), enabled with a project like the others
+        menu.addAction(self.judge.action)
         opened = getattr(window, "project_opened", None)
         closed = getattr(window, "project_closed", None)
         if opened is not None and closed is not None:
             opened.connect(lambda _folder: self._enable(True))
             closed.connect(lambda: self._enable(False))
+            opened.connect(self.judge.project_opened)
+            closed.connect(self.judge.project_closed)
         self._enable(False)
 
     def _enable(self, enabled: bool) -> None:
