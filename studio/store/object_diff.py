@@ -143,7 +143,7 @@ def diff_object(repo: ProjectRepository, object_id: str, old_rev: str, new_rev: 
     kind = (new or old)[0]  # type: ignore[index]
     result = ObjectDiff(object_id, kind, old[1] if old else None, new[1] if new else None)
     if old and new:
-        result.changes = _field_changes(old[2], new[2])
+        result.changes = field_changes(old[2], new[2])
         if kind == "subtask":
             result.instruction_file = new[3]
             result.text_diff = list(difflib.unified_diff(
@@ -179,7 +179,7 @@ def _rubric_changes(rel: str, old: dict[str, Any], new: dict[str, Any]) -> list[
     for key in list(new) + [k for k in old if k not in new]:
         diff = ObjectDiff(key, "criterion", rel if key in old else None, rel if key in new else None)
         if key in old and key in new:
-            diff.changes = _field_changes(old[key], new[key])
+            diff.changes = field_changes(old[key], new[key])
             if not diff.changes:
                 continue
         diffs.append(diff)
