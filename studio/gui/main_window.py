@@ -912,7 +912,7 @@ class MainWindow(QMainWindow):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt naming)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.watcher is not None:
-            self.watcher.check()
+            self.watcher.check_soon()  # the look at the disk runs on a worker, not here
         super().changeEvent(event)
 
     # -- drag and drop ---------------------------------------------------------------------
