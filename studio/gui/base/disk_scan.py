@@ -19,7 +19,7 @@ class _Signals(QObject):
 
 
 class _Look(QRunnable):
-    def __init__(self, work: Callable[[], Any], then: Callable[[Any], None], signals: _Signals) -> None:
+    def __init__(self, work: Callable[[], Any], then: Callable[[Any], object], signals: _Signals) -> None:
         super().__init__()
         self.work, self.then, self.signals = work, then, signals
         self.setAutoDelete(True)
@@ -41,7 +41,7 @@ class DiskScanner(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._busy = False
-        self._next: tuple[Callable[[], Any], Callable[[Any], None]] | None = None
+        self._next: tuple[Callable[[], Any], Callable[[Any], object]] | None = None
         self._stopped = False
         # Made on the UI thread and kept until their answer is in, so they are deleted there too.
         self._signals = _Signals()
@@ -52,7 +52,7 @@ class DiskScanner(QObject):
     def busy(self) -> bool:
         return self._busy
 
-    def look(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
+    def look(self, work: Callable[[], Any], then: Callable[[Any], object]) -> None:
         if self._stopped:
             return
         if self._busy:
@@ -62,7 +62,7 @@ class DiskScanner(QObject):
         self._pool.start(_Look(work, then, self._signals))
 
     @Slot(object, object)
-    def _done(self, then: Callable[[Any], None], result: Any) -> None:
+    def _done(self, then: Callable[[Any], object], result: Any) -> None:
         self._end()
         if not self._stopped:
             then(result)
