@@ -72,7 +72,7 @@ class ScoresHook(QObject):
             menu.addSeparator()
         menu.addActions([self.action_scores, self.action_agreement])
         self.judge = JudgeAction(window, runner)  # Judge… (judge_dialog.py), enabled with a project like the others
-        menu.addAction(self.judge.action)
+        menu.insertAction(self.action_scores, self.judge.action)  # judge, then read the scores
         opened = getattr(window, "project_opened", None)
         closed = getattr(window, "project_closed", None)
         if opened is not None and closed is not None:
