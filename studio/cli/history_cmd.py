@@ -113,31 +113,25 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_save(args: argparse.Namespace) -> int:
-    from studio.validation.save_check import save_findings
+    from studio.validation.save_check import SaveRefusedError, save_revision
 
     try:
-        repo = ProjectRepository(Path(args.path))
-        changed = repo.changed_files(args.files or None)
-        blocking, others = save_findings(repo.root, changed)
-        if blocking and not args.force:
-            repo.require_committable()  # a refusal git would give (a merge half-done, no identity) comes first
-            files = sorted({finding.file for finding in blocking})
-            print(f"dbstudio save: nothing was saved: {', '.join(files)} {'has' if len(files) == 1 else 'have'} YAML "
-                  "or schema errors, so the saved project would not load; fix them and save again, or save anyway "
-                  "with --force:", file=sys.stderr)
-            for finding in blocking:
-                print(f"  {finding.render()}", file=sys.stderr)
-            return ExitCode.PROBLEMS
-        revision = repo.commit(args.message, paths=args.files or None)
+        result = save_revision(Path(args.path), args.message, args.files or None, force=args.force)
+    except SaveRefusedError as refused:
+        print(f"dbstudio save: {refused.summary}, or save anyway with --force:", file=sys.stderr)
+        for finding in refused.blocking:
+            print(f"  {finding.render()}", file=sys.stderr)
+        return ExitCode.PROBLEMS
     except StudioError as exc:
         return _fail("save", exc)
+    revision, others = result.revision, result.others
     print(f"saved {revision.short}: {revision.message.splitlines()[0]}")
-    for finding in blocking:
+    for finding in result.forced:
         print(f"dbstudio save: warning: saved although it does not parse: {finding.render()}", file=sys.stderr)
     if others:
         print(f"dbstudio save: warning: the project has {len(others)} validation problem{'s' if len(others) != 1 else ''}"
               f" (`dbstudio validate {args.path}` lists them)", file=sys.stderr)
-    _warn("save", repo)
+    _warn("save", ProjectRepository(Path(args.path)))
     return ExitCode.OK
 
 

@@ -148,8 +148,7 @@ def _show_progress(progress: JudgeProgress) -> None:
 
 def _submissions(args: argparse.Namespace, project: Project, project_dir: Path) -> list[Submission] | int:
     from studio.judging.scope import scopes_of
-    from studio.judging.submission import submission_of_folder, submission_of_run
-    from studio.model.vocabulary import FINAL_SCOPE
+    from studio.judging.submission import submission_of_folder
 
     known = scopes_of(project)
     if args.submission is not None:
@@ -165,17 +164,13 @@ def _submissions(args: argparse.Namespace, project: Project, project_dir: Path) 
 
     runs_dir = Path(args.runs_dir) if args.runs_dir else default_runs_dir(project_dir)
     run_dir = Path(args.run_id) if Path(args.run_id).is_dir() else find_run(args.run_id, runs_dir)
-    scope = args.scope or ALL_SCOPES
-    if scope != ALL_SCOPES:
-        if scope not in known:
-            return _fail(f"the project has no rubric '{scope}': give one of {', '.join(known)}, or all")
-        return [submission_of_run(run_dir, scope)]
-    record = load_run(run_dir)
-    done = {sub.id for sub in record.subtasks if sub.done and sub.checkpoint}
-    scopes = [s for s in known if s in done or s == FINAL_SCOPE and record.final is not None]
-    skipped = [s for s in known if s not in scopes]
+    from studio.judging.errors import JudgingError
+    from studio.judging.run_judging import run_submissions
+
+    try:  # which rubrics a run can be judged on: the one rule the app's Judge… follows too
+        submissions, skipped = run_submissions(project, run_dir, args.scope or ALL_SCOPES)
+    except JudgingError as exc:
+        return _fail(str(exc))
     if skipped:
-        print(f"run {record.run_id} has no checkpoint for {', '.join(skipped)}: not judged", flush=True)
-    if not scopes:
-        return _fail(f"run {record.run_id} has no checkpoint to judge yet ({record.status.value})")
-    return [submission_of_run(run_dir, s) for s in scopes]
+        print(f"run {load_run(run_dir).run_id} has no checkpoint for {', '.join(skipped)}: not judged", flush=True)
+    return submissions

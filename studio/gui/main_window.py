@@ -372,9 +372,10 @@ class MainWindow(QMainWindow):
         self._expand_explorer()
         self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
         self.versioning_dock.setWidget(self.versioning)
-        # Besides the YAML files: every file the session has read, such as an instruction open in a form.
-        self.watcher = ProjectWatcher(session.root, extra_files=session.documents.editor.known_files, parent=self)
+        self.watcher = context.file_watcher()
         self.watcher.files_changed.connect(self._on_files_changed)
+        context.saved.connect(self._saved)
+        context.committed.connect(self._committed)
         self._update_title()
         self.setWindowModified(False)
         self.status.show_git(git)
@@ -672,7 +673,7 @@ class MainWindow(QMainWindow):
         if self.context is None:
             return False
         try:
-            written = self.context.save()
+            self.context.save()
         except ExternalEditError as error:
             self._external.add(error.rel)
             self._show_reload_bar()
@@ -681,14 +682,15 @@ class MainWindow(QMainWindow):
         except StudioError as error:
             self.show_error(error)
             return False
-        if self.watcher is not None:
-            self.watcher.acknowledge(written)
-        self.statusBar().showMessage(f"Saved {len(written)} file(s)" if written else "Nothing to save", 5000)
-        self.refresh_git()
         return True
 
+    def _saved(self, written: list[str]) -> None:
+        """Any save through the project context (the File menu, the Versions panel, a reload)."""
+        self.statusBar().showMessage(f"Saved {len(written)} file(s)" if written else "Nothing to save", 5000)
+        self.refresh_git()
+
     def commit(self) -> None:
-        """Save, then ask for a message and commit the saved files (on the TaskRunner)."""
+        """Save, then ask for a message and commit through the project context (on the TaskRunner)."""
         from studio.gui.widgets.dialogs import CommitDialog
 
         if self.context is None or not self.save():
@@ -697,13 +699,15 @@ class MainWindow(QMainWindow):
         context = self.context
 
         def run_commit() -> None:
-            message = dialog.message.strip()
-            self.runner.run("Committing", lambda: context.session.commit(message),
-                            lambda revision: self._committed(revision.short), self.show_error)
+            try:
+                context.commit(dialog.message.strip(), self.runner, self.show_error)
+            except StudioError as error:  # the save before it was refused (a file changed on disk)
+                self.show_error(error)
         dialog.accepted.connect(run_commit)
         dialog.open()
 
-    def _committed(self, short: str) -> None:
+    def _committed(self, result: Any) -> None:
+        short = result.revision.short
         self.statusBar().showMessage(f"Committed {short}", 5000)
         self.refresh_git()
         self.committed.emit(short)
@@ -761,11 +765,53 @@ class MainWindow(QMainWindow):
         self.reload_bar.show()
 
     def keep_mine(self) -> None:
-        """Keep the window's version; saving the changed files stays refused."""
-        self._external.clear()
+        """Keep the window's version of the files changed on disk, merged with the disk's field by field
+        in a dialog (a choice per field); the merged version is then what the window holds, saveable."""
+        from studio.editing.merge import file_conflict
+
+        if self.context is None:
+            return
+        context = self.context
+        files = sorted(self._external)
+        try:
+            conflicts = [found for found in (file_conflict(context.session.documents, rel) for rel in files)
+                         if found.changes]
+        except (StudioError, OSError) as error:
+            self.show_error(error if isinstance(error, StudioError) else StudioError(str(error)))
+            return
+        if not conflicts:  # the two versions are the same: nothing to choose
+            self._kept_mine(context, files, [], [])
+            return
+        from studio.gui.history.merge_dialog import KeepMineDialog
+
+        dialog = KeepMineDialog(conflicts, self)
+        dialog.accepted.connect(lambda: self._kept_mine(context, files, conflicts, dialog.model.choices()))
+        dialog.open()
+
+    def _kept_mine(self, context: ProjectContext, files: list[str], conflicts: list[Any],
+                   choices: list[list[bool]]) -> None:
+        from studio.editing.commands import Compound
+        from studio.editing.merge import accept_disk_as_base, merge_command
+
+        if context is not self.context:
+            return
+        merges = [merge_command(conflict, take) for conflict, take in zip(conflicts, choices, strict=True)
+                  if any(take)]
+        try:
+            if merges:
+                context.push(Compound("Keep mine, merged with the version on disk", merges))
+        except StudioError as error:
+            self.show_error(error)
+            return
+        for rel in files:  # the disk's version is now the one the window's edits are based on
+            accept_disk_as_base(context.session.documents, rel)
+        if self.watcher is not None:
+            self.watcher.acknowledge(files)
+        self._external.difference_update(files)
         if self.preview is not None:
             self.preview.show_file(None)
-        self.reload_bar.hide()
+        self._show_reload_bar()
+        self.statusBar().showMessage(f"Kept your version of {', '.join(files)}, merged: save to write it", 8000)
 
     def reload_from_disk(self) -> None:
         """Read the project again. Unsaved edits to files changed on disk are dropped (the user chose
@@ -809,7 +855,7 @@ class MainWindow(QMainWindow):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt naming)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self.watcher is not None:
-            self.watcher.check()
+            self.watcher.check_soon()  # the look at the disk runs on a worker, not here
         super().changeEvent(event)
 
     # -- drag and drop ---------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from studio.errors import StudioError
@@ -23,7 +24,8 @@ class ExternalEditError(StudioError):
     def __init__(self, rel: str):
         super().__init__(
             f"{rel} was changed outside DeliverBench Studio since it was opened: "
-            "reload it (your unsaved edits to it are kept in memory) or save under a new name"
+            "nothing was written; reload it to take the version on disk, or merge it with your unsaved "
+            "edits field by field (Keep mine, in the app)"
         )
         self.rel = rel
 
@@ -142,10 +144,18 @@ class ProjectEditor:
             folder.rmdir()
             folder = folder.parent
 
+    def unrecorded(self) -> list[str]:
+        """Files the app wrote or deleted since its last commit: what its next commit records."""
+        return sorted(self._written)
+
+    def recorded(self, paths: Iterable[str]) -> None:
+        """`paths` were committed (a write made meanwhile, on another thread, stays unrecorded)."""
+        self._written.difference_update(paths)
+        self._created.difference_update(paths)
+
     def save(self, message: str) -> Revision:
         """Commit what the app wrote. Other uncommitted edits stay as they are, uncommitted."""
-        repo = ProjectRepository(self.root)
-        revision = repo.commit(message, paths=sorted(self._written))
-        self._written.clear()
-        self._created.clear()
+        paths = self.unrecorded()
+        revision = ProjectRepository(self.root).commit(message, paths=paths)
+        self.recorded(paths)
         return revision

@@ -17,11 +17,24 @@ from studio.store.history import HistoryError, ProjectRepository
 from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
 
 
+@dataclass(frozen=True)
+class ItemId:
+    """A step of a field's path: the item of a list of mappings whose `id` is `id` (where it sits
+    in the list may differ between the two versions compared)."""
+
+    id: str
+
+
+PathStep = str | int | ItemId
+
+
 @dataclass
 class FieldChange:
     field: str
     old: Any
     new: Any
+    path: tuple[PathStep, ...] = ()
+    """Where the field is in the YAML data (keys, and ItemId for an item of a list keyed by id)."""
 
     def render(self) -> str:
         if isinstance(self.old, str) and isinstance(self.new, str) and (_is_prose(self.old) or _is_prose(self.new)):
@@ -103,10 +116,17 @@ class ObjectDiff:
 
 
 def _show(value: Any) -> str:
-    return "(absent)" if value is _ABSENT else repr(value)
+    return "(absent)" if value is ABSENT else repr(value)
 
 
-_ABSENT = object()
+class _Absent:
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+ABSENT: Any = _Absent()
+"""The old or new value of a field that is not there in that version."""
+_ABSENT = ABSENT
 
 
 def diff_object(repo: ProjectRepository, object_id: str, old_rev: str, new_rev: str | None = None) -> ObjectDiff:
@@ -123,7 +143,7 @@ def diff_object(repo: ProjectRepository, object_id: str, old_rev: str, new_rev: 
     kind = (new or old)[0]  # type: ignore[index]
     result = ObjectDiff(object_id, kind, old[1] if old else None, new[1] if new else None)
     if old and new:
-        result.changes = _field_changes(old[2], new[2])
+        result.changes = field_changes(old[2], new[2])
         if kind == "subtask":
             result.instruction_file = new[3]
             result.text_diff = list(difflib.unified_diff(
@@ -159,7 +179,7 @@ def _rubric_changes(rel: str, old: dict[str, Any], new: dict[str, Any]) -> list[
     for key in list(new) + [k for k in old if k not in new]:
         diff = ObjectDiff(key, "criterion", rel if key in old else None, rel if key in new else None)
         if key in old and key in new:
-            diff.changes = _field_changes(old[key], new[key])
+            diff.changes = field_changes(old[key], new[key])
             if not diff.changes:
                 continue
         diffs.append(diff)
@@ -201,13 +221,53 @@ def _parse(data: bytes | None) -> Any:
         return None
 
 
-def _field_changes(old: Any, new: Any, prefix: str = "") -> list[FieldChange]:
+def _field_changes(old: Any, new: Any, prefix: str = "", path: tuple[PathStep, ...] = (),
+                   by_id: bool = False) -> list[FieldChange]:
     if isinstance(old, dict) and isinstance(new, dict):
         changes = []
         for key in list(old) + [k for k in new if k not in old]:
             name = f"{prefix}.{key}" if prefix else str(key)
-            changes += _field_changes(old.get(key, _ABSENT), new.get(key, _ABSENT), name)
+            changes += _field_changes(old.get(key, _ABSENT), new.get(key, _ABSENT), name, (*path, key), by_id)
+        return changes
+    if by_id and _keyed_by_id(old) and _keyed_by_id(new):
+        olds, news = {item["id"]: item for item in old}, {item["id"]: item for item in new}
+        changes = []
+        for key in list(olds) + [k for k in news if k not in olds]:
+            name = f"{prefix}.{key}" if prefix else str(key)
+            changes += _field_changes(olds.get(key, _ABSENT), news.get(key, _ABSENT), name,
+                                      (*path, ItemId(key)), by_id)
         return changes
     if old != new:
-        return [FieldChange(prefix, old, new)]
+        return [FieldChange(prefix, old, new, path)]
     return []
+
+
+def _keyed_by_id(value: Any) -> bool:
+    """A list of mappings each with its own id (stages, criteria, materials): compared item by item."""
+    if not isinstance(value, list) or not all(isinstance(item, dict) and isinstance(item.get("id"), str)
+                                              for item in value):
+        return False
+    ids = [item["id"] for item in value]
+    return len(set(ids)) == len(ids)
+
+
+def field_changes(old: Any, new: Any) -> list[FieldChange]:
+    """Field-by-field changes from `old` to `new` (plain YAML data), a list of mappings with ids
+    compared item by item (`stages.S2.title`, `criteria.T03-C02.weight`), each change with its path."""
+    return _field_changes(old, new, by_id=True)
+
+
+def yaml_data(data: bytes | None) -> Any:
+    """A YAML file's plain data (None: no file, or it does not parse)."""
+    return _parse(data)
+
+
+def shown(value: Any) -> str:
+    """A field's value as a reader sees it in a table: a text as it is, a list or mapping inline."""
+    if value is ABSENT or value is None:
+        return "(absent)"
+    if isinstance(value, list):
+        return ", ".join(shown(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {shown(item)}" for key, item in value.items())
+    return str(value)

@@ -4,12 +4,14 @@ shown), and a pause after rubric edits before computing again."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractItemModel, QObject, QTimer
+from PySide6.QtCore import QAbstractItemModel, QObject, QTimer, Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QPushButton, QTableView, QWidget
+from shiboken6 import isValid
 
 from studio.gui.base.tasks import TaskRunner
 from studio.store.layout import touched_scopes
@@ -44,19 +46,38 @@ class LatestTask:
                                      lambda error: finish(failed, error))
 
 
+class RubricEditPause(QTimer):
+    """A single-shot timer, owned by its view, restarted by every edit of a rubric file. Its slot is
+    a method of the timer itself, so Qt drops the connection when the view (and the timer) is
+    deleted: a closed tab is never called back by a later edit."""
+
+    def __init__(self, owner: QObject, context: ProjectContext, delay_ms: int) -> None:
+        super().__init__(owner)
+        self.setSingleShot(True)
+        self.setInterval(delay_ms)
+        self._context = context
+        context.changed.connect(self.on_changed)
+        owner.destroyed.connect(self._disconnect)
+
+    @Slot(object)
+    def on_changed(self, changes: Changes) -> None:
+        if touched_scopes(changes.files):  # criteria changed, and so which verdicts are current
+            self.start()
+
+    @Slot()
+    def _disconnect(self) -> None:
+        # The view goes first: its timer's connection must not outlive it, whatever the order of deletion.
+        if isValid(self._context):
+            with contextlib.suppress(RuntimeError):  # already gone with the timer
+                self._context.changed.disconnect(self.on_changed)
+
+
 def after_rubric_edits(owner: QObject, context: ProjectContext, delay_ms: int, slot: Callable[[], None]) -> QTimer:
     """Call `slot` once edits of a rubric file pause for `delay_ms` (typing a criterion's text does not
-    start a computation per keystroke); other edits change nothing computed from the store."""
-    timer = QTimer(owner)
-    timer.setSingleShot(True)
-    timer.setInterval(delay_ms)
+    start a computation per keystroke); other edits change nothing computed from the store. The timer
+    belongs to `owner` and stops listening when `owner` is deleted."""
+    timer = RubricEditPause(owner, context, delay_ms)
     timer.timeout.connect(slot)
-
-    def on_changed(changes: Changes) -> None:
-        if touched_scopes(changes.files):  # criteria changed, and so which verdicts are current
-            timer.start()
-
-    context.changed.connect(on_changed)
     return timer
 
 

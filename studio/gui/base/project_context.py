@@ -1,21 +1,28 @@
 """An open project in the window: its session, its undo stack, and the signals views listen to.
-Every edit goes through `push`: a widget never changes a file or a model object itself."""
+Every edit goes through `push`: a widget never changes a file or a model object itself. Every save
+and commit goes through `save` and `commit`, the one path that tells the file watcher about the
+app's own writes and checks a commit as `dbstudio save` does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
+from shiboken6 import isValid
 
 from studio.editing.commands import Command
 from studio.editing.session import ProjectSession
+from studio.errors import StudioError
 
 if TYPE_CHECKING:
     from studio.gui.base.preferences import PreferencesStore
     from studio.gui.base.rater_identity import RaterIdentity
-    from studio.gui.base.tasks import TaskRunner
+    from studio.gui.base.tasks import Task, TaskRunner
     from studio.gui.base.verdict_watch import VerdictWatcher
+    from studio.gui.base.watcher import ProjectWatcher
+    from studio.validation.save_check import SaveResult
 
 
 class ProjectContext(QObject):
@@ -29,6 +36,10 @@ class ProjectContext(QObject):
     restored = Signal(list)
     """Project files the app put back as last committed (outside the undo stack): the window takes
     them as its own write and reads the project again."""
+    saved = Signal(list)
+    """Project files (relative paths) the app has just written."""
+    committed = Signal(object)
+    """SaveResult of a commit just made: its revision and the validation findings left."""
 
     def __init__(self, session: ProjectSession, parent: QObject | None = None,
                  runner: TaskRunner | None = None, preferences: PreferencesStore | None = None) -> None:
@@ -41,6 +52,7 @@ class ProjectContext(QObject):
         self.undo_stack = QUndoStack(self)
         self._verdict_watcher: VerdictWatcher | None = None
         self._rater_identity: RaterIdentity | None = None
+        self._file_watcher: ProjectWatcher | None = None
 
     def verdict_watcher(self) -> VerdictWatcher:
         """The one watcher of the project's verdict store, shared by every view computed from it (the
@@ -59,6 +71,18 @@ class ProjectContext(QObject):
 
             self._rater_identity = RaterIdentity(self, self.preferences)
         return self._rater_identity
+
+    def file_watcher(self) -> ProjectWatcher:
+        """The one watcher of the project's files on disk (made on first use, gone with the project):
+        `save` tells it about the app's own writes, so they are never reported as someone else's."""
+        if self._file_watcher is None:
+            from studio.gui.base.watcher import ProjectWatcher
+
+            # Besides the YAML files: every file the session has read, such as an instruction open in a form.
+            self._file_watcher = ProjectWatcher(self.session.root,
+                                                extra_files=lambda: self.session.documents.editor.known_files(),
+                                                parent=self)
+        return self._file_watcher
 
     def push(self, command: Command) -> bool:
         """Apply `command` as one undoable step. A StudioError raised by the edit (a bad path, a
@@ -82,9 +106,32 @@ class ProjectContext(QObject):
         self.reloaded.emit()
 
     def save(self) -> list[str]:
+        """Write every edit (a StudioError, such as a file changed on disk, leaves them unsaved)."""
         written = self.session.save()
         self.undo_stack.setClean()
+        if self._file_watcher is not None:
+            self._file_watcher.acknowledge(written)
+        self.saved.emit(written)
         return written
+
+    def commit(self, message: str, runner: TaskRunner,
+               on_error: Callable[[StudioError], None] | None = None) -> Task:
+        """Save, then commit in the background what the app wrote and the verdicts it stored, with the
+        checks of `dbstudio save` (a file that does not load: refused, nothing committed).
+        `committed(SaveResult)` when done; a StudioError of the save itself is raised here."""
+        self.save()
+        session = self.session
+
+        def work() -> SaveResult:
+            from studio.validation.save_check import commit_session
+
+            return commit_session(session, message)
+
+        def done(result: SaveResult) -> None:
+            if isValid(self):  # the project may have been closed while git worked
+                self.committed.emit(result)
+
+        return runner.run("Committing", work, done, on_error)
 
 
 class _Applied(QUndoCommand):

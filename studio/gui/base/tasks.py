@@ -1,6 +1,8 @@
-"""The one background helper for all long work (loading, review, git, import): the work runs on
-a worker thread; its result or error comes back on the UI thread. An expected error (a
-StudioError) is shown as a message by the caller; anything else is a crash, logged and reported."""
+"""The one background helper for all long work (loading, review, git, import, judging): the work runs
+on a worker thread; its result or error comes back on the UI thread. An expected error (a
+StudioError) is shown as a message by the caller; anything else is a crash, logged and reported.
+Work started with `run_with_progress` is handed a Qt-free `Progress`: its reports reach the UI
+thread as they come, and `Task.stop()` / `cancel()` set the flag the work checks between steps."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from studio.errors import StudioError
+from studio.progress import Progress, ProgressReport
 
 
 class _Signals(QObject):
@@ -19,6 +22,8 @@ class _Signals(QObject):
     """(task, result)"""
     failed = Signal(object, object, str)
     """(task, error, traceback)"""
+    progressed = Signal(object, object)
+    """(task, ProgressReport), sent from the worker thread, received on the UI thread"""
 
 
 class _Job(QRunnable):
@@ -47,10 +52,23 @@ class Task:
     signals: _Signals = field(default_factory=_Signals)
     finished: bool = False
     cancelled: bool = False
+    progress: Progress | None = None
+    on_progress: Callable[[ProgressReport], None] | None = None
 
     def cancel(self) -> None:
-        """Drop the result when it arrives (the work itself runs to its end)."""
+        """Drop the result when it arrives; work given a Progress is also asked to stop at its next step
+        (other work runs to its end)."""
         self.cancelled = True
+        self.stop()
+
+    def stop(self) -> None:
+        """Ask work given a Progress to stop at its next step; what it finished still arrives as its result."""
+        if self.progress is not None:
+            self.progress.cancel()
+
+    @property
+    def stopping(self) -> bool:
+        return self.progress is not None and self.progress.cancelled
 
 
 class TaskRunner(QObject):
@@ -74,15 +92,33 @@ class TaskRunner(QObject):
             on_error: Callable[[StudioError], None] | None = None) -> Task:
         """Run `work()` in the background; `on_done(result)` or `on_error(error)` on the UI thread.
         An error that is not a StudioError goes to `crashed` (and `on_error` is not called)."""
-        task = Task(label, on_done, on_error)
+        return self._start(Task(label, on_done, on_error), work)
+
+    def run_with_progress(self, label: str, work: Callable[[Progress], Any], on_done: Callable[[Any], None],
+                          on_error: Callable[[StudioError], None] | None = None,
+                          on_progress: Callable[[ProgressReport], None] | None = None) -> Task:
+        """As `run`, with `work(progress)`: each `progress.report(...)` reaches `on_progress` on the UI
+        thread, and the task's `stop()` or `cancel()` sets `progress.cancelled` for the work to check."""
+        progress = Progress()
+        task = Task(label, on_done, on_error, progress=progress, on_progress=on_progress)
+        progress.listen(lambda report: task.signals.progressed.emit(task, report))
+        task.signals.progressed.connect(self._progressed)
+        return self._start(task, lambda: work(progress))
+
+    def _start(self, task: Task, work: Callable[[], Any]) -> Task:
         self._running.append(task)
         # Delivered to bound slots of the runner: a result that arrives after the window (and
         # its runner) is gone is dropped by Qt instead of reaching a deleted object.
         task.signals.done.connect(self._done)
         task.signals.failed.connect(self._failed)
-        self.busy_changed.emit(True, label)
+        self.busy_changed.emit(True, task.label)
         self.pool.start(_Job(work, task))
         return task
+
+    @Slot(object, object)
+    def _progressed(self, task: Task, report: ProgressReport) -> None:
+        if not task.cancelled and not task.finished and task.on_progress is not None:
+            task.on_progress(report)
 
     @Slot(object, object)
     def _done(self, task: Task, result: Any) -> None:

@@ -1,27 +1,22 @@
 """Noticing project files changed on disk by another program (an editor, git, a sync tool).
 
-A QFileSystemWatcher gives the prompt signal; `check()` (called when the window is activated and
-on a slow timer) catches what the watcher misses, such as a file replaced by rename. A file is
-reported once per new content: the app's own saves and contents the user chose to keep are known."""
+A QFileSystemWatcher gives the prompt signal; a slow timer (and the window's activation) catches what
+it misses, such as a file replaced by rename. Each look at the disk (a walk of the folder, a hash
+per file) runs on a worker thread (`check_soon`); `check()` looks at once, for a caller that must
+know now. A file is reported once per new content: the app's own saves and contents the user chose
+to keep are known."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
-from studio.store import layout
+from studio.gui.base.disk_scan import DiskScanner
+from studio.store.disk_state import ProjectFiles, digest, look_at_project
 
 POLL_MS = 3000
-
-
-def _digest(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 class ProjectWatcher(QObject):
@@ -36,42 +31,42 @@ class ProjectWatcher(QObject):
         self.root = Path(root)
         self._extra_files = extra_files  # files the session read besides the project's YAML
         self._known: dict[str, str | None] = {}
+        # Bumped whenever `_known` is set from the disk here (a save, a rescan): a look that started
+        # before it may have read the file before the app wrote it, and is not believed.
+        self._generation = 0
+        self.scanner = DiskScanner(self)
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_signal)
         self._watcher.directoryChanged.connect(self._on_signal)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self.check)
+        self._timer.timeout.connect(self.check_soon)
         self._pending = QTimer(self)  # editors write in bursts: look once they are done
         self._pending.setSingleShot(True)
         self._pending.setInterval(150)
-        self._pending.timeout.connect(self.check)
+        self._pending.timeout.connect(self.check_soon)
         self.rescan()
         self._timer.start()
 
-    def _yaml_files(self) -> set[str]:
-        return {path.relative_to(self.root).as_posix() for path in layout.yaml_files(self.root)}
-
-    def _files(self, yaml_files: set[str] | None = None) -> list[str]:
-        files = set(self._yaml_files() if yaml_files is None else yaml_files)
-        files |= set(self._known)
-        if self._extra_files is not None:
-            files |= set(self._extra_files())
-        return sorted(files)
+    def _read_files(self) -> set[str]:
+        return set(self._extra_files()) if self._extra_files is not None else set()
 
     def rescan(self) -> None:
         """Take the files on disk as known (after opening or reloading the project)."""
-        self._known = {rel: _digest(self.root / rel) for rel in self._files()}
+        self._generation += 1
+        look = look_at_project(self.root, set(self._known) | self._read_files())
+        self._known = dict(look.digests)
         self._watch()
 
     def acknowledge(self, files: Iterable[str]) -> None:
         """The app wrote these files itself, or the user chose to keep their own version."""
+        self._generation += 1
         for rel in files:
-            self._known[rel] = _digest(self.root / rel)
+            self._known[rel] = digest(self.root / rel)
         self._watch()
 
     def _watch(self) -> None:
-        paths = [str(self.root / rel) for rel in self._known if (self.root / rel).is_file()]
+        paths = [str(self.root / rel) for rel, known in self._known.items() if known is not None]
         folders = {str(Path(p).parent) for p in paths}
         wanted = set(paths) | folders
         watched = set(self._watcher.files()) | set(self._watcher.directories())
@@ -82,23 +77,37 @@ class ProjectWatcher(QObject):
     def _on_signal(self, _path: str) -> None:
         self._pending.start()
 
-    def changed(self, yaml_files: set[str] | None = None) -> list[str]:
-        """Files whose bytes differ from the known ones (a deleted file counts)."""
-        return [rel for rel in self._files(yaml_files) if _digest(self.root / rel) != self._known.get(rel)]
+    def changed(self) -> list[str]:
+        """Files whose bytes differ from the known ones (a deleted file counts); looks at once."""
+        look = look_at_project(self.root, set(self._known) | self._read_files())
+        return [rel for rel, now in look.digests.items() if now != self._known.get(rel)]
 
     def check(self) -> list[str]:
-        """Report changed files once per new content; returns them."""
+        """Look now and report changed files once per new content; returns them."""
+        read = self._read_files()
+        return self._apply(look_at_project(self.root, set(self._known) | read), read)
+
+    def check_soon(self) -> None:
+        """Look on the worker thread; changed files are reported when the answer is in."""
+        root, read, generation = self.root, self._read_files(), self._generation
+        also = set(self._known) | read
+        self.scanner.look(lambda: look_at_project(root, also), lambda look: self._looked(generation, read, look))
+
+    def _looked(self, generation: int, read: set[str], look: ProjectFiles) -> None:
+        if generation != self._generation:
+            self.check_soon()  # the app wrote meanwhile: look again rather than report its own write
+            return
+        self._apply(look, read)
+
+    def _apply(self, look: ProjectFiles, read: set[str]) -> list[str]:
         # A file the app read since the last look (a form opened an instruction): its content now
         # is the baseline. A new project YAML file, by contrast, is someone else's change.
-        read = set(self._extra_files()) if self._extra_files is not None else set()
-        yaml_files = self._yaml_files()  # one scan of the folder per look
-        new = sorted(read - yaml_files - set(self._known))
-        if new:
-            self.acknowledge(new)
-        changed = self.changed(yaml_files)
+        for rel in sorted(read - look.yaml_files - set(self._known)):
+            self._known[rel] = look.digests.get(rel)
+        changed = [rel for rel, now in look.digests.items() if now != self._known.get(rel)]
         if changed:
             for rel in changed:
-                self._known[rel] = _digest(self.root / rel)
+                self._known[rel] = look.digests[rel]
             self._watch()  # an editor that saves by rename leaves the watcher on the old inode
             self.files_changed.emit(changed)
         return changed
@@ -106,6 +115,7 @@ class ProjectWatcher(QObject):
     def stop(self) -> None:
         self._timer.stop()
         self._pending.stop()
+        self.scanner.stop()
         paths = self._watcher.files() + self._watcher.directories()
         if paths:
             self._watcher.removePaths(paths)

@@ -4,10 +4,6 @@ revision as one undoable edit; commit with a message. Every git read runs on the
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -26,242 +22,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.editing.commands import Command, Compound, InsertItem, RemoveItem, SetValue
-from studio.editing.documents import ProjectDocuments
 from studio.editing.fields import criterion_location, instruction_file, subtask_file
-from studio.editing.files import PutFile
-from studio.editing.rubric import CRITERIA, rubric_files
+from studio.editing.restore import restore_command
+from studio.editing.rubric import rubric_files
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.store import layout
 from studio.store.history import HistoryError, ProjectRepository
-from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
+from studio.store.history_scope import WORKING, DiffRow, LogEntry, Scope, compare, scope_log
 
-WORKING = None  # the working copy, in place of a revision
-Reader = Callable[[str], bytes | None]
 Index = QModelIndex | QPersistentModelIndex
 BATCH = 200
-
-
-# -- the log ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LogEntry:
-    sha: str
-    author: str
-    date: datetime
-    message: str
-
-    @property
-    def short(self) -> str:
-        return self.sha[:8]
-
-
-def read_log(repo: ProjectRepository, rels: list[str]) -> list[LogEntry]:
-    """Revisions touching the project folder (`rels` empty) or any of `rels`, newest first. One
-    `git log` call with no per-commit work: fast on long histories."""
-    if not repo.has_commits():
-        return []
-    scopes = [repo.repo_path(repo.project_relative(rel)) for rel in rels] or [repo.repo_path("")]
-    out = repo.repo.git.log("--format=%H%x1f%an%x1f%aI%x1f%s%x1e", "HEAD", "--", *scopes)
-    entries = []
-    for record in out.split("\x1e"):
-        fields = record.strip().split("\x1f")
-        if len(fields) == 4:
-            entries.append(LogEntry(fields[0], fields[1], datetime.fromisoformat(fields[2]), fields[3]))
-    return entries
-
-
-# -- snapshots of what is compared ------------------------------------------------------------
-def _yaml(data: bytes | None) -> Any:
-    if data is None:
-        return None
-    try:
-        return plain(YamlDocument.parse(Path("<rev>"), data.decode("utf-8")).data)
-    except (YamlSyntaxError, UnicodeDecodeError):
-        return {"(unreadable)": data.decode("utf-8", "replace")}
-
-
-def _keyed(value: Any) -> Any:
-    """Lists of mappings with ids become mappings by id, so a diff names `T03-C02.weight`, not `3`."""
-    if isinstance(value, dict):
-        return {key: _keyed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        if value and all(isinstance(item, dict) and "id" in item for item in value):
-            return {str(item["id"]): _keyed(item) for item in value}
-        return [_keyed(item) for item in value]
-    return value
-
-
-def file_snapshot(rel: str, data: bytes | None) -> Any:
-    if data is None:
-        return None
-    if rel.endswith((".yaml", ".yml")):
-        return _keyed(_yaml(data))
-    return {"text": data.decode("utf-8", "replace")}
-
-
-def subtask_snapshot(read: Reader, subtask_id: str) -> Any:
-    """A subtask with its instruction text and its rubric's criteria by id (None: not there)."""
-    rel = subtask_file(subtask_id)
-    data = _yaml(read(rel))
-    if not isinstance(data, dict):
-        return None
-    name = str(data.get("instruction") or "instruction.md")
-    instruction = read((PurePosixPath(rel).parent / name).as_posix())
-    rubric = _yaml(read(layout.checkpoint_rubric_file(Path(), subtask_id).as_posix()))
-    criteria = rubric.get("criteria") if isinstance(rubric, dict) else None
-    return {**_keyed(data), "instruction text": (instruction or b"").decode("utf-8", "replace"),
-            "rubric": _keyed(criteria) if isinstance(criteria, list) else {}}
-
-
-def criterion_snapshot(read: Reader, criterion_id: str, files: list[str]) -> Any:
-    for rel in files:
-        rubric = _yaml(read(rel))
-        for item in rubric.get("criteria") or [] if isinstance(rubric, dict) else []:
-            if isinstance(item, dict) and item.get("id") == criterion_id:
-                return _keyed(item)
-    return None
-
-
-@dataclass(frozen=True)
-class DiffRow:
-    field: str
-    old: str
-    new: str
-
-
-_ABSENT = "(absent)"
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return _ABSENT
-    if isinstance(value, list):
-        return ", ".join(_show(item) for item in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{key}: {_show(item)}" for key, item in value.items())
-    return str(value)
-
-
-def diff_rows(old: Any, new: Any, prefix: str = "") -> list[DiffRow]:
-    """Field-by-field changes from `old` to `new` (nested mappings give dotted fields; a long text
-    gives one row per changed line block)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        rows = []
-        for key in [*old, *(k for k in new if k not in old)]:
-            rows += diff_rows(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else str(key))
-        return rows
-    if old == new:
-        return []
-    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
-        return _text_rows(prefix, old, new)
-    return [DiffRow(prefix, _show(old), _show(new))]
-
-
-def _text_rows(field: str, old: str, new: str) -> list[DiffRow]:
-    a, b = old.splitlines(), new.splitlines()
-    rows = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            rows.append(DiffRow(f"{field} (line {j1 + 1})", "\n".join(a[i1:i2]) or "—", "\n".join(b[j1:j2]) or "—"))
-    return rows
-
-
-# -- the scope the panel shows ------------------------------------------------------------------
-@dataclass(frozen=True)
-class Scope:
-    """What the panel follows: the project (kind None), a file, or a subtask or criterion."""
-
-    kind: str | None = None  # None, "file", "subtask", "criterion"
-    key: str = ""  # the file, or the object id
-    files: tuple[str, ...] = ()  # the files whose log is read
-
-    @property
-    def label(self) -> str:
-        if self.kind is None:
-            return "History of the project"
-        if self.kind == "file":
-            return f"History of {self.key}"
-        return f"History of {self.kind} {self.key}"
-
-    def snapshot(self, read: Reader, changed: list[str] | None = None) -> Any:
-        if self.kind == "subtask":
-            return subtask_snapshot(read, self.key)
-        if self.kind == "criterion":
-            return criterion_snapshot(read, self.key, list(self.files))
-        if self.kind == "file":
-            return file_snapshot(self.key, read(self.key))
-        return {rel: file_snapshot(rel, read(rel)) for rel in changed or []}
-
-
-def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
-    """The revisions where a subtask or criterion changed (not merely its file)."""
-    entries = read_log(repo, list(scope.files))
-    snapshots: dict[str, Any] = {}  # by commit: in a straight history a parent is the next entry
-
-    def snapshot(sha: str) -> Any:
-        if sha not in snapshots:
-            snapshots[sha] = scope.snapshot(_tree_reader(repo, sha))
-        return snapshots[sha]
-
-    changed = []
-    for entry in entries:
-        parents = repo.repo.commit(entry.sha).parents
-        old = snapshot(parents[0].hexsha) if parents else None
-        if old != snapshot(entry.sha):
-            changed.append(entry)
-    return changed
-
-
-def _tree_reader(repo: ProjectRepository, sha: str) -> Reader:
-    """Reads files of one commit through git's object database (one long-lived git process,
-    not one per file: an object's history reads many files at many revisions)."""
-    tree = repo.repo.commit(sha).tree
-
-    def read(rel: str) -> bytes | None:
-        try:
-            item = tree / repo.repo_path(repo.project_relative(rel))
-        except (KeyError, HistoryError):
-            return None
-        if item.type != "blob" or item.mode == 0o120000:  # a symbolic link is no file here
-            return None
-        return bytes(item.data_stream.read())
-    return read
-
-
-def _reader(repo: ProjectRepository, rev: str | None, overlay: dict[str, bytes | None] | None = None) -> Reader:
-    """Reads files at a revision, or (WORKING) the working copy: unsaved edits first, then the disk."""
-    if rev is not None:
-        return _tree_reader(repo, repo.resolve(rev))
-
-    def read(rel: str) -> bytes | None:
-        if overlay is not None and rel in overlay:
-            return overlay[rel]
-        return repo.read_version(None, rel)
-    return read
-
-
-def compare(repo: ProjectRepository, scope: Scope, old: str, new: str | None,
-            overlay: dict[str, bytes | None]) -> list[DiffRow]:
-    """The field-by-field diff of the scope from revision `old` to `new` (None: the working copy)."""
-    changed: list[str] | None = None
-    if scope.kind is None:
-        names = repo.repo.git.diff("--name-only", old, *([new] if new else []), "--", repo.repo_path(""))
-        changed = sorted({repo.project_path(name) for name in names.splitlines() if name}
-                         | (set(overlay) if new is None else set()))
-    before = scope.snapshot(_reader(repo, old), changed)
-    after = scope.snapshot(_reader(repo, new, overlay), changed)
-    if scope.kind is not None:
-        return diff_rows(before, after)
-    rows = []
-    for rel in changed or []:  # the project: each changed file's fields, named with the file
-        if before[rel] is None or after[rel] is None:
-            added = before[rel] is None
-            rows.append(DiffRow(rel, _ABSENT if added else "(file)", "(file added)" if added else "(file removed)"))
-            continue
-        rows += [DiffRow(f"{rel}: {row.field}", row.old, row.new) for row in diff_rows(before[rel], after[rel])]
-    return rows
 
 
 # -- item models ---------------------------------------------------------------------------------
@@ -360,44 +132,6 @@ class DiffModel(_ColumnsModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return (row.field, row.old, row.new)[index.column()]
         return None
-
-
-# -- restoring as one edit ---------------------------------------------------------------------
-def restore_command(documents: ProjectDocuments, scope: Scope, short: str,
-                    old: dict[str, bytes | None]) -> Command:
-    """The edit that puts the scope back as it was (`old`: its files' bytes at the revision)."""
-    label = f"Restore {scope.key} as of {short}"
-    if scope.kind == "criterion":
-        return _restore_criterion(documents, scope.key, label, old)
-    puts: list[Command] = [PutFile(rel, data) for rel, data in old.items() if documents.read_bytes(rel) != data]
-    if not puts:
-        raise HistoryError(f"{scope.key} is already as it was at {short}: nothing to restore")
-    return Compound(label, puts)
-
-
-def _restore_criterion(documents: ProjectDocuments, criterion_id: str, label: str,
-                       old: dict[str, bytes | None]) -> Command:
-    entry: Any = None
-    for data in old.values():
-        if data is None:
-            continue
-        document = YamlDocument.parse(Path("<rev>"), data.decode("utf-8"))
-        for item in document.data.get(CRITERIA[0]) or [] if isinstance(document.data, dict) else []:
-            if isinstance(item, dict) and item.get("id") == criterion_id:
-                entry = item
-    try:
-        rel, index = criterion_location(documents, criterion_id)
-    except StudioError:
-        rel, index = "", -1
-    if entry is None and index < 0:
-        raise HistoryError(f"criterion {criterion_id} is in neither the revision nor the working copy")
-    if entry is None:
-        return RemoveItem(rel, CRITERIA, index, (criterion_id,), label)
-    if index < 0:
-        rel = next(rel for rel, data in old.items() if data is not None)
-        count = len(documents.node(rel, CRITERIA))
-        return InsertItem(rel, CRITERIA, count, entry, None, (criterion_id,), label)
-    return SetValue(rel, (*CRITERIA, index), entry, (criterion_id,), label)
 
 
 # -- the panel ---------------------------------------------------------------------------------
@@ -511,6 +245,7 @@ class VersioningPanel(QWidget):
         layout.addLayout(commit_row)
         layout.addWidget(self.status)
         context.reloaded.connect(self.refresh)
+        context.committed.connect(self._committed)
         self.show_file(None)
 
     # -- scope -------------------------------------------------------------------------------
@@ -555,10 +290,7 @@ class VersioningPanel(QWidget):
         self._update_actions()
 
         def work() -> list[LogEntry]:
-            repo = ProjectRepository(root)
-            if scope.kind in ("subtask", "criterion"):
-                return object_log(repo, scope)
-            return read_log(repo, list(scope.files))
+            return scope_log(ProjectRepository(root), scope)
 
         self._log_task = self.runner.run(f"Reading the history ({scope.label.lower()})", work,
                                          self._show_log, self._report)
@@ -656,31 +388,32 @@ class VersioningPanel(QWidget):
 
     # -- commit ------------------------------------------------------------------------------
     def commit(self) -> None:
-        """Save every edit, then commit with the message (the commit runs in the background)."""
+        """Save every edit, then commit with the message, through the project's one commit path."""
         message = self.commit_message.text().strip()
         if not message:
             self._report("Write a message saying what changed, then commit.")
             self.commit_message.setFocus()
             return
-        try:
-            self.context.save()
-        except StudioError as error:
-            self._report(str(error))
-            return
-        session = self.context.session
-        self.action_commit.setEnabled(False)
-
-        def done(revision: Any) -> None:
-            self.action_commit.setEnabled(True)
-            self.commit_message.clear()
-            self._report(f"Committed {revision.short}: {revision.message}")
-            self.refresh()
 
         def failed(error: StudioError) -> None:
             self.action_commit.setEnabled(True)
             self._report(str(error))
 
-        self.runner.run("Committing", lambda: session.commit(message), done, failed)
+        try:
+            self.context.commit(message, self.runner, failed)
+        except StudioError as error:
+            self._report(str(error))
+            return
+        self.action_commit.setEnabled(False)
+
+    def _committed(self, result: Any) -> None:
+        """A commit made here or from the File menu: the history has a new revision."""
+        if not self.action_commit.isEnabled():  # this panel's own commit: its message is used up
+            self.action_commit.setEnabled(True)
+            self.commit_message.clear()
+        revision = result.revision
+        self._report(f"Committed {revision.short}: {revision.message}")
+        self.refresh()
 
     def _report(self, message: Any) -> None:
         self.status.setText(str(message))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from studio.gui.base.actions import ActionId, MenuId
 from studio.gui.base.shell import Shell
+from studio.gui.judging.judge_dialog import JudgeAction
 
 if TYPE_CHECKING:
     from studio.gui.judging.agreement_view import AgreementView
@@ -33,7 +34,9 @@ class ScoresHook(QObject):
         self.action_agreement = actions.add(ActionId.AGREEMENT, "&Agreement Dashboard", self.open_agreement,
                                             tip="Judge-expert agreement, pooled and by target and dimension",
                                             needs_project=True)
-        actions.add_to_menu(MenuId.JUDGING, [ActionId.SCORES, ActionId.AGREEMENT], separator_before=True)
+        self.judge = JudgeAction(shell)  # Judge… (judge_dialog.py): judge, then read the scores
+        actions.add_to_menu(MenuId.JUDGING, [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT],
+                            separator_before=True)
         actions.set_project_open(shell.context is not None)
 
     def _show(self, view: QWidget | None, make: Any, title: str, name: str) -> Any:

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox, QPushButton
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox, QPushButton, QTableView
 
 from studio.editing.fields import set_field
 from studio.gui.base.watcher import ProjectWatcher
-from tests.gui.shell_support import idle, open_window, sample_copy
+from tests.gui.shell_support import idle, open_window, sample_copy, shown_dialog, visible_rows
 
 
 def _retitle_on_disk(root: Path, old: str, new: str) -> str:
@@ -52,11 +52,28 @@ def test_with_unsaved_edits_the_save_is_refused_and_the_disk_keeps_theirs(qtbot,
     assert "changed outside DeliverBench Studio" in window.findChild(QMessageBox, "errorMessage").text()
     assert (root / "stages.yaml").read_text() == theirs
     assert window.isWindowModified()  # the edit is still in the window, unsaved
-    # Keep mine: the bar goes; a later save is still refused
+    # Keep mine: a choice per differing field (the disk's S1 title, my S2 title), then the merge saves
     window.findChild(QPushButton, "keepMineButton").click()
+    dialog = shown_dialog(qtbot, "keepMineDialog")
+    table = dialog.findChild(QTableView, "conflictTable")
+    assert QApplication.focusWidget() is table  # the first field has the focus
+    rows = visible_rows(table, {"field": 0, "mine": 1, "theirs": 2})
+    assert rows == [{"field": "stages.yaml: stages.S1.title", "mine": "Diligence and baseline", "theirs": "Their title"},
+                    {"field": "stages.yaml: stages.S2.title", "mine": "Structure",
+                     "theirs": "Financing structure and model"}]
+    QTest.keyClick(table, Qt.Key.Key_Space)  # the current row's "take the disk's": S1
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
     assert not window.reload_bar.isVisible()
-    assert not window.save()
-    assert (root / "stages.yaml").read_text() == theirs
+    assert window.isWindowModified()  # the merged version is in the window, to be saved
+    assert window.save()
+    text = (root / "stages.yaml").read_text()
+    assert "title: Their title" in text and "title: Structure" in text
+    assert window.watcher.check() == []
+    assert [s.title for s in window.context.session.loaded.project.stages.stages[:2]] == ["Their title", "Structure"]
+    stack = window.context.undo_stack
+    assert stack.text(stack.index() - 1) == "Keep mine, merged with the version on disk"
+    stack.undo()  # the merge is one undoable step
+    assert window.context.session.documents.node("stages.yaml", ("stages", 0, "title")) == "Diligence and baseline"
 
 
 def test_the_apps_own_save_is_not_reported(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

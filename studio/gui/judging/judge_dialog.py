@@ -1,0 +1,218 @@
+"""Judge… in the window: a run, a rubric scope, the endpoint and the model; the judge of
+studio/judging runs on the one background helper with its progress shown and a Stop that keeps the
+verdicts received. The API key comes from the environment or the OS keyring and is never stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.errors import StudioError
+from studio.gui.base.actions import ActionId
+from studio.gui.base.shell import Shell
+from studio.gui.base.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:
+    from studio.judging.run_judging import RunJudging
+    from studio.progress import Progress, ProgressReport
+
+ALL_LABEL = "Every rubric the run has a checkpoint for"
+
+
+class JudgeDialog(QDialog):
+    """The judge's settings for one run, and the judging under way."""
+
+    judged = Signal(object)
+    """RunJudging: the judging ended (done or stopped); its verdicts are in the store."""
+
+    def __init__(self, project_dir: Path, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        from studio.judging.client import KEY_VARIABLE, api_key, default_base_url, default_model
+
+        super().__init__(parent)
+        self.setObjectName("judgeDialog")
+        self.setWindowTitle("Judge a run")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.project_dir = Path(project_dir)
+        self.runner = runner
+        self.task: Task | None = None
+
+        self.run_box = QComboBox(self)
+        self.run_box.setObjectName("judgeRun")
+        self.scope_box = QComboBox(self)
+        self.scope_box.setObjectName("judgeScope")
+        self.endpoint_edit = QLineEdit(default_base_url(), self)
+        self.endpoint_edit.setObjectName("judgeEndpoint")
+        self.endpoint_edit.setToolTip("Any OpenAI-compatible chat-completions server: OpenAI, vLLM, Ollama, llama.cpp")
+        self.model_edit = QLineEdit(default_model(), self)
+        self.model_edit.setObjectName("judgeModel")
+        # Only where the key comes from is shown: the key itself is never asked for, shown or stored.
+        key = QLabel(f"from {KEY_VARIABLE} or the OS keyring" if api_key() else
+                     f"none found: set {KEY_VARIABLE}, or run `keyring set dbstudio {KEY_VARIABLE}` "
+                     "(a local server may need none)", self)
+        key.setObjectName("judgeKeySource")
+        key.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("&Run:", self.run_box)
+        form.addRow("&Scope:", self.scope_box)
+        form.addRow("&Endpoint URL:", self.endpoint_edit)
+        form.addRow("&Model:", self.model_edit)
+        form.addRow("API key:", key)
+
+        self.bar = QProgressBar(self)
+        self.bar.setObjectName("judgeProgress")
+        self.bar.setVisible(False)
+        self.status = QLabel("Reading the project's runs…", self)
+        self.status.setObjectName("judgeStatus")
+        self.status.setWordWrap(True)
+        self.buttons = QDialogButtonBox(self)
+        self.judge_button = QPushButton("&Judge", self)
+        self.judge_button.setObjectName("judgeStart")
+        self.judge_button.setEnabled(False)
+        self.stop_button = QPushButton("S&top", self)
+        self.stop_button.setObjectName("judgeStop")
+        self.stop_button.setToolTip("Stop after the requests under way; the verdicts received are kept")
+        self.stop_button.setEnabled(False)
+        self.buttons.addButton(self.judge_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.addButton(self.stop_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.buttons.rejected.connect(self.reject)
+        self.judge_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+        self.resize(560, self.sizeHint().height())
+        self.run_box.setFocus()
+        self._read_choices()
+
+    # -- the choices ------------------------------------------------------------------------------
+    def _read_choices(self) -> None:
+        from studio.judging.run_judging import judgeable
+
+        root = self.project_dir
+        self.runner.run("Reading the runs to judge", lambda: judgeable(root), self._show_choices, self._failed)
+
+    def _show_choices(self, choices: tuple[list[str], list[str]]) -> None:
+        from studio.judging.run_judging import ALL_SCOPES
+
+        runs, scopes = choices
+        self.run_box.addItems(runs)
+        self.scope_box.addItem(ALL_LABEL, ALL_SCOPES)
+        for scope in scopes:
+            self.scope_box.addItem(scope, scope)
+        self.judge_button.setEnabled(bool(runs))
+        self.status.setText("Choose the run and the rubric, then Judge." if runs else
+                            "The project has no run yet: start one (Runs), then judge it here.")
+
+    # -- judging ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        from studio.judging.errors import JudgingError
+        from studio.judging.judge import JudgeSettings
+        from studio.judging.run_judging import judge_run
+
+        run_id, scope = self.run_box.currentText(), str(self.scope_box.currentData())
+        endpoint, model = self.endpoint_edit.text().strip(), self.model_edit.text().strip()
+        if not endpoint.startswith(("http://", "https://")):
+            self.status.setText("Give the endpoint as a URL starting with http:// or https://, "
+                                "e.g. http://localhost:11434/v1")
+            self.endpoint_edit.setFocus()
+            return
+        try:
+            settings = JudgeSettings(base_url=endpoint, model=model)
+        except JudgingError as error:
+            self.status.setText(str(error).replace("give --model or set OPENAI_MODEL", "give the model"))
+            self.model_edit.setFocus()
+            return
+        root = self.project_dir
+
+        def work(progress: Progress) -> RunJudging:
+            return judge_run(root, run_id, scope, settings,
+                             lambda step: progress.report(step.done, step.total,
+                                                          f"{step.submission} {step.scope}: {step.phase}"),
+                             lambda: progress.cancelled)
+
+        self._set_running(True)
+        self.status.setText(f"Judging {run_id} with {model} at {endpoint}…")
+        self.task = self.runner.run_with_progress(f"Judging {run_id}", work, self._done, self._failed,
+                                                  self._progressed)
+
+    def stop(self) -> None:
+        """Stop after the requests under way: their verdicts are stored."""
+        if self.task is not None:
+            self.task.stop()
+            self.stop_button.setEnabled(False)
+            self.status.setText("Stopping after the requests under way…")
+
+    def _progressed(self, report: ProgressReport) -> None:
+        self.bar.setRange(0, report.total or 0)
+        self.bar.setValue(report.done)
+        if self.task is not None and not self.task.stopping:
+            self.status.setText(f"{report.text} ({report.done} of {report.total} criteria)")
+
+    def _done(self, result: RunJudging) -> None:
+        self._set_running(False)
+        summary = result.summary
+        text = (f"{'Stopped' if summary.cancelled else 'Done'}: judged {summary.judged}, reused {summary.reused}, "
+                f"missing {summary.missing}, by checks {summary.from_checks} ({summary.requests} requests).")
+        if summary.cancelled:
+            text += " The verdicts received are stored; judge again to go on."
+        if summary.missing_ids:
+            text += " Missing (judge again to retry them): " + ", ".join(summary.missing_ids)
+        if result.skipped:
+            text += f" No checkpoint for {', '.join(result.skipped)}: not judged."
+        self.status.setText(text)
+        self.judged.emit(result)
+
+    def _failed(self, error: StudioError) -> None:
+        self._set_running(False)
+        self.status.setText(str(error))
+
+    def _set_running(self, running: bool) -> None:
+        self.bar.setVisible(running or self.bar.isVisible())
+        self.judge_button.setEnabled(not running and self.run_box.count() > 0)
+        self.stop_button.setEnabled(running)
+        for field in (self.run_box, self.scope_box, self.endpoint_edit, self.model_edit):
+            field.setEnabled(not running)
+        if not running:
+            self.task = None
+
+    def reject(self) -> None:
+        """Closing while the judge works stops it (the verdicts received are kept)."""
+        self.stop()
+        super().reject()
+
+
+class JudgeAction(QObject):
+    """The Judging menu's Judge… action (`judgeAction`), enabled while a project is open."""
+
+    def __init__(self, shell: Shell) -> None:
+        super().__init__(shell)
+        self.shell = shell
+        self.dialog: JudgeDialog | None = None
+        self.action = shell.actions.add(ActionId.JUDGE, "&Judge…", self.open, needs_project=True,
+                                        tip="Run the LLM judge on a run's checkpoints and final package")
+
+    def open(self) -> JudgeDialog | None:
+        context = self.shell.context
+        if context is None:
+            return None
+        self.dialog = JudgeDialog(context.session.root, self.shell.runner, self.shell.window)
+        self.dialog.open()
+        return self.dialog

@@ -1,0 +1,68 @@
+"""What the app's watchers compare between two looks at the disk: a project's YAML files with the
+digest of every file it knows, and the verdict store's files with their sizes and times. Read on a
+worker thread (a folder walk and a hash per file are too slow for the UI thread of a large project)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.store import layout
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+
+def digest(path: Path) -> str | None:
+    """The file's SHA-256 (None: no such file, or it cannot be read)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class ProjectFiles:
+    """One look at a project folder: its YAML files, and the digest of each file looked at."""
+
+    yaml_files: frozenset[str]
+    digests: dict[str, str | None]
+
+
+def project_yaml_files(root: Path) -> frozenset[str]:
+    return frozenset(path.relative_to(root).as_posix() for path in layout.yaml_files(root))
+
+
+def look_at_project(root: Path, also: Iterable[str] = ()) -> ProjectFiles:
+    """The project's YAML files now, and the digests of those and of `also` (project-relative)."""
+    root = Path(root)
+    yaml_files = project_yaml_files(root)
+    return ProjectFiles(yaml_files, {rel: digest(root / rel) for rel in sorted(yaml_files | set(also))})
+
+
+def verdict_fingerprint(root: Path) -> Fingerprint:
+    """Every file of the verdict store with its size and modification time."""
+    store = layout.verdicts_dir(root)
+    found = []
+    try:
+        for path in sorted(store.rglob("*.yaml")):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            found.append((path.relative_to(store).as_posix(), stat.st_size, stat.st_mtime_ns))
+    except OSError:
+        return ()
+    return tuple(found)
+
+
+def verdict_folders(root: Path) -> list[str]:
+    """The folders whose entries change when a verdict file is written: the project folder, the
+    store and each submission's folder (a rater's file is replaced by rename)."""
+    store = layout.verdicts_dir(root)
+    try:
+        folders = [Path(root), store] + ([p for p in store.iterdir() if p.is_dir()] if store.is_dir() else [])
+    except OSError:
+        return []
+    return sorted(str(p) for p in folders if p.is_dir())

@@ -1,0 +1,112 @@
+"""Judge… in the window, against a real chat-completions server on loopback: the dialog opens with the
+focus in its first field, judges a run on the background helper with progress, stops on request
+keeping the verdicts received, and the API key is in no file it leaves behind."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QMenu
+
+from studio.gui.judging.judge_dialog import JudgeDialog
+from studio.gui.main_window import MainWindow
+from studio.judging.verdict_store import VerdictStore
+from tests.gui.shell_support import git_identity, idle, open_window, shown_dialog, type_into
+from tests.helpers import copy_blank, git
+from tests.judging.chat_server import ChatServer, Reply, Request, answer_all
+from tests.judging.projects import RUN_ID, make_run
+
+KEY = "sk-judge-gui-secret-4b1e8d0a"
+JUDGE = "judge:local-judge"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    git_identity(monkeypatch)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    root = copy_blank(tmp_path / "project")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "project")
+    make_run(root, tmp_path)
+    return root
+
+
+@pytest.fixture
+def server() -> Iterator[ChatServer]:
+    with ChatServer() as running:
+        yield running
+
+
+def _open_dialog(qtbot, window: MainWindow, server: ChatServer) -> JudgeDialog:
+    action = window.findChild(QAction, "judgeAction")
+    assert action is not None and action.isEnabled()
+    assert action in window.findChild(QMenu, "menuJudging").actions()
+    action.trigger()
+    dialog = shown_dialog(qtbot, "judgeDialog")
+    assert isinstance(dialog, JudgeDialog)
+    assert QApplication.focusWidget() is dialog.run_box  # the focus in the first field
+    qtbot.waitUntil(lambda: dialog.judge_button.isEnabled(), timeout=20000)
+    assert dialog.run_box.currentText() == RUN_ID
+    type_into(dialog.endpoint_edit, server.url)
+    type_into(dialog.model_edit, "local-judge")
+    return dialog
+
+
+def _files_holding(folder: Path, text: str) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.is_file() and text.encode() in path.read_bytes()]
+
+
+def test_a_run_is_judged_from_the_window_with_progress(qtbot, project: Path, tmp_path: Path,
+                                                      server: ChatServer) -> None:
+    window = open_window(qtbot, project)
+    dialog = _open_dialog(qtbot, window, server)
+    reports: list[tuple[int, int | None]] = []
+    dialog.judge_button.click()
+    assert dialog.task is not None and not dialog.judge_button.isEnabled() and dialog.stop_button.isEnabled()
+    dialog.task.on_progress = lambda report, show=dialog.task.on_progress: (reports.append(
+        (report.done, report.total)), show(report))
+    with qtbot.waitSignal(dialog.judged, timeout=30000) as judged:
+        pass
+    summary = judged.args[0].summary
+    assert (summary.judged, summary.missing, summary.cancelled) == (9, 0, False)
+    assert dialog.status.text().startswith("Done: judged 9, reused 0, missing 0")
+    assert reports and reports[-1] == (4, 4)  # the final rubric's 4 criteria, last
+    assert (dialog.bar.value(), dialog.bar.maximum()) == (4, 4)
+    verdicts = VerdictStore(project).read(RUN_ID, JUDGE)
+    assert sorted({v.scope for v in verdicts}) == ["T01", "T02", "final"] and len(verdicts) == 9
+    assert all(request.headers["authorization"] == f"Bearer {KEY}" for request in server.requests)
+    idle(qtbot, window)
+    assert _files_holding(project, KEY) == [] and _files_holding(tmp_path / "qsettings", KEY) == []
+
+
+def test_stop_keeps_the_verdicts_received_and_judges_no_further(qtbot, project: Path) -> None:
+    arrived, release = threading.Event(), threading.Event()
+
+    def held(request: Request) -> Reply:  # the first request waits until the test has pressed Stop
+        arrived.set()
+        release.wait(10)
+        return answer_all(request)
+
+    with ChatServer(held) as server:
+        window = open_window(qtbot, project)
+        dialog = _open_dialog(qtbot, window, server)
+        dialog.judge_button.click()
+        qtbot.waitUntil(arrived.is_set, timeout=20000)
+        dialog.stop_button.click()
+        assert dialog.task is not None and dialog.task.stopping
+        release.set()
+        with qtbot.waitSignal(dialog.judged, timeout=30000) as judged:
+            pass
+    summary = judged.args[0].summary
+    assert summary.cancelled and summary.judged == 1
+    assert dialog.status.text().startswith("Stopped: judged 1")
+    assert len(server.requests) == 1
+    assert [(v.scope, v.criterion) for v in VerdictStore(project).read(RUN_ID, JUDGE)] == [("T01", "T01-C01")]
+    assert dialog.judge_button.isEnabled() and not dialog.stop_button.isEnabled()
