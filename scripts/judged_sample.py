@@ -132,7 +132,7 @@ def add_sample_verdicts(project_root: Path, run_ids: list[str], runs_dir: Path |
     differ = queue.adjudication(f"judge:{MODEL}")
     if differ:  # one difference settled, the others left for the adjudication queue
         first = differ[0]
-        queue.adjudicate(first, first.ratings[EXPERTS[0]].verdict,
+        queue.adjudicate(first, first.ratings[EXPERTS[0]].verdict, EXPERTS[0],
                          note="Settled with both reviewers: the source is cited in the workbook.")
 
 

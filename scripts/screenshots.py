@@ -289,6 +289,9 @@ def scores_shots(app: QApplication, window: Any, out: Path) -> None:
     docks = [dock for dock in window.findChildren(QDockWidget) if dock.isVisible()]
     for dock in docks:  # the charts get the window's width
         dock.hide()
+    # The benchmark's lead reads the scores: an adjudicator sees every rater's verdicts (a blind rater
+    # would see only their own).
+    window.preferences.update(rater="Lead reviewer", role="adjudicator")
     hook = window.scores_hook
     scores = hook.open_scores()
     wait_until(app, lambda: scores.sheet is not None, "the scores of the runs")
@@ -337,7 +340,7 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     for dock in docks:
         if dock is not None:
             dock.hide()
-    QSettings().setValue("review/rater", EXPERTS[0])
+    window.preferences.update(rater=EXPERTS[0], role="rater", blind=True)  # reviewing blind, as an expert does
     window.review.open_review()
     wait_until(app, lambda: window.review.review_view is not None, "the review queue")
     view = window.review.review_view
@@ -351,6 +354,7 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     settle(app, window)
     save(window, out / "review-view.png")
 
+    window.preferences.update(rater="Lead reviewer", role="adjudicator")  # who settles the differences
     window.review.open_adjudication()
     wait_until(app, lambda: window.review.adjudication_view is not None, "the adjudication queue")
     settle(app, window)

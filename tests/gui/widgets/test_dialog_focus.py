@@ -57,6 +57,11 @@ def test_commit_dialog_takes_a_typed_message_and_enter_commits_it(qtbot, tmp_pat
     QTest.keyClicks(stage.focusWidget(), "Closing")
     QTest.keyClick(stage.focusWidget(), Qt.Key.Key_Return)
     qtbot.waitUntil(window.isWindowModified)
+    window.edits.action_add_subtask.trigger()  # a stage needs a subtask: the commit's check refuses one without
+    subtask = shown_dialog(qtbot, "addSubtaskDialog")
+    QTest.keyClicks(subtask.focusWidget(), "Closing memo")
+    QTest.keyClick(subtask.focusWidget(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.current_object() is not None and window.current_object()[0] == "subtask")
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
 
