@@ -28,6 +28,18 @@ def rubric_file(scope: str) -> str:
     return layout.checkpoint_rubric_file(Path(), scope).as_posix()
 
 
+def criterion_field(column: str) -> str:
+    """The key of a criterion's entry that a rubric table's column edits (review fields sit under `review`)."""
+    return f"review.{column}" if column in ("status", "reviewer") else column
+
+
+def gate_fields(gate: bool, weight: int | None) -> dict[str, Any]:
+    """A gate has weight 0; a criterion that stops being one gets weight 1 (the expert sets the rest)."""
+    if gate:
+        return {"gate": True, "weight": 0}
+    return {"gate": False, "weight": weight or 1}
+
+
 def criterion_position(documents: ProjectDocuments, scope: str, criterion_id: str) -> int:
     criteria = documents.node(rubric_file(scope), CRITERIA)
     for index, item in enumerate(criteria):

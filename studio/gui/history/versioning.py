@@ -26,6 +26,7 @@ from studio.editing.fields import criterion_location, instruction_file, subtask_
 from studio.editing.restore import restore_command
 from studio.editing.rubric import rubric_files
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.store import layout
@@ -238,6 +239,7 @@ class VersioningPanel(QWidget):
         splitter.addWidget(history_box)
         splitter.addWidget(diff_box)
         splitter.setStretchFactor(1, 1)  # room to spare goes to the diff, whose rows wrap long texts
+        remember_splitter(splitter, "versions/history-diff")
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.judging.review_keys import DecisionPane, KeyRouter
 from studio.gui.judging.review_models import (
     COLOURS,
@@ -113,6 +114,7 @@ class AdjudicationView(DecisionPane):
         split.addWidget(self.queue)
         split.addWidget(lower)
         split.setSizes([300, 320])
+        remember_splitter(split, "adjudication/queue-detail")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         top = QHBoxLayout()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.reviewer_widgets import BlindNote
@@ -91,6 +92,7 @@ class AgreementView(StoreView):
         splitter.addWidget(self.chart)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        remember_splitter(splitter, "agreement/table-chart")
         self.blind_note = BlindNote("agreementBlindNote", context.rater_identity(), "the agreement", self)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)

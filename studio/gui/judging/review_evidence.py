@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.widgets.preview import MaterialPreview, WorkbookView
 from studio.judging.evidence import locate, submission_files
@@ -50,6 +51,7 @@ class EvidencePane(QWidget):
         split.addWidget(self.preview)
         split.setStretchFactor(1, 4)
         split.setSizes([110, 500])
+        remember_splitter(split, "review/files-preview")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.heading)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.review_evidence import EvidencePane
 from studio.gui.judging.review_keys import DecisionPane, KeyRouter
@@ -207,10 +208,12 @@ class ReviewView(DecisionPane):
         lower.addWidget(self.evidence)
         lower.addWidget(self.detail)
         lower.setSizes([560, 520])
+        remember_splitter(lower, "review/evidence-detail")
         main = QSplitter(Qt.Orientation.Vertical, self)
         main.addWidget(self.queue)
         main.addWidget(lower)
         main.setSizes([230, 560])
+        remember_splitter(main, "review/queue-lower")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.reviewer_widgets import BlindNote
@@ -123,6 +124,7 @@ class ScoresView(StoreView):
         splitter.addWidget(self.charts)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        remember_splitter(splitter, "scores/table-charts")
         self.blind_note = BlindNote("scoresBlindNote", context.rater_identity(), "the score", self)
         layout = QVBoxLayout(self)
         layout.addLayout(top)

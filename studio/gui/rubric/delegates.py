@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.gui.rubric.model import COLUMNS, KEY_ROLE, LIST_FIELDS, SCOPE_ROLE, RubricModel, allowed_values
-from studio.model.criterion_choices import cover_choices, propagates_choices, requires_choices
+from studio.gui.rubric.model import COLUMNS, KEY_ROLE, LIST_FIELDS, SCOPE_ROLE, RubricModel
+from studio.model.criterion_choices import cover_choices, propagates_choices, requires_choices, value_choices
 from studio.model.weights import MAX_WEIGHT
 
 Index = QModelIndex | QPersistentModelIndex
@@ -97,7 +97,7 @@ class RubricDelegate(QStyledItemDelegate):
             editor: QWidget = WeightSpinBox(Qt.CheckState(gate) == Qt.CheckState.Checked, parent)
         elif column in ("target", "dimension", "status"):
             combo = QComboBox(parent)
-            combo.addItems(allowed_values(column, scope))
+            combo.addItems(value_choices(column, scope))
             editor = combo
         elif column in LIST_FIELDS:
             if column == "covers":

@@ -34,12 +34,13 @@ from studio.editing.rubric import (
     remove_criteria,
 )
 from studio.errors import StudioError
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.rubric.delegates import RubricDelegate
-from studio.gui.rubric.model import COLUMN, RubricFilterModel, RubricModel, allowed_values
+from studio.gui.rubric.model import COLUMN, RubricFilterModel, RubricModel
 from studio.gui.rubric.totals import RubricTotalsModel
-from studio.model.criterion_choices import cover_choices
+from studio.model.criterion_choices import cover_choices, value_choices
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 
 # Column widths that fit the sample's values; the requirement text takes what is left.
@@ -75,7 +76,7 @@ class RubricEditor(QWidget):
         self.scope_filter = self._combo("rubricScopeFilter", "All rubrics", [])
         self.target_filter = self._combo("rubricTargetFilter", "Any target", [t.value for t in Target])
         self.dimension_filter = self._combo("rubricDimensionFilter", "Any dimension", [d.value for d in Dimension])
-        self.status_filter = self._combo("rubricStatusFilter", "Any status", allowed_values("status", ""))
+        self.status_filter = self._combo("rubricStatusFilter", "Any status", value_choices("status", ""))
         self._fill_scopes()
 
         self.table = QTableView(self)
@@ -141,6 +142,7 @@ class RubricEditor(QWidget):
         self.splitter.setChildrenCollapsible(False)
         # Sizes are shares until the splitter is laid out: the table gets all but the totals' minimum.
         self.splitter.setSizes([100 * TOTALS_WIDTH, TOTALS_WIDTH])
+        remember_splitter(self.splitter, "rubric/table-totals")
         layout = QVBoxLayout(self)
         layout.addWidget(self.toolbar)
         layout.addLayout(filters)
@@ -414,7 +416,7 @@ class BulkEditDialog(QDialog):
         self.setWindowTitle(f"Edit {count} criteria")
         self.status = QComboBox(self)
         self.status.setObjectName("bulkStatus")
-        self.status.addItems([KEEP, *allowed_values("status", "")])
+        self.status.addItems([KEEP, *value_choices("status", "")])
         self.reviewer = QLineEdit(self)
         self.reviewer.setObjectName("bulkReviewer")
         self.reviewer.setPlaceholderText(KEEP)

@@ -27,11 +27,12 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont
 
 from studio.editing.changes import Changes
-from studio.editing.rubric import edit_criterion, rename_criterion
+from studio.editing.rubric import criterion_field, edit_criterion, gate_fields, rename_criterion
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.model import Criterion, Project
-from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
+from studio.model.criterion_choices import rubric_scopes, value_choices
+from studio.model.vocabulary import FINAL_SCOPE, Target
 from studio.model.weights import weight_problem
 from studio.store import layout
 from studio.store.layout import touched_scopes
@@ -63,15 +64,6 @@ _ROLES = frozenset(int(role) for role in (
 
 _ITALIC = QFont()
 _ITALIC.setItalic(True)
-
-
-def rubric_scopes(project: Project) -> list[str]:
-    """Rubrics in the order the table shows them: checkpoint rubrics along the timeline, those of
-    unscheduled subtasks by id, then the final rubric."""
-    timeline = [sid for sid in project.timeline() if sid in project.checkpoint_rubrics]
-    scheduled = set(timeline)
-    scopes = list(dict.fromkeys(timeline)) + sorted(s for s in project.checkpoint_rubrics if s not in scheduled)
-    return scopes + ([FINAL_SCOPE] if project.final_rubric is not None else [])
 
 
 @dataclass(frozen=True)
@@ -429,7 +421,7 @@ class RubricModel(QAbstractTableModel):
             if column == "gate":
                 if role != Qt.ItemDataRole.CheckStateRole:
                     return False
-                return self.edit(index.row(), gate_values(Qt.CheckState(value) == Qt.CheckState.Checked, shown))
+                return self.edit(index.row(), gate_fields(Qt.CheckState(value) == Qt.CheckState.Checked, shown.own.weight))
             if role != Qt.ItemDataRole.EditRole:
                 return False
             if column == "id":
@@ -438,7 +430,7 @@ class RubricModel(QAbstractTableModel):
                     return True
                 documents = self.context.session.documents
                 return self.context.push(rename_criterion(documents, shown.key, new))
-            return self.edit(index.row(), {field_name(column): self._checked(column, value, shown)})
+            return self.edit(index.row(), {criterion_field(column): self._checked(column, value, shown)})
         except StudioError as error:
             self.refused.emit(str(error))
             return False
@@ -460,7 +452,7 @@ class RubricModel(QAbstractTableModel):
                 raise RefusedEdit(problem)  # the import's words: one weight rule
             return weight
         if column in ("target", "dimension", "status"):
-            allowed = allowed_values(column, shown.scope)
+            allowed = value_choices(column, shown.scope)
             text = str(value)
             if text not in allowed:
                 raise RefusedEdit(f"'{text}' is not a {column} here: pick one of {', '.join(allowed)}")
@@ -618,27 +610,6 @@ class RubricModel(QAbstractTableModel):
 
 class RefusedEdit(StudioError):
     """A value the rubric cannot take (said in the domain's words, with the fix)."""
-
-
-def field_name(column: str) -> str:
-    return f"review.{column}" if column in ("status", "reviewer") else column
-
-
-def gate_values(gate: bool, shown: Shown) -> dict[str, Any]:
-    """A gate has weight 0; a criterion that stops being one gets weight 1 (the expert sets the rest)."""
-    if gate:
-        return {"gate": True, "weight": 0}
-    return {"gate": False, "weight": shown.own.weight or 1}
-
-
-def allowed_values(column: str, scope: str) -> list[str]:
-    """The values a rubric accepts for target, dimension or status."""
-    if column == "target":
-        return [t.value for t in (Target.ARTIFACT, Target.CROSS_FILE, Target.PACKAGE)] if scope == FINAL_SCOPE \
-            else [Target.CHECKPOINT.value]
-    if column == "dimension":
-        return [d.value for d in Dimension]
-    return ["draft", "reviewed", "approved"]
 
 
 def _ranges(rows: list[int]) -> list[tuple[int, int]]:

@@ -14,8 +14,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from studio.editing.changes import Changes
 from studio.gui.base.project_context import ProjectContext
-from studio.gui.rubric.model import rubric_scopes
 from studio.model import Project
+from studio.model.criterion_choices import rubric_scopes
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
 from studio.scoring.rubric_totals import RubricSums, Sums, rubric_sums
 from studio.store import layout
