@@ -131,3 +131,17 @@ class AgreementReport:
                 "decisions": self.decisions, "items": self.items, "bootstrap": self.bootstrap,
                 "pooled": self.pooled, "by_target": self.by_target, "by_dimension": self.by_dimension,
                 "by_project": self.by_project, "disagreements": self.disagreements}
+
+
+def block_kappa(block: BlockView) -> float | None:
+    """Cohen's kappa of a block: of its two raters, or with more the mean over the judge-expert pairs."""
+    if block.get("raters") == 2:
+        return block.get("cohen_kappa")
+    pairs = block.get("judge_expert")
+    return None if pairs is None else pairs.get("cohen_kappa")
+
+
+def bootstrap_interval(block: BlockView, name: str) -> list[float] | None:
+    """The 95 % bootstrap interval of one coefficient of a block (None: not bootstrapped, or undefined)."""
+    entry = (block.get("bootstrap95") or {}).get(name)
+    return entry["interval"] if entry else None

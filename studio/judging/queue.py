@@ -12,7 +12,7 @@ rater `adjudicated`. Skipping a decision records nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -353,3 +353,11 @@ def _rubrics(project: Project) -> ProjectRubrics:
         return project_rubrics(project)
     except ProjectRubricError as exc:
         raise JudgingError(str(exc)) from None
+
+
+def recorded_or_refused(record: Callable[[], Verdict]) -> tuple[Verdict | None, str]:
+    """Run a recording (give, adjudicate): (the verdict, "") or (None, why the queue refused it)."""
+    try:
+        return record(), ""
+    except JudgingError as exc:
+        return None, str(exc)

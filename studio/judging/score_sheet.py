@@ -96,6 +96,15 @@ class ScoreSheet:
     available_targets: list[str] = field(default_factory=list)
     available_dimensions: list[str] = field(default_factory=list)
 
+    def columns(self) -> list[str]:
+        """The score table's columns: run, the checkpoints, process, final (when judged) and missing."""
+        return ["run", *self.scopes, "process", *(["final"] if self.has_final else []), "missing"]
+
+    def by_scope(self) -> list[dict[str, ScopeScore]]:
+        """Each run's scores by scope (a subtask id or final), in the order of `runs`."""
+        return [{**{score.scope: score for score in run.checkpoints}, **({FINAL_SCOPE: run.final} if run.final else {})}
+                for run in self.runs]
+
     def table(self) -> tuple[list[str], list[list[str | int]]]:
         """The scores as a table (columns, rows), for export."""
         columns = ["system", "submission", *self.scopes, "process", *(["final"] if self.has_final else []), "missing"]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import html
 from datetime import datetime
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from studio.judging.verdicts import Verdict
 
 
 def file_size(size: int) -> str:
@@ -45,3 +50,37 @@ def tokens_text(tokens: dict[str, int] | None) -> str:
 def enum_choices(values: type[Enum]) -> list[tuple[str, str]]:
     """(label, value) of each member, for a drop-down: `source_record` reads "Source record"."""
     return [(str(member.value).replace("_", " ").capitalize(), str(member.value)) for member in values]
+
+
+NOT_DEFINED = "—"
+VERDICT_TEXT = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing"}
+
+
+def percent_text(value: float | None) -> str:
+    """A value on the 0..100 scale, one decimal ("—" when undefined)."""
+    return NOT_DEFINED if value is None else f"{value:.1f}%"
+
+
+def coefficient_text(value: float | None) -> str:
+    return NOT_DEFINED if value is None else f"{value:.3f}"
+
+
+def interval_text(interval: list[float] | None, percent: bool = False) -> str:
+    if not interval:
+        return NOT_DEFINED
+    return f"{interval[0]:.1f}–{interval[1]:.1f}%" if percent else f"{interval[0]:.3f} to {interval[1]:.3f}"
+
+
+def verdict_text(value: str) -> str:
+    """A verdict as the review shows it (na: n/a; a missing verdict with its reason: missing)."""
+    return VERDICT_TEXT.get(value, "missing" if value.startswith("missing") else value)
+
+
+def verdict_shown(verdict: Verdict | None) -> str:
+    """A stored verdict's value as the review shows it; nothing for no verdict."""
+    return "" if verdict is None else verdict_text(verdict.verdict)
+
+
+def settled_text(verdict: Verdict) -> str:
+    """A settled verdict with who settled it ("fail, by Carla", HTML-escaped); older files did not record it."""
+    return f"{verdict_shown(verdict)}, by {html.escape(verdict.by)}" if verdict.by else verdict_shown(verdict)

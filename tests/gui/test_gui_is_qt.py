@@ -31,17 +31,6 @@ BEING_REWORKED = "being reworked (another engineer is rewriting this module); mo
 ALLOWED: dict[str, str] = {
     "app.py:no_display_reason": "start-up: runs before Qt is imported, to say why no window can open",
     "app.py:resolve_project": "start-up: the folder the window opens first (app.py is edited in parallel for the crash log; its home is the core once that lands)",
-    "judging/review_models.py:shown": BEING_REWORKED,
-    "judging/review_models.py:_verdict": BEING_REWORKED,
-    "judging/review_models.py:record_or_explain": BEING_REWORKED,
-    "judging/scores_models.py:_columns_of": BEING_REWORKED,
-    "judging/scores_models.py:_pct": BEING_REWORKED,
-    "judging/scores_models.py:_coefficient": BEING_REWORKED,
-    "judging/scores_models.py:_interval": BEING_REWORKED,
-    "judging/scores_models.py:block_kappa": BEING_REWORKED,
-    "judging/scores_models.py:_bootstrap": BEING_REWORKED,
-    "judging/review_models.py:settled_text": "display text of a settled verdict beside shown() and _verdict(); the three move to studio/judging together",
-    "judging/scores_models.py:_by_scope": "a run's scores by scope for the score table's cells; moves to studio/judging with the other score-sheet helpers",
     "rubric/model.py:_ranges": "groups changed rows into the row ranges the model announces to Qt (dataChanged per range)",
 }
 

@@ -29,11 +29,10 @@ from studio.gui.judging.review_models import (
     COLOURS,
     AdjudicationModel,
     ReviewSession,
-    record_or_explain,
     shown,
 )
 from studio.gui.judging.reviewer_widgets import RolePicker
-from studio.judging.queue import Decision
+from studio.judging.queue import Decision, recorded_or_refused
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_judge
 
 KEY_HINT = "P pass · F fail · N not applicable · S skip · J/K next/previous · E note — the settled verdict"
@@ -193,7 +192,7 @@ class AdjudicationView(DecisionPane):
         note = self._pending_note
         if note is None and decision.adjudicated is not None:
             note = decision.adjudicated.note
-        verdict, problem = record_or_explain(lambda: self.session.adjudicate(decision, value, note=note))
+        verdict, problem = recorded_or_refused(lambda: self.session.adjudicate(decision, value, note=note))
         if verdict is None:
             self.status.setText(problem)
             return
@@ -206,7 +205,7 @@ class AdjudicationView(DecisionPane):
         return decision.adjudicated
 
     def record_note(self, decision: Decision, value: str, note: str) -> tuple[Verdict | None, str]:
-        return record_or_explain(lambda: self.session.adjudicate(decision, value, note=note))
+        return recorded_or_refused(lambda: self.session.adjudicate(decision, value, note=note))
 
     def _show_detail(self) -> None:
         decision = self.current

@@ -7,7 +7,6 @@ when the queue is read again from the store."""
 from __future__ import annotations
 
 import bisect
-import html
 from collections.abc import Callable
 from typing import Any
 
@@ -28,25 +27,17 @@ from studio.judging.errors import JudgingError
 from studio.judging.queue import Decision, QueueFilter, ReviewQueue
 from studio.judging.verdicts import ADJUDICATED, Verdict
 from studio.judging.visibility import Viewer
+from studio.views.formats import verdict_shown as shown
+from studio.views.formats import verdict_text
 
 Index = QModelIndex | QPersistentModelIndex
 HIDDEN = "hidden"
-SHOWN_VALUES = {"pass": "pass", "fail": "fail", "na": "n/a", "missing": "missing"}
 COLOURS = {"pass": QColor("#1b7f3b"), "fail": QColor("#b3261e"), "na": QColor("#6b6b6b"), "missing": QColor("#8a6d00")}
 
 
 # the roles QueueModel answers; a view asks each painted cell for a dozen
 SHOWN_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole,
                          Qt.ItemDataRole.TextAlignmentRole})
-
-
-def shown(verdict: Verdict | None) -> str:
-    return "" if verdict is None else SHOWN_VALUES.get(verdict.verdict, verdict.verdict)
-
-
-def settled_text(verdict: Verdict) -> str:
-    """A settled verdict with who settled it ("fail, by Carla"); older files did not record it."""
-    return f"{shown(verdict)}, by {html.escape(verdict.by)}" if verdict.by else shown(verdict)
 
 
 class ReviewSession(QObject):
@@ -242,7 +233,7 @@ class QueueModel(QAbstractTableModel):
         value = decision.counted()
         if self.session.judge_hidden(decision):
             return ""
-        return SHOWN_VALUES.get(value, "missing" if value.startswith("missing") else value)
+        return verdict_text(value)
 
 
 class QueueFilterModel(QAbstractProxyModel):
@@ -436,7 +427,7 @@ class AdjudicationModel(QAbstractTableModel):
             return None
         decision = self.rows[index.row()]
         column = self.columns()[index.column()]
-        verdict = self._verdict(decision, column)
+        verdict = decision.ratings.get(ADJUDICATED if column == "Adjudicated" else column)
         if role == Qt.ItemDataRole.DisplayRole:
             if column == "Run":
                 return decision.submission
@@ -453,17 +444,3 @@ class AdjudicationModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return verdict.note if verdict is not None and verdict.note else decision.criterion.text
         return None
-
-    @staticmethod
-    def _verdict(decision: Decision, column: str) -> Verdict | None:
-        if column == "Adjudicated":
-            return decision.adjudicated
-        return decision.ratings.get(column)
-
-
-def record_or_explain(action: Callable[[], Verdict]) -> tuple[Verdict | None, str]:
-    """Run a recording; (the verdict, "") or (None, why it was refused)."""
-    try:
-        return action(), ""
-    except JudgingError as exc:
-        return None, str(exc)

@@ -40,14 +40,13 @@ from studio.gui.judging.review_models import (
     QueueFilterModel,
     QueueModel,
     ReviewSession,
-    record_or_explain,
-    settled_text,
     shown,
 )
 from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.errors import JudgingError
-from studio.judging.queue import Decision, QueueFilter
+from studio.judging.queue import Decision, QueueFilter, recorded_or_refused
 from studio.judging.verdicts import Verdict
+from studio.views.formats import settled_text
 
 if TYPE_CHECKING:
     from studio.judging.submission import Submission
@@ -433,7 +432,7 @@ class ReviewView(DecisionPane):
         if note is None:
             earlier = decision.ratings.get(self.session.rater)
             note = earlier.note if earlier is not None else None
-        verdict, problem = record_or_explain(lambda: self.session.give(decision, value, note=note))
+        verdict, problem = recorded_or_refused(lambda: self.session.give(decision, value, note=note))
         if verdict is None:
             self.status.setText(problem)
             return
@@ -447,7 +446,7 @@ class ReviewView(DecisionPane):
         return decision.ratings.get(self.session.rater) if self.session.rater else None
 
     def record_note(self, decision: Decision, value: str, note: str) -> tuple[Verdict | None, str]:
-        return record_or_explain(lambda: self.session.give(decision, value, note=note))
+        return recorded_or_refused(lambda: self.session.give(decision, value, note=note))
 
     def show_detail(self) -> None:
         self._show_detail()

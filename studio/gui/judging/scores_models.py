@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from studio.agreement.results import block_kappa, bootstrap_interval
+from studio.views.formats import coefficient_text, interval_text, percent_text
+
 if TYPE_CHECKING:
     from studio.agreement.results import AgreementReport, Block
     from studio.judging.score_sheet import RunScores, ScopeScore, ScoreSheet
@@ -35,23 +38,17 @@ class ScoresModel(QAbstractTableModel):
     def set_sheet(self, sheet: ScoreSheet | None) -> None:
         """Show a new sheet: the same runs and rubrics change cells only (dataChanged), a
         different layout is a new table."""
-        columns = self._columns_of(sheet)
+        columns = sheet.columns() if sheet is not None else []
         same = (self.sheet is not None and sheet is not None and columns == self._columns
                 and [r.submission for r in self.sheet.runs] == [r.submission for r in sheet.runs])
         if same and sheet is not None:
-            self.sheet, self._by_scope = sheet, _by_scope(sheet)
+            self.sheet, self._by_scope = sheet, (sheet.by_scope() if sheet is not None else [])
             if sheet.runs:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(sheet.runs) - 1, len(columns) - 1))
             return
         self.beginResetModel()
-        self.sheet, self._columns, self._by_scope = sheet, columns, _by_scope(sheet)
+        self.sheet, self._columns, self._by_scope = sheet, columns, (sheet.by_scope() if sheet is not None else [])
         self.endResetModel()
-
-    @staticmethod
-    def _columns_of(sheet: ScoreSheet | None) -> list[str]:
-        if sheet is None:
-            return []
-        return ["run", *sheet.scopes, "process", *(["final"] if sheet.has_final else []), "missing"]
 
     def columns(self) -> list[str]:
         return list(self._columns)
@@ -125,40 +122,6 @@ class ScoresModel(QAbstractTableModel):
         return next((score for score in run.checkpoints if score.scope == scope), None)
 
 
-def _by_scope(sheet: ScoreSheet | None) -> list[dict[str, ScopeScore]]:
-    if sheet is None:
-        return []
-    return [{**{score.scope: score for score in run.checkpoints}, **({"final": run.final} if run.final else {})}
-            for run in sheet.runs]
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}%"
-
-
-def _coefficient(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
-def _interval(interval: list[float] | None, percent: bool = False) -> str:
-    if not interval:
-        return "—"
-    return f"{interval[0]:.1f}–{interval[1]:.1f}%" if percent else f"{interval[0]:.3f} to {interval[1]:.3f}"
-
-
-def block_kappa(block: Block) -> float | None:
-    """Cohen's kappa of two raters; with more, the mean over the judge-expert pairs."""
-    if block.get("raters") == 2:
-        return block.get("cohen_kappa")
-    pairs = block.get("judge_expert")
-    return None if pairs is None else pairs.get("cohen_kappa")
-
-
-def _bootstrap(block: Block, name: str) -> list[float] | None:
-    entry = (block.get("bootstrap95") or {}).get(name)
-    return entry["interval"] if entry else None
-
-
 AGREEMENT_COLUMNS = ("Group", "Decisions", "Agreement", "95% interval", "Mean over rater pairs", "Cohen's kappa",
                      "Gwet's AC1", "AC1 95% (bootstrap)", "Krippendorff's alpha")
 AGREEMENT_TIPS = {
@@ -208,11 +171,11 @@ class AgreementModel(QAbstractTableModel):
         """The texts of a row, as shown."""
         name, block = self._rows[row]
         two = block.get("raters") == 2
-        interval = block.get("wilson95") if two else _bootstrap(block, "pooled_percent")
+        interval = block.get("wilson95") if two else bootstrap_interval(block, "pooled_percent")
         pooled = block.get("pooled_percent", block.get("percent"))
-        return [name, str(block.get("n", 0)), _pct(pooled), _interval(interval, percent=True),
-                _pct(block.get("percent")), _coefficient(block_kappa(block)), _coefficient(block.get("gwet_ac1")),
-                _interval(_bootstrap(block, "gwet_ac1")), _coefficient(block.get("krippendorff_alpha"))]
+        return [name, str(block.get("n", 0)), percent_text(pooled), interval_text(interval, percent=True),
+                percent_text(block.get("percent")), coefficient_text(block_kappa(block)), coefficient_text(block.get("gwet_ac1")),
+                interval_text(bootstrap_interval(block, "gwet_ac1")), coefficient_text(block.get("krippendorff_alpha"))]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self._rows):
