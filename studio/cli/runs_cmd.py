@@ -142,8 +142,8 @@ def run_runs(args: argparse.Namespace) -> int:
 
 
 def _list(project: Path, runs_dir: str | None) -> int:
-    from studio.runs.record import list_runs
-    from studio.runs.runner import default_runs_dir, shown_status
+    from studio.runs.record import list_runs, shown_status
+    from studio.runs.runner import default_runs_dir
 
     folder = Path(runs_dir) if runs_dir else default_runs_dir(project)
     runs = list_runs(folder)
@@ -160,8 +160,7 @@ def _list(project: Path, runs_dir: str | None) -> int:
 
 
 def _show(run_dir: Path) -> int:
-    from studio.runs.record import load_run
-    from studio.runs.runner import shown_status
+    from studio.runs.record import load_run, shown_status
 
     record = load_run(run_dir)
     done, total = record.progress()

@@ -117,7 +117,7 @@ def runs_dir_of(project_dir: Path) -> Path:
 
 
 def view_of(run_dir: Path, record: RunRecord) -> RunView:
-    from studio.runs.runner import shown_status
+    from studio.runs.record import shown_status
 
     subtasks = tuple(
         SubtaskView(id=sub.id, status=sub.status.value, exit_code=sub.exit_code, timed_out=sub.timed_out,

@@ -178,3 +178,14 @@ def process_alive(pid: int | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def shown_status(run_dir: Path, record: RunRecord) -> RunStatus:
+    """The status to show: a run recorded as running that no process executes was interrupted.
+    (Here, not in the runner: reading runs must not import the Docker SDK, which the app would then
+    import on its background thread.)"""
+    from studio.runs.lock import is_live
+
+    if record.status == RunStatus.RUNNING and not is_live(run_dir):
+        return RunStatus.INTERRUPTED
+    return record.status

@@ -337,8 +337,3 @@ def cancel_run(run_dir: Path) -> RunRecord:
     return record
 
 
-def shown_status(run_dir: Path, record: RunRecord) -> RunStatus:
-    """The status to show: a run recorded as running that no process executes was interrupted."""
-    if record.status == RunStatus.RUNNING and not is_live(run_dir):
-        return RunStatus.INTERRUPTED
-    return record.status

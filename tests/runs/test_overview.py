@@ -40,3 +40,26 @@ def test_run_folders_are_those_with_a_record_and_their_stamp_follows_it(tmp_path
     (tmp_path / "a" / RECORD_FILE).write_text('{"changed": true}', encoding="utf-8")
     assert before is not None and record_stamp(tmp_path / "a") != before
     assert record_stamp(tmp_path / "no-record") is None
+
+
+def test_reading_runs_does_not_import_the_docker_sdk(tmp_path: Path):
+    """The app reads runs on its background thread; importing the Docker SDK (requests, charset_normalizer)
+    there while the window runs aborted the process now and then. Reading runs needs no engine."""
+    import subprocess
+
+    script = f"""
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from studio.runs.record import RunRecord, RunStatus, save_run
+from studio.runs.overview import read_runs
+runs = Path({str(tmp_path / "runs")!r})
+save_run(runs / "r1", RunRecord(run_id="r1", project_id="p", project_dir={str(tmp_path)!r}, harness="script:h.sh",
+                                image="img:1", created=datetime(2026, 12, 1, tzinfo=UTC), status=RunStatus.RUNNING))
+views = read_runs(runs)
+assert [v.status for v in views] == ["interrupted"], views  # recorded running, no process: interrupted
+print("docker" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
