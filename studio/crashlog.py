@@ -22,14 +22,9 @@ _native_log: Any = None  # the open file faulthandler writes to: it must outlive
 
 def log_folder() -> Path:
     """Where crash logs go; the environment variable wins (tests and packagers point it elsewhere)."""
-    if os.environ.get(LOG_DIR_VARIABLE):
-        return Path(os.environ[LOG_DIR_VARIABLE])
-    state = os.environ.get("XDG_STATE_HOME")
-    if state and Path(state).is_absolute():  # the XDG spec says to ignore a relative value
-        return Path(state) / "dbstudio"
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "dbstudio"
-    return Path.home() / ".local" / "state" / "dbstudio"
+    from studio.user_dirs import user_folder
+
+    return user_folder(LOG_DIR_VARIABLE, "XDG_STATE_HOME", "LOCALAPPDATA", ".local", "state")
 
 
 def write_crash_log(command: str, argv: list[str], error: BaseException) -> Path | None:

@@ -5,7 +5,6 @@ positions stay in QSettings (the app's layout, not a preference anyone edits).""
 from __future__ import annotations
 
 import io
-import os
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -52,14 +51,9 @@ class Preferences(BaseModel):
 
 def config_dir() -> Path:
     """$DBSTUDIO_CONFIG_DIR if set, else $XDG_CONFIG_HOME/dbstudio, else ~/.config/dbstudio."""
-    if os.environ.get(CONFIG_DIR_VARIABLE):
-        return Path(os.environ[CONFIG_DIR_VARIABLE])
-    config = os.environ.get("XDG_CONFIG_HOME")
-    if config and Path(config).is_absolute():  # the XDG spec says to ignore a relative value
-        return Path(config) / "dbstudio"
-    if os.name == "nt" and os.environ.get("APPDATA"):
-        return Path(os.environ["APPDATA"]) / "dbstudio"
-    return Path.home() / ".config" / "dbstudio"
+    from studio.user_dirs import user_folder
+
+    return user_folder(CONFIG_DIR_VARIABLE, "XDG_CONFIG_HOME", "APPDATA", ".config")
 
 
 def preferences_path() -> Path:

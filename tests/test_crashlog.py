@@ -61,3 +61,16 @@ def test_a_normal_exit_leaves_no_log_and_a_killed_run_s_empty_log_goes_at_the_ne
     assert run("from studio.crashlog import enable_native_crash_log\nenable_native_crash_log()\n",
                tmp_path).returncode == 0
     assert native_logs(tmp_path) == [kept]  # a log with a crash in it is kept
+
+
+def test_the_crash_log_folder_follows_the_environment(monkeypatch, tmp_path) -> None:
+    from studio.crashlog import log_folder
+
+    monkeypatch.setenv("DBSTUDIO_LOG_DIR", str(tmp_path / "logs"))
+    assert log_folder() == tmp_path / "logs"
+    monkeypatch.delenv("DBSTUDIO_LOG_DIR")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert log_folder() == tmp_path / "state" / "dbstudio"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/ignored")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert log_folder() == tmp_path / "home" / ".local" / "state" / "dbstudio"
