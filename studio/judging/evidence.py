@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError, collector_paused
+from studio.collector import collector_paused
+from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError
 from studio.judging.evidence_image import read_image
 from studio.judging.evidence_office import read_docx, read_pptx
 from studio.judging.evidence_pdf import read_pdf

@@ -18,10 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studio.collector import collector_paused
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
 from studio.judging.scope import scope_context
-from studio.judging.verdict_store import VerdictStore, bulk_reading, rater_slug, scope_rank
+from studio.judging.verdict_store import VerdictStore, rater_slug, scope_rank
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
 from studio.model.vocabulary import FINAL_SCOPE
 
@@ -181,7 +182,7 @@ class ReviewQueue:
         for submission, scope, _ in found.decisions:
             scoped.setdefault(submission, set()).add(scope)
         order = {sid: i for i, sid in enumerate(project.timeline())}
-        with bulk_reading():
+        with collector_paused():
             decisions = _decisions_of(found.decisions, scoped, criteria, order)
         self.decisions = decisions
         self._index = {d.key: i for i, d in enumerate(decisions)}

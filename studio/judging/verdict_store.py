@@ -9,12 +9,10 @@ of one verdict is a change of its own lines in a diff.
 
 from __future__ import annotations
 
-import gc
 import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from studio.collector import collector_paused
 from studio.judging.errors import JudgingError
 from studio.judging.verdict_lines import read_lines
 from studio.judging.verdicts import Verdict
@@ -41,30 +40,6 @@ _DIGITS = re.compile(r"(\d+)")
 _WRITING = threading.Lock()
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-_PAUSING = threading.Lock()
-_paused = [0, False]  # readers inside `bulk_reading`, whether the collector was on when the first came in
-
-
-@contextmanager
-def bulk_reading() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a store's verdicts are read into objects: each of
-    its passes walks every object alive, and reading 200,000 verdicts (a million objects, none of them
-    garbage) would run dozens of them, a third of the time. Counted, so that two threads reading at
-    once leave the collector as they found it."""
-    with _PAUSING:
-        if _paused[0] == 0:
-            _paused[1] = gc.isenabled()
-            gc.disable()
-        _paused[0] += 1
-    try:
-        yield
-    finally:
-        with _PAUSING:
-            _paused[0] -= 1
-            if _paused[0] == 0 and _paused[1]:
-                gc.enable()
 
 
 class VerdictFileError(JudgingError):
@@ -135,7 +110,7 @@ class VerdictStore:
 
     def verdicts(self, submission_id: str) -> list[Verdict]:
         """Every rater's verdicts on the submission, each file read once."""
-        with bulk_reading():
+        with collector_paused():
             return [verdict for path in _files(self.root / check_submission_id(submission_id))
                     for verdict in _read_file(path)[1]]
 
@@ -143,7 +118,7 @@ class VerdictStore:
         """(submission id, verdict) of every verdict in the store."""
         for submission_id in self.submissions():
             for path in _files(self.root / submission_id):
-                with bulk_reading():
+                with collector_paused():
                     verdicts = _read_file(path)[1]
                 for verdict in verdicts:
                     yield submission_id, verdict

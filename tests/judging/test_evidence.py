@@ -167,7 +167,7 @@ def test_saved_values_of_every_type_and_formulas_as_excel_writes_them(tmp_path: 
 def test_the_collector_is_paused_during_extraction_and_restored_after(tmp_path: Path) -> None:
     import gc
 
-    from studio.judging.evidence_budget import collector_paused
+    from studio.collector import collector_paused
 
     (tmp_path / "a.md").write_text("A\n")
     assert gc.isenabled()
