@@ -94,7 +94,7 @@ class JudgeSummary:
 
 
 class EvidenceLike(Protocol):
-    def render(self) -> str: ...
+    def render(self, file_mark: str = ...) -> str: ...
     def content_key(self) -> str: ...
 
 
@@ -150,7 +150,6 @@ class _Judging:
 
             evidence = extract_evidence(submission.folder)
         self.evidence = evidence
-        self.evidence_text = evidence.render()
         self.images = _image_urls(evidence, submission.folder) if settings.images else []
         self.summary = JudgeSummary()
         self.done = 0
@@ -189,7 +188,7 @@ class _Judging:
             self._report(self.summary.reused + self.summary.from_checks, "checks")
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
-            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence_text, self.images)
+            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
             return parse_answer(self.client.complete(request), ids)
 
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
