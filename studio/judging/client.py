@@ -129,7 +129,8 @@ class ChatClient:
             status = response.status_code
             if status == 429 or status >= 500:
                 if retry >= self.max_retries:
-                    raise AttemptFailed(f"{self.endpoint} answered HTTP {status} {retry + 1} times in a row")
+                    raise AttemptFailed(f"{self.endpoint} answered HTTP {status} {retry + 1} times in a row "
+                                        f"(the last: {_detail(response, text)})")
                 delay = retry_delay(response, retry, self.backoff_s, LONGEST_WAIT_S)
                 if delay > LONGEST_WAIT_S:
                     raise AttemptFailed(f"{self.endpoint} asks to wait {delay:.0f} s (HTTP {status}); "

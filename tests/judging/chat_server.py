@@ -1,7 +1,9 @@
 """A real chat-completions server on loopback for the judge's tests and bench, scripted per test.
 
 Each request is handed to `reply(request)`, which returns a `Reply`: an HTTP status, a body (a
-dict sent as JSON, or raw text), headers, and an optional delay before answering. The default
+dict sent as JSON, or raw text), headers, an optional delay before answering, and optionally a
+pause between bytes (a server drip-feeding its answer: headers at once, then the body a byte at a
+time, with the Content-Length of the whole body, as any HTTP/1.1 server may send it). The default
 answers "pass" for every criterion the prompt asks about. The server records every request and
 the most requests it served at once; `stop()` releases any request still waiting.
 """
@@ -49,6 +51,7 @@ class Reply:
     body: dict[str, Any] | str = ""
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0  # seconds between the body's bytes; 0 sends the body in one write
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -142,9 +145,19 @@ class ChatServer:
                 for name, value in reply.headers.items():
                     handler.send_header(name, value)
                 handler.end_headers()
-                handler.wfile.write(data)
+                if reply.drip_s > 0:
+                    self._drip(handler, data, reply.drip_s)
+                else:
+                    handler.wfile.write(data)
             except OSError:  # the client gave up (its timeout) before the answer
                 pass
         finally:
             with self._lock:
                 self._active -= 1
+
+    def _drip(self, handler: BaseHTTPRequestHandler, data: bytes, pause_s: float) -> None:
+        for index in range(len(data)):
+            handler.wfile.write(data[index:index + 1])
+            handler.wfile.flush()
+            if self._stopping.wait(pause_s):
+                return

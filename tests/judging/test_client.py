@@ -4,7 +4,9 @@ clear errors for a refused key, a wrong address and a server that is not there."
 
 from __future__ import annotations
 
+import json
 import socket
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -15,6 +17,7 @@ import keyring.backend
 import pytest
 
 from studio.judging.client import (
+    MAX_ANSWER_BYTES,
     AttemptFailed,
     ChatClient,
     EndpointError,
@@ -213,3 +216,64 @@ def test_the_base_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
     assert default_base_url() == "https://api.openai.com/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
     assert default_base_url() == "http://localhost:8000/v1"
+
+
+def test_the_timeout_bounds_the_whole_request_of_a_server_that_drip_feeds_its_answer(
+        server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    # one byte a second: each read is quick, so a per-read timeout would wait for all ~200 bytes
+    server = start(server_factory, scripted(Reply(body=completion("a slow answer"), drip_s=1.0)))
+    with client_for(server, sleeps, timeout_s=1.5) as client:
+        began = time.monotonic()
+        with pytest.raises(AttemptFailed, match=r"no whole answer within the request timeout of 1.5 s"):
+            client.complete(ASK)
+        took = time.monotonic() - began
+        assert 1.4 <= took < 3.0, took
+        assert client.complete(ASK) == "done"  # the pool is usable afterwards
+
+
+@pytest.mark.parametrize("body", ["[" * 100_000 + "]" * 100_000,  # Python's parser would run out of stack
+                                  json.dumps(completion("x")).replace('"x"', "[" * 40 + "]" * 40)])
+def test_an_answer_nested_too_deep_is_a_failed_attempt_not_a_crash(server_factory: list[ChatServer],
+                                                                   sleeps: list[float], body: str) -> None:
+    server = start(server_factory, scripted(Reply(body=body)))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="the server's answer is too deep"):
+        client.complete(ASK)
+
+
+def test_an_error_body_nested_too_deep_is_shown_as_text(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(400, "[" * 100_000)))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match=r"HTTP 400: \[\[\["):
+        client.complete(ASK)
+
+
+def test_an_answer_too_large_is_refused_unread(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(body=completion("x" * (MAX_ANSWER_BYTES + 10)))))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="the server's answer is too large"):
+        client.complete(ASK)
+
+
+def echo_key(status: int, shape: str) -> ChatServer:
+    """A server that quotes the request's Authorization header back: in an answer, an error or garbage."""
+    def reply(request: Request) -> Reply:
+        header = request.headers["authorization"]
+        if shape == "answer":
+            return Reply(body=completion(f"you sent {header}"))
+        if shape == "error":
+            return Reply(status, {"error": {"message": f"bad header {header}"}})
+        return Reply(status, f"<html>garbage {header}</html>")
+
+    return ChatServer(reply)
+
+
+@pytest.mark.parametrize(("status", "shape"), [(200, "answer"), (400, "error"), (200, "garbage"), (401, "error"),
+                                               (404, "garbage"), (500, "garbage")])
+def test_the_key_echoed_by_the_server_is_cut_out_of_answers_and_errors(
+        server_factory: list[ChatServer], sleeps: list[float], status: int, shape: str) -> None:
+    server = start(server_factory, echo_key(status, shape))
+    with client_for(server, sleeps, max_retries=0) as client:
+        try:
+            shown = client.complete(ASK)
+        except (AttemptFailed, EndpointError) as error:
+            shown = str(error)
+    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"  # the key did travel
+    assert KEY not in shown and "Bearer [API key]" in shown
