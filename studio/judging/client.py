@@ -74,15 +74,24 @@ def retry_delay(response: httpx.Response, retry: int, backoff_s: float, longest_
                 return max(0.0, parsedate_to_datetime(header).timestamp() - time.time())
             except (TypeError, ValueError, IndexError):
                 pass
-    return min(longest_s, backoff_s * (2 ** retry)) * (1 + random.random() / 10)
+    return min(longest_s, backoff_s * (2**retry)) * (1 + random.random() / 10)
 
 
 class ChatClient:
     """Chat completions over one pooled, thread-safe httpx client; use it from several threads at once."""
 
-    def __init__(self, base_url: str, model: str, key: str | None, *, timeout_s: float = 120.0,
-                 max_retries: int = 5, backoff_s: float = 1.0, connections: int = 4,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        key: str | None,
+        *,
+        timeout_s: float = 120.0,
+        max_retries: int = 5,
+        backoff_s: float = 1.0,
+        connections: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.max_retries = max_retries
@@ -92,7 +101,9 @@ class ChatClient:
         self._key = key or ""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         limits = httpx.Limits(max_connections=max(1, connections))
-        self._http = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout_s), transport=deadline_transport(limits))
+        self._http = httpx.Client(
+            headers=headers, timeout=httpx.Timeout(timeout_s), transport=deadline_transport(limits)
+        )
 
     @property
     def endpoint(self) -> str:
@@ -129,12 +140,15 @@ class ChatClient:
             status = response.status_code
             if status == 429 or status >= 500:
                 if retry >= self.max_retries:
-                    raise AttemptFailed(f"{self.endpoint} answered HTTP {status} {retry + 1} times in a row "
-                                        f"(the last: {_detail(response, text)})")
+                    raise AttemptFailed(
+                        f"{self.endpoint} answered HTTP {status} {retry + 1} times in a row "
+                        f"(the last: {_detail(response, text)})"
+                    )
                 delay = retry_delay(response, retry, self.backoff_s, LONGEST_WAIT_S)
                 if delay > LONGEST_WAIT_S:
-                    raise AttemptFailed(f"{self.endpoint} asks to wait {delay:.0f} s (HTTP {status}); "
-                                        "judge again later")
+                    raise AttemptFailed(
+                        f"{self.endpoint} asks to wait {delay:.0f} s (HTTP {status}); judge again later"
+                    )
                 self._sleep(delay)
                 retry += 1
                 continue
@@ -149,11 +163,15 @@ class ChatClient:
             with within(self.timeout_s), self._http.stream("POST", self.endpoint, json=body) as response:
                 return response, self._body(response)
         except httpx.TimeoutException as exc:
-            raise AttemptFailed(f"{self.endpoint} gave no whole answer within the request timeout of "
-                                f"{self.timeout_s:g} s ({type(exc).__name__}); raise it with --timeout") from None
+            raise AttemptFailed(
+                f"{self.endpoint} gave no whole answer within the request timeout of "
+                f"{self.timeout_s:g} s ({type(exc).__name__}); raise it with --timeout"
+            ) from None
         except httpx.ConnectError as exc:
-            raise EndpointError(f"cannot connect to {self.endpoint} ({exc}): start the server, or give the right "
-                                "address with --endpoint or OPENAI_BASE_URL") from None
+            raise EndpointError(
+                f"cannot connect to {self.endpoint} ({exc}): start the server, or give the right "
+                "address with --endpoint or OPENAI_BASE_URL"
+            ) from None
         except httpx.HTTPError as exc:  # the connection broke mid-answer: another attempt may get through
             raise AttemptFailed(f"{self.endpoint}: {type(exc).__name__}: {exc}") from None
 
@@ -162,26 +180,33 @@ class ChatClient:
         for chunk in response.iter_bytes():
             received += chunk
             if len(received) > MAX_ANSWER_BYTES:
-                raise AttemptFailed(f"the server's answer is too large (more than {MAX_ANSWER_BYTES:,} bytes): "
-                                    f"{self.endpoint} is no chat-completions server, or a broken one")
+                raise AttemptFailed(
+                    f"the server's answer is too large (more than {MAX_ANSWER_BYTES:,} bytes): "
+                    f"{self.endpoint} is no chat-completions server, or a broken one"
+                )
         return received.decode(response.encoding or "utf-8", errors="replace")
 
     def _refuse(self, response: httpx.Response, text: str) -> None:
         status = response.status_code
         if status in (401, 403):
-            raise EndpointError(f"{self.endpoint} refused the API key (HTTP {status}: {_detail(response, text)}): set "
-                                f"{KEY_VARIABLE}, or store it with `keyring set {KEYRING_SERVICE} {KEY_VARIABLE}`")
+            raise EndpointError(
+                f"{self.endpoint} refused the API key (HTTP {status}: {_detail(response, text)}): set "
+                f"{KEY_VARIABLE}, or store it with `keyring set {KEYRING_SERVICE} {KEY_VARIABLE}`"
+            )
         if status == 404:
-            raise EndpointError(f"{self.endpoint} answered HTTP 404 ({_detail(response, text)}): check the base URL "
-                                f"(--endpoint or {BASE_URL_VARIABLE}, usually ending in /v1) and the model name "
-                                f"'{self.model}' (--model)")
+            raise EndpointError(
+                f"{self.endpoint} answered HTTP 404 ({_detail(response, text)}): check the base URL "
+                f"(--endpoint or {BASE_URL_VARIABLE}, usually ending in /v1) and the model name "
+                f"'{self.model}' (--model)"
+            )
 
     def _content(self, text: str) -> str:
         try:
             content = load_json(text)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise AttemptFailed(f"{self.endpoint} answered something that is no chat completion: "
-                                f"{text[:200]!r}") from None
+            raise AttemptFailed(
+                f"{self.endpoint} answered something that is no chat completion: {text[:200]!r}"
+            ) from None
         if not isinstance(content, str):
             raise AttemptFailed(f"{self.endpoint} answered a chat completion without text content")
         return content
@@ -197,8 +222,10 @@ def load_json(text: str) -> Any:
     else:
         if _depth_within(data, MAX_JSON_DEPTH):
             return data
-    raise AttemptFailed(f"the server's answer is too deep (JSON nested more than {MAX_JSON_DEPTH} levels; a chat "
-                        "completion is a few levels deep)")
+    raise AttemptFailed(
+        f"the server's answer is too deep (JSON nested more than {MAX_JSON_DEPTH} levels; a chat "
+        "completion is a few levels deep)"
+    )
 
 
 def _depth_within(data: Any, limit: int) -> bool:

@@ -56,8 +56,9 @@ class _DeadlineStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._stream.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
         tls = self._stream.start_tls(ssl_context, server_hostname, _time_left(timeout, httpcore.ConnectTimeout))
         return _DeadlineStream(tls)
 
@@ -69,14 +70,22 @@ class _DeadlineBackend(httpcore.NetworkBackend):
     def __init__(self, backend: httpcore.NetworkBackend) -> None:
         self._backend = backend
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        stream = self._backend.connect_tcp(host, port, _time_left(timeout, httpcore.ConnectTimeout), local_address,
-                                           socket_options)
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_tcp(
+            host, port, _time_left(timeout, httpcore.ConnectTimeout), local_address, socket_options
+        )
         return _DeadlineStream(stream)
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
         stream = self._backend.connect_unix_socket(path, _time_left(timeout, httpcore.ConnectTimeout), socket_options)
         return _DeadlineStream(stream)
 

@@ -144,27 +144,40 @@ def user_message(context: ScopeContext, criteria: Sequence[AskedCriterion], evid
     """The user message around `evidence` (rendered with `file_mark(token)` before each file)."""
     references = "\n\n".join(f"## {ref.id}: {ref.title}\n\n{ref.text.strip()}" for ref in context.references)
     return USER_TEMPLATE.format(
-        context_title=context.title, context_text=context.text.strip() or "(empty)",
-        references=references or NO_REFERENCES, evidence=evidence.strip() or "(the submission has no files)",
+        context_title=context.title,
+        context_text=context.text.strip() or "(empty)",
+        references=references or NO_REFERENCES,
+        evidence=evidence.strip() or "(the submission has no files)",
         criteria="\n".join(criterion.line() for criterion in criteria),
-        ids=", ".join(criterion.id for criterion in criteria), token=token,
+        ids=", ".join(criterion.id for criterion in criteria),
+        token=token,
     )
 
 
-def messages(context: ScopeContext, criteria: Sequence[AskedCriterion], evidence: RendersEvidence | str,
-             images: Iterable[str] = ()) -> list[dict[str, Any]]:
+def messages(
+    context: ScopeContext,
+    criteria: Sequence[AskedCriterion],
+    evidence: RendersEvidence | str,
+    images: Iterable[str] = (),
+) -> list[dict[str, Any]]:
     """The chat messages of one request, with a fence token of its own; `images` are data: URLs for a
     multimodal model. Evidence given as text is fenced whole (its file headings are not marked)."""
     plain = evidence if isinstance(evidence, str) else evidence.render()
-    token = fence_token(plain, context.title, context.text, *(ref.text for ref in context.references),
-                        *(criterion.line() for criterion in criteria))
+    token = fence_token(
+        plain,
+        context.title,
+        context.text,
+        *(ref.text for ref in context.references),
+        *(criterion.line() for criterion in criteria),
+    )
     marked = plain if isinstance(evidence, str) else evidence.render(file_mark=file_mark(token))
     text = user_message(context, criteria, marked, token)
     content: str | list[dict[str, Any]] = text
     pictures = list(images)
     if pictures:
-        content = [{"type": "text", "text": text}] + [{"type": "image_url", "image_url": {"url": url}}
-                                                      for url in pictures]
+        content = [{"type": "text", "text": text}] + [
+            {"type": "image_url", "image_url": {"url": url}} for url in pictures
+        ]
     system = SYSTEM_PROMPT + FENCE_TEMPLATE.format(token=token)
     return [{"role": "system", "content": system}, {"role": "user", "content": content}]
 
@@ -217,8 +230,10 @@ def _within_limits(verdict: AnsweredVerdict) -> AnsweredVerdict:
     rationale, citations = verdict.rationale, verdict.evidence
     if len(rationale) > MAX_RATIONALE_CHARS:
         cut = len(rationale) - MAX_RATIONALE_CHARS
-        rationale = (f"{rationale[:MAX_RATIONALE_CHARS]} [rationale cut at {MAX_RATIONALE_CHARS:,} characters: "
-                     f"{cut:,} more not stored]")
+        rationale = (
+            f"{rationale[:MAX_RATIONALE_CHARS]} [rationale cut at {MAX_RATIONALE_CHARS:,} characters: "
+            f"{cut:,} more not stored]"
+        )
     kept = [ref for ref in citations if len(ref) <= MAX_CITATION_CHARS][:MAX_CITATIONS]
     if rationale is verdict.rationale and kept == citations:
         return verdict
@@ -240,7 +255,7 @@ def _json_object(text: str) -> Any:
     candidates += [match.group(1).strip() for match in _FENCE.finditer(text)]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        candidates.append(text[start:end + 1])
+        candidates.append(text[start : end + 1])
     for candidate in candidates:
         try:
             data = load_json(candidate)

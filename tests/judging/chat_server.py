@@ -56,14 +56,29 @@ class Reply:
 
 def completion(content: str) -> dict[str, Any]:
     """A chat-completions response carrying `content` as the assistant's message."""
-    return {"id": "chatcmpl-test", "object": "chat.completion", "model": "test-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
 
 
 def verdicts_json(ids: list[str], verdict: str | Callable[[str], str] = "pass") -> str:
     decide = verdict if callable(verdict) else (lambda _cid: verdict)
-    return json.dumps({"verdicts": [{"criterion": cid, "verdict": decide(cid), "rationale": f"because of {cid}",
-                                     "evidence": ["outputs/report.md#L1"]} for cid in ids]})
+    return json.dumps(
+        {
+            "verdicts": [
+                {
+                    "criterion": cid,
+                    "verdict": decide(cid),
+                    "rationale": f"because of {cid}",
+                    "evidence": ["outputs/report.md#L1"],
+                }
+                for cid in ids
+            ]
+        }
+    )
 
 
 def answer_all(request: Request) -> Reply:
@@ -98,8 +113,7 @@ class ChatServer:
 
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._http.daemon_threads = True
-        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="chat-server",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="chat-server", daemon=True)
 
     @property
     def url(self) -> str:
@@ -127,8 +141,12 @@ class ChatServer:
         with self._lock:
             self._active += 1
             self.max_concurrent = max(self.max_concurrent, self._active)
-            request = Request(handler.path, {k.lower(): v for k, v in handler.headers.items()},
-                              json.loads(raw or b"{}"), len(self.requests) + 1)
+            request = Request(
+                handler.path,
+                {k.lower(): v for k, v in handler.headers.items()},
+                json.loads(raw or b"{}"),
+                len(self.requests) + 1,
+            )
             self.requests.append(request)
         try:
             if handler.path != "/v1/chat/completions":
@@ -157,7 +175,7 @@ class ChatServer:
 
     def _drip(self, handler: BaseHTTPRequestHandler, data: bytes, pause_s: float) -> None:
         for index in range(len(data)):
-            handler.wfile.write(data[index:index + 1])
+            handler.wfile.write(data[index : index + 1])
             handler.wfile.flush()
             if self._stopping.wait(pause_s):
                 return

@@ -46,16 +46,32 @@ def environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def judge_with(project: Path, folder: Path, reply: Callable[[Request], Reply], *options: str) -> int:
     with ChatServer(reply) as server:
-        return main(["judge", str(project), "--submission", str(folder), "--scope", "T02", "--endpoint", server.url,
-                     "--model", "m", "--attempts", "1", *options])
+        return main(
+            [
+                "judge",
+                str(project),
+                "--submission",
+                str(folder),
+                "--scope",
+                "T02",
+                "--endpoint",
+                server.url,
+                "--model",
+                "m",
+                "--attempts",
+                "1",
+                *options,
+            ]
+        )
 
 
 def notes(project: Path) -> dict[str, str | None]:
     return {v.criterion: v.note for v in VerdictStore(project).read("sub", "judge:m")}
 
 
-def test_a_drip_fed_answer_ends_at_the_timeout_with_missing_verdicts(project: Path, folder: Path,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_drip_fed_answer_ends_at_the_timeout_with_missing_verdicts(
+    project: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     def reply(request: Request) -> Reply:
         return Reply(body=completion(verdicts_json(request.ids)), drip_s=1.0)  # ~500 bytes: 8 minutes
 
@@ -70,13 +86,17 @@ def test_a_drip_fed_answer_ends_at_the_timeout_with_missing_verdicts(project: Pa
     assert all("no whole answer within the request timeout of 2 s" in (note or "") for note in found.values())
 
 
-@pytest.mark.parametrize("body", [
-    "[" * 200_000 + "]" * 200_000,  # the envelope itself
-    '{"object": "chat.completion", "choices": ' + "[" * 50_000 + "]" * 50_000 + "}",
-    completion('{"verdicts": ' + "[" * 50_000 + "]" * 50_000 + "}"),  # the assistant's JSON
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 200_000 + "]" * 200_000,  # the envelope itself
+        '{"object": "chat.completion", "choices": ' + "[" * 50_000 + "]" * 50_000 + "}",
+        completion('{"verdicts": ' + "[" * 50_000 + "]" * 50_000 + "}"),  # the assistant's JSON
+    ],
+)
 def test_an_answer_nested_thousands_deep_is_a_missing_verdict_not_a_crash(
-        project: Path, folder: Path, capsys: pytest.CaptureFixture[str], body: str | dict[str, object]) -> None:
+    project: Path, folder: Path, capsys: pytest.CaptureFixture[str], body: str | dict[str, object]
+) -> None:
     code = judge_with(project, folder, lambda request: Reply(body=body))
     out, err = capsys.readouterr()
     assert code == ExitCode.PROBLEMS, out + err
@@ -86,7 +106,8 @@ def test_an_answer_nested_thousands_deep_is_a_missing_verdict_not_a_crash(
 
 @pytest.mark.parametrize("shape", ["answer", "error", "garbage"])
 def test_the_key_echoed_by_the_server_reaches_no_verdict_output_or_git_history(
-        project: Path, folder: Path, capsys: pytest.CaptureFixture[str], shape: str) -> None:
+    project: Path, folder: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
     def reply(request: Request) -> Reply:
         header = request.headers["authorization"]
         if shape == "answer":  # a valid answer quoting the key in rationale and citations
@@ -122,6 +143,8 @@ def test_an_endless_rationale_is_stored_cut_with_how_much_was_cut(project: Path,
     assert judge_with(project, folder, reply) == ExitCode.OK
     for note in notes(project).values():
         assert note is not None and note.startswith(rationale[:MAX_RATIONALE_CHARS])
-        assert note.endswith(f"[rationale cut at {MAX_RATIONALE_CHARS:,} characters: "
-                             f"{len(rationale) - MAX_RATIONALE_CHARS:,} more not stored]")
+        assert note.endswith(
+            f"[rationale cut at {MAX_RATIONALE_CHARS:,} characters: "
+            f"{len(rationale) - MAX_RATIONALE_CHARS:,} more not stored]"
+        )
     assert all(path.stat().st_size < 40_000 for path in (project / "verdicts").rglob("*.yaml"))

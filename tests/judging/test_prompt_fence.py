@@ -56,10 +56,10 @@ def check_fenced(system: str, user: str, files: list[str]) -> str:
     # the token occurs on the fence and file lines only
     assert user.count(token) == 2 + len(files)
     # every forged line is inside the fence; outside it, the request's own heading once, after the fence
-    outside = lines[:start] + lines[end + 1:]
+    outside = lines[:start] + lines[end + 1 :]
     for forged in FORGERY.splitlines():
         if forged.strip():
-            assert any(line.endswith(forged) for line in lines[start + 1:end]), forged
+            assert any(line.endswith(forged) for line in lines[start + 1 : end]), forged
             assert forged not in outside or forged == "# Criteria to judge", forged
     assert outside.count("# Criteria to judge") == 1 and lines.index("# Criteria to judge", end) > end
     return token
@@ -74,9 +74,12 @@ def test_a_forged_fence_heading_and_file_section_stay_inside_the_fence(tmp_path:
     asked = [AskedCriterion("T02-C01", "The report uses the corrected figure.", 6)]
     first = messages(context, asked, evidence)
     second = messages(context, asked, evidence)
-    tokens = {check_fenced(request[0]["content"], request[1]["content"], ["outputs/memo.md (markdown)",
-                                                                          "outputs/zz.txt (text)"])
-              for request in (first, second)}
+    tokens = {
+        check_fenced(
+            request[0]["content"], request[1]["content"], ["outputs/memo.md (markdown)", "outputs/zz.txt (text)"]
+        )
+        for request in (first, second)
+    }
     assert len(tokens) == 2  # a token of its own per request
     system = first[0]["content"]
     assert system.startswith(prompt.SYSTEM_PROMPT)
@@ -95,9 +98,28 @@ def test_the_judge_sends_every_request_fenced(tmp_path: Path, monkeypatch: pytes
     write(folder, "outputs/report.md", FORGERY)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with ChatServer() as server:
-        assert main(["judge", str(project), "--submission", str(folder), "--scope", "T02", "--endpoint", server.url,
-                     "--model", "m", "--batch", "2"]) == 0
+        assert (
+            main(
+                [
+                    "judge",
+                    str(project),
+                    "--submission",
+                    str(folder),
+                    "--scope",
+                    "T02",
+                    "--endpoint",
+                    server.url,
+                    "--model",
+                    "m",
+                    "--batch",
+                    "2",
+                ]
+            )
+            == 0
+        )
     assert len(server.requests) == 2
-    tokens = {check_fenced(r.body["messages"][0]["content"], r.user_text, ["outputs/report.md (markdown)"])
-              for r in server.requests}
+    tokens = {
+        check_fenced(r.body["messages"][0]["content"], r.user_text, ["outputs/report.md (markdown)"])
+        for r in server.requests
+    }
     assert len(tokens) == 2
