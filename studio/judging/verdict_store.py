@@ -5,11 +5,17 @@ their own file, so two experts reviewing the same run on two machines never touc
 and a merge of their work cannot conflict. A file lists one verdict per block, sorted by scope
 along the timeline and then by criterion id, every field on one line in a fixed order: a change
 of one verdict is a change of its own lines in a diff.
+
+Writes are safe across processes: a store's read-merge-write of a rater's file happens under the
+project's verdict lock (<project>/.dbstudio/locks/verdicts.lock, a filelock held by one process at a
+time and released by the kernel if it dies), so two `dbstudio verdicts give`, a judge and the app
+storing at once never lose each other's verdicts; the file is read afresh under the lock.
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
 import re
 import threading
 import unicodedata
@@ -20,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from filelock import FileLock
+from filelock import Timeout as LockTimeout
 from pydantic import ValidationError
 
 from studio.judging.errors import JudgingError
@@ -37,8 +45,12 @@ _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _DIGITS = re.compile(r"(\d+)")
 # One rater's file is read, merged and written under this lock, so two threads of the app (a judge
-# running in the background, the expert's keystrokes) never lose each other's verdicts.
+# running in the background, the expert's keystrokes) never lose each other's verdicts; the file
+# lock below does the same between processes.
 _WRITING = threading.Lock()
+LOCK_FILE = ".dbstudio/locks/verdicts.lock"
+# A write holds the lock for milliseconds; a process holding it longer than this is stuck.
+LOCK_WAIT_S = 30.0
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -107,6 +119,7 @@ class VerdictStore:
         self.root = layout.verdicts_dir(self.project_dir)
         self._timeline: list[str] | None = None
         self._timeline_of = timeline
+        self.lock_wait_s = LOCK_WAIT_S
 
     # -- where ----------------------------------------------------------------------------------
     def path(self, submission_id: str, rater: str) -> Path:
@@ -155,16 +168,39 @@ class VerdictStore:
         by_rater: dict[str, list[Verdict]] = {}
         for verdict in verdicts:
             by_rater.setdefault(verdict.rater, []).append(verdict)
-        with _WRITING:
+        with _WRITING, self._locked():
             for rater, given in by_rater.items():
                 self._merge(submission_id, rater, given)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The project's verdict lock, held by this process (JudgingError after LOCK_WAIT_S)."""
+        path = self.project_dir / LOCK_FILE
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = path.parent / ".gitignore"
+            if not ignore.is_file():  # never committed, whatever the project's own .gitignore says
+                ignore.write_text("*\n", encoding="utf-8")
+            lock = FileLock(path, timeout=self.lock_wait_s)
+            lock.acquire()
+        except LockTimeout:
+            raise JudgingError(f"{path}: another process has been storing verdicts of this project for more than "
+                               f"{self.lock_wait_s:g} s (a judge, `dbstudio verdicts`, or the app): nothing was "
+                               "stored; let it finish and try again") from None
+        except OSError as exc:
+            raise JudgingError(f"{path}: cannot take the verdict store's lock ({exc.strerror or exc}); nothing "
+                               "was stored: check the project folder can be written") from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _merge(self, submission_id: str, rater: str, given: list[Verdict]) -> None:
         """The rater's file with `given` in place of their earlier verdicts on the same decisions."""
         path = self.path(submission_id, rater)
         merged: dict[tuple[str, str], Verdict] = {}
         if path.is_file():
-            found, earlier = _read_file(path)  # parsed once: this store's own last write is remembered
+            found, earlier = _read_to_merge(path)
             if found != rater:
                 raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
                                    "same file: give the two raters names that differ in more than case or "
@@ -172,13 +208,13 @@ class VerdictStore:
             merged = {(v.scope, v.criterion): v for v in earlier}
         merged.update({(v.scope, v.criterion): v for v in given})
         stored = self._sorted(merged.values())
-        data = render_file(submission_id, rater, stored)
+        encoded = render_file(submission_id, rater, stored).encode("utf-8")
         try:
-            write_atomic(path, data.encode("utf-8"))
+            write_atomic(path, encoded)
         except (AtomicWriteError, OSError) as exc:
             raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
                                "nothing was changed: check the folder can be written and try again") from None
-        _remember(path, rater, stored)
+        _remember(path, rater, stored, encoded)
 
     def _sorted(self, verdicts: Iterable[Verdict]) -> list[Verdict]:
         order = {sid: i for i, sid in enumerate(self.timeline())}
@@ -271,7 +307,19 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
-def _remember(path: Path, rater: str, verdicts: list[Verdict]) -> None:
+# path -> (digest of the bytes this process last wrote there, its rater, its verdicts): a merge reads the
+# file's bytes under the lock and parses them again unless they are exactly what this process wrote.
+_WRITTEN: dict[Path, tuple[bytes, str, list[Verdict]]] = {}
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _remember(path: Path, rater: str, verdicts: list[Verdict], data: bytes) -> None:
+    if len(_WRITTEN) >= _PARSED_LIMIT:
+        _WRITTEN.clear()
+    _WRITTEN[path] = (_digest(data), rater, list(verdicts))
     signature = _signature(path)
     if signature is None:
         _PARSED.pop(path, None)
@@ -281,9 +329,23 @@ def _remember(path: Path, rater: str, verdicts: list[Verdict]) -> None:
     _PARSED[path] = (signature, rater, list(verdicts))
 
 
+def _read_to_merge(path: Path) -> tuple[str, list[Verdict]]:
+    """The file as it is now, for a write under the lock: a signature can repeat (a freed inode reused
+    within one tick of the clock), the bytes cannot lie, so another process's write is never missed."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    known = _WRITTEN.get(path)
+    if known is not None and known[0] == _digest(data):
+        return known[1], list(known[2])
+    return _parse_text(path, _decoded(path, data))
+
+
 def forget_parsed() -> None:
     """Parse every file afresh next time (a bench timing a cold read; nothing else needs it)."""
     _PARSED.clear()
+    _WRITTEN.clear()
 
 
 def _read_file(path: Path) -> tuple[str, list[Verdict]]:
@@ -302,12 +364,21 @@ def _read_file(path: Path) -> tuple[str, list[Verdict]]:
 
 def _parse_file(path: Path) -> tuple[str, list[Verdict]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    return _parse_text(path, _decoded(path, data))
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    try:  # newlines read as text mode reads them: a file saved with CRLF is read the same
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise VerdictFileError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from "
                                "git (`git checkout -- FILE`)") from None
-    except OSError as exc:
-        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+
+
+def _parse_text(path: Path, text: str) -> tuple[str, list[Verdict]]:
     fast = read_lines(text)  # the store's own layout, read a block at a time; anything else goes the YAML way
     if fast is not None:
         return fast
