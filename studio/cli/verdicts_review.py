@@ -68,7 +68,12 @@ def _list(queue: ReviewQueue, args: argparse.Namespace) -> int:
     if args.out is not None or args.operands:
         return _fail("queue takes the project folder only: choose decisions with --run, --scope, --disagree, "
                      "--adjudication or --rater")
-    runs = args.runs or [None]
+    from studio.judging.decisions import select_submissions
+
+    # refused as give refuses them: a run without verdicts, a scope without a rubric
+    runs: list[str | None] = list(select_submissions(queue.store, args.runs)) if args.runs else [None]
+    if args.scope is not None:
+        queue.check_scope(args.scope)
     chosen = [d for run in runs
               for d in queue.filtered(QueueFilter(submission=run, scope=args.scope, disagree=args.disagree,
                                                   adjudication=args.adjudication, not_reviewed_by=args.rater))]

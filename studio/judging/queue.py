@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
-from studio.judging.scope import scope_context
+from studio.judging.scope import scope_context, scopes_of
 from studio.judging.verdict_store import VerdictStore, bulk_reading, rater_slug, scope_rank
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
 from studio.model.vocabulary import FINAL_SCOPE
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from studio.store.loader import LoadedProject
 
 GIVEN_VALUES = ("pass", "fail", "na")  # what an expert or an adjudication records; "missing" is the judge's
+RATER_NAME_RULE = "letters, digits, spaces and - _ . @"
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,15 @@ class ReviewQueue:
         """The decisions where raters differ (experts among themselves, or judge and expert)."""
         return self.filtered(QueueFilter(adjudication=True, judge=judge))
 
+    def check_scope(self, scope: str) -> str:
+        """A scope of the project's rubrics; JudgingError naming them when it is none."""
+        known = scopes_of(self.loaded.project)
+        if scope not in known:
+            raise JudgingError(f"the project has no rubric '{scope}': give one of {', '.join(known) or 'none'}")
+        return scope
+
     def find(self, submission: str, scope: str, criterion: str) -> Decision:
+        self.check_scope(scope)
         index = self._index.get((submission, scope, criterion))
         if index is None:
             known = sorted({d.submission for d in self.decisions})
@@ -282,12 +291,18 @@ class ReviewQueue:
         if not by:
             raise JudgingError("give the adjudicator's name (--by NAME, or the rater box in the app): it is "
                                "recorded with the settled verdict")
-        return self._record(decision, ADJUDICATED, value, note, (), time, by=check_expert(by))
+        by = check_expert(by)
+        check_value(value)
+        if not needs_adjudication(decision):
+            raise JudgingError(f"{decision.submission} {decision.scope} {decision.criterion.id}: there is no "
+                               "difference to settle (the experts and the judge agree, or fewer than two have "
+                               "rated it); adjudicate a decision that `dbstudio verdicts queue --adjudication` "
+                               "lists")
+        return self._record(decision, ADJUDICATED, value, note, (), time, by=by)
 
     def _record(self, decision: Decision, rater: str, value: str, note: str | None, evidence: Sequence[str],
                 time: datetime | None, by: str | None = None) -> Verdict:
-        if value not in GIVEN_VALUES:
-            raise JudgingError(f"verdict {value!r}: give pass, fail or na (not applicable)")
+        check_value(value)
         note = (note or "").strip() or None
         verdict = Verdict(criterion=decision.criterion.id, scope=decision.scope, verdict=value,
                           rater=rater, time=time or datetime.now(UTC), criterion_version=decision.criterion.version,
@@ -332,16 +347,34 @@ def _both(chosen: list[int] | None, positions: list[int]) -> list[int]:
     return [position for position in chosen if position in kept]
 
 
+def check_value(value: str) -> str:
+    if value not in GIVEN_VALUES:
+        raise JudgingError(f"verdict {value!r}: give pass, fail or na (not applicable)")
+    return value
+
+
+def needs_adjudication(decision: Decision) -> bool:
+    """Raters differ (studio.judging.queue.Decision.raters_differ), or two judges differ: a difference
+    for an adjudicator to settle. A decision already settled stays open to settling again."""
+    judged = {v.verdict for rater, v in decision.ratings.items() if is_judge(rater) and v.verdict != "missing"}
+    return decision.raters_differ() or len(judged) > 1 or decision.adjudicated is not None
+
+
 def check_expert(rater: str) -> str:
-    """An expert's name as a rater: one line, not a judge's or the adjudication's name, fit for a file name."""
+    """An expert's name as a rater: letters (any script), digits, spaces and - _ . @ only, so it names
+    a person and a file of the verdict store (no path, no control character), and not a judge's or
+    the adjudication's name. The CLI and the app both check names here."""
     name = (rater or "").strip()
     if not name:
         raise JudgingError("give the expert's name (--rater NAME, or the rater box in the app)")
     if not is_expert(name):
         raise JudgingError(f"rater {name!r} is reserved (judges are 'judge:MODEL', settled verdicts "
                            f"'{ADJUDICATED}'): give the expert's own name")
-    if any(ord(char) < 32 or ord(char) == 127 for char in name):
-        raise JudgingError(f"rater {name!r}: give a name on one line")
+    wrong = sorted({char for char in name if not (char.isalnum() or char in " -_.@")})
+    if wrong:
+        shown = " ".join(repr(char) for char in wrong)
+        raise JudgingError(f"rater {name!r}: a name may hold {RATER_NAME_RULE}, not {shown}; "
+                           "give the name without them (for example 'Marta Lindqvist' or 'm.lindqvist@bank')")
     rater_slug(name)
     return name
 

@@ -104,6 +104,12 @@ def test_a_verdict_needs_an_experts_name_and_pass_fail_or_na(project: Path) -> N
     for name in ("", "  ", "judge:me", "adjudicated"):
         with pytest.raises(JudgingError, match="adjudicator|reserved"):
             queue.adjudicate(decision, "pass", by=name)
+    for name in ("../tmp/evil", "C:\\x", "a:b", "Anna <a@b>", "tab\tname"):
+        with pytest.raises(JudgingError, match=r"a name may hold letters, digits, spaces and - _ \. @, not"):
+            queue.give(decision, name, "pass")  # the app's review gives through here too (ReviewSession.give)
+        with pytest.raises(JudgingError, match="a name may hold"):
+            queue.adjudicate(decision, "pass", by=name)
+    assert not list((project / "verdicts").rglob("tmp-evil*"))
     assert VerdictStore(project).raters(RUN_ID) == [JUDGE]
     assert check_expert(" Anna ") == "Anna"
     with pytest.raises(JudgingError, match="no decision"):

@@ -81,6 +81,15 @@ def test_adjudicate_settles_a_decision_where_experts_differ(project: Path, capsy
     (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass"], "needs the adjudicator's name: --by NAME"),
     (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass", "--by", "judge:me"], "reserved"),
     (["queue", "extra"], "project folder only"),
+    (["queue", "--run", "no-such-run"], "--run no-such-run has no verdicts"),
+    (["queue", "--scope", "T99"], "the project has no rubric 'T99': give one of T01, T02, final"),
+    (["give", RUN_ID, "T99", criterion_id(1), "pass", "--rater", "Anna"],
+     "the project has no rubric 'T99': give one of T01, T02, final"),
+    (["give", RUN_ID, "T01", criterion_id(1), "pass", "--rater", "../tmp/evil"],
+     "a name may hold letters, digits, spaces and - _ . @, not '/'"),
+    (["give", RUN_ID, "T01", criterion_id(1), "pass", "--rater", "Anna\\Berg"], "not '\\\\'"),
+    (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass", "--by", "Carla/x"], "not '/'"),
+    (["adjudicate", RUN_ID, "T01", criterion_id(1), "pass", "--by", "Carla"], "there is no difference to settle"),
 ])
 def test_bad_input_is_refused_with_the_fix_and_nothing_is_written(project: Path, capsys: pytest.CaptureFixture,
                                                                    argv: list[str], message: str) -> None:
@@ -110,3 +119,19 @@ def test_a_folder_that_is_no_project_or_does_not_load_is_named_with_the_line_at_
     assert re.search(rf"{re.escape(str(rubric))}:\d+:\d+: ", err), err
     assert "do not load" in err and "dbstudio validate" in err
     assert sorted(p.read_bytes() for p in (project / "verdicts").rglob("*.yaml")) == verdicts  # nothing written
+
+
+def test_queue_refuses_an_unknown_run_or_scope_as_give_does(project: Path, capsys: pytest.CaptureFixture) -> None:
+    def refusal(action: str, *argv: str) -> str:
+        assert main(["verdicts", action, str(project), *argv]) == 2
+        return capsys.readouterr().err
+
+    assert refusal("queue", "--run", "nope") == refusal("give", "nope", "T01", criterion_id(1), "pass", "--rater", "A")
+    assert refusal("queue", "--scope", "T9") == refusal("give", RUN_ID, "T9", criterion_id(1), "pass", "--rater", "A")
+
+
+def test_names_with_letters_of_any_script_digits_and_the_allowed_marks_are_accepted(
+        project: Path, capsys: pytest.CaptureFixture) -> None:
+    for n, name in enumerate(["José Núñez", "m.lindqvist@bank", "Anna_Berg-2"], start=1):
+        assert main(["verdicts", "give", str(project), RUN_ID, "T01", criterion_id(n), "pass", "--rater", name]) == 0
+        assert [v.rater for v in VerdictStore(project).read(RUN_ID, name)] == [name]
