@@ -50,17 +50,34 @@ def judged_project(tmp_path: Path) -> Path:
     replace_in(root, "final/rubric.yaml", "reuse_of: T01-C01\n", "reuse_of: T01-C001\n")
     make_review_run(root, tmp_path)
     versions = current_versions(load(root).project)
-    VerdictStore(root).put(RUN_ID, [
-        Verdict(criterion=criterion_id(n), scope="T01", verdict="fail", rater=JUDGE,
-                time=datetime(2026, 11, 30, 20, 0, tzinfo=UTC), criterion_version=versions[("T01", criterion_id(n))])
-        for n in range(1, CRITERIA + 1)])
+    VerdictStore(root).put(
+        RUN_ID,
+        [
+            Verdict(
+                criterion=criterion_id(n),
+                scope="T01",
+                verdict="fail",
+                rater=JUDGE,
+                time=datetime(2026, 11, 30, 20, 0, tzinfo=UTC),
+                criterion_version=versions[("T01", criterion_id(n))],
+            )
+            for n in range(1, CRITERIA + 1)
+        ],
+    )
     return root
 
 
 def python(*args: str, **options: object) -> subprocess.Popen[str]:
     environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.Popen([sys.executable, *args], cwd=REPO_ROOT, env=environment, text=True,  # type: ignore[call-overload]
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    return subprocess.Popen(
+        [sys.executable, *args],
+        cwd=REPO_ROOT,
+        env=environment,
+        text=True,  # type: ignore[call-overload]
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **options,
+    )
 
 
 def test_two_processes_giving_the_same_raters_verdicts_at_once_lose_none(tmp_path: Path) -> None:
@@ -90,8 +107,11 @@ def test_a_write_waits_for_the_lock_another_process_holds(tmp_path: Path) -> Non
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         before = store.path(RUN_ID, JUDGE).read_bytes()
         given = store.read(RUN_ID, JUDGE)[0].model_copy(update={"verdict": "pass"})
-        with pytest.raises(JudgingError, match="another process has been storing verdicts of this project for more "
-                                               r"than 0.5 s .*nothing was stored; let it finish and try again"):
+        with pytest.raises(
+            JudgingError,
+            match="another process has been storing verdicts of this project for more "
+            r"than 0.5 s .*nothing was stored; let it finish and try again",
+        ):
             store.put(RUN_ID, [given])
         assert store.path(RUN_ID, JUDGE).read_bytes() == before
     finally:

@@ -35,9 +35,14 @@ def test_a_verdict_given_in_the_app_waits_for_another_processs_lock(qtbot, tmp_p
     decision = session.queue.decisions[0]
     lock = project / LOCK_FILE
     lock.parent.mkdir(parents=True, exist_ok=True)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], cwd=REPO_ROOT, text=True,
-                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(lock)],
+        cwd=REPO_ROOT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     assert holder.stdin is not None and holder.stdout is not None
     try:
         assert holder.stdout.readline() == "held\n"
