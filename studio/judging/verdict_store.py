@@ -93,17 +93,27 @@ def rater_slug(rater: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", rater).encode("ascii", "ignore").decode("ascii")
     slug = _SLUG_DROP.sub("-", ascii_text.lower()).strip("-.")
     if not slug:
-        raise JudgingError(f"rater name {rater!r} has no letter or digit a file name can hold: "
-                           "give the rater a name with letters or digits")
+        raise JudgingError(
+            f"rater name {rater!r} has no letter or digit a file name can hold: "
+            "give the rater a name with letters or digits"
+        )
     return slug
 
 
 def check_submission_id(submission_id: str) -> str:
     """A submission id names a folder under verdicts/: no path separator, not '.' or '..'."""
-    if (not submission_id or submission_id != submission_id.strip() or "/" in submission_id
-            or "\\" in submission_id or submission_id.startswith(".") or any(ord(char) < 32 for char in submission_id)):
-        raise JudgingError(f"submission id {submission_id!r} cannot name a folder of the verdict store: use a run id "
-                           "or a folder name without '/', '\\' or a leading '.'")
+    if (
+        not submission_id
+        or submission_id != submission_id.strip()
+        or "/" in submission_id
+        or "\\" in submission_id
+        or submission_id.startswith(".")
+        or any(ord(char) < 32 for char in submission_id)
+    ):
+        raise JudgingError(
+            f"submission id {submission_id!r} cannot name a folder of the verdict store: use a run id "
+            "or a folder name without '/', '\\' or a leading '.'"
+        )
     return submission_id
 
 
@@ -129,8 +139,11 @@ class VerdictStore:
         """The submissions with at least one verdict file, by id."""
         if not self.root.is_dir():
             return []
-        return sorted(folder.name for folder in self.root.iterdir()
-                      if folder.is_dir() and not folder.name.startswith(".") and any(_files(folder)))
+        return sorted(
+            folder.name
+            for folder in self.root.iterdir()
+            if folder.is_dir() and not folder.name.startswith(".") and any(_files(folder))
+        )
 
     def raters(self, submission_id: str) -> list[str]:
         """The raters with a file for the submission (as each file names its rater), by file name."""
@@ -149,8 +162,11 @@ class VerdictStore:
     def verdicts(self, submission_id: str) -> list[Verdict]:
         """Every rater's verdicts on the submission, each file read once."""
         with bulk_reading():
-            return [verdict for path in _files(self.root / check_submission_id(submission_id))
-                    for verdict in _read_file(path)[1]]
+            return [
+                verdict
+                for path in _files(self.root / check_submission_id(submission_id))
+                for verdict in _read_file(path)[1]
+            ]
 
     def all(self) -> Iterator[tuple[str, Verdict]]:
         """(submission id, verdict) of every verdict in the store."""
@@ -184,12 +200,16 @@ class VerdictStore:
             lock = FileLock(path, timeout=self.lock_wait_s)
             lock.acquire()
         except LockTimeout:
-            raise JudgingError(f"{path}: another process has been storing verdicts of this project for more than "
-                               f"{self.lock_wait_s:g} s (a judge, `dbstudio verdicts`, or the app): nothing was "
-                               "stored; let it finish and try again") from None
+            raise JudgingError(
+                f"{path}: another process has been storing verdicts of this project for more than "
+                f"{self.lock_wait_s:g} s (a judge, `dbstudio verdicts`, or the app): nothing was "
+                "stored; let it finish and try again"
+            ) from None
         except OSError as exc:
-            raise JudgingError(f"{path}: cannot take the verdict store's lock ({exc.strerror or exc}); nothing "
-                               "was stored: check the project folder can be written") from None
+            raise JudgingError(
+                f"{path}: cannot take the verdict store's lock ({exc.strerror or exc}); nothing "
+                "was stored: check the project folder can be written"
+            ) from None
         try:
             yield
         finally:
@@ -202,9 +222,11 @@ class VerdictStore:
         if path.is_file():
             found, earlier = _read_to_merge(path)
             if found != rater:
-                raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
-                                   "same file: give the two raters names that differ in more than case or "
-                                   "punctuation")
+                raise JudgingError(
+                    f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
+                    "same file: give the two raters names that differ in more than case or "
+                    "punctuation"
+                )
             merged = {(v.scope, v.criterion): v for v in earlier}
         merged.update({(v.scope, v.criterion): v for v in given})
         stored = self._sorted(merged.values())
@@ -212,8 +234,10 @@ class VerdictStore:
         try:
             write_atomic(path, encoded)
         except (AtomicWriteError, OSError) as exc:
-            raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
-                               "nothing was changed: check the folder can be written and try again") from None
+            raise JudgingError(
+                f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
+                "nothing was changed: check the folder can be written and try again"
+            ) from None
         _remember(path, rater, stored, encoded)
 
     def _sorted(self, verdicts: Iterable[Verdict]) -> list[Verdict]:
@@ -268,16 +292,25 @@ def _scalar(value: str) -> str:
 
 
 def render_file(submission_id: str, rater: str, verdicts: Sequence[Verdict]) -> str:
-    lines = [f"# Verdicts of {rater} on {submission_id}: one block per verdict (dbstudio verdict store).",
-             f"format: {FORMAT_VERSION}",
-             f"submission: {_scalar(submission_id)}",
-             f"rater: {_scalar(rater)}",
-             "verdicts:" if verdicts else "verdicts: []"]
+    lines = [
+        f"# Verdicts of {rater} on {submission_id}: one block per verdict (dbstudio verdict store).",
+        f"format: {FORMAT_VERSION}",
+        f"submission: {_scalar(submission_id)}",
+        f"rater: {_scalar(rater)}",
+        "verdicts:" if verdicts else "verdicts: []",
+    ]
     for verdict in verdicts:
-        values = {"scope": verdict.scope, "criterion": verdict.criterion, "verdict": verdict.verdict,
-                  "time": verdict.time.isoformat().replace("+00:00", "Z"),
-                  "criterion_version": verdict.criterion_version, "note": verdict.note,
-                  "evidence": verdict.evidence, "key": verdict.key, "by": verdict.by}
+        values = {
+            "scope": verdict.scope,
+            "criterion": verdict.criterion,
+            "verdict": verdict.verdict,
+            "time": verdict.time.isoformat().replace("+00:00", "Z"),
+            "criterion_version": verdict.criterion_version,
+            "note": verdict.note,
+            "evidence": verdict.evidence,
+            "key": verdict.key,
+            "by": verdict.by,
+        }
         first = True
         for name in FIELD_ORDER:
             value = values[name]
@@ -374,8 +407,11 @@ def _decoded(path: Path, data: bytes) -> str:
     try:  # newlines read as text mode reads them: a file saved with CRLF is read the same
         return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
-        raise VerdictFileError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from "
-                               "git (`git checkout -- FILE`)") from None
+        raise VerdictFileError(
+            path,
+            1,
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from git (`git checkout -- FILE`)",
+        ) from None
 
 
 def _parse_text(path: Path, text: str) -> tuple[str, list[Verdict]]:
@@ -384,17 +420,25 @@ def _parse_text(path: Path, text: str) -> tuple[str, list[Verdict]]:
         return fast
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(CONFLICT_MARKERS):
-            raise VerdictFileError(path, number, f"a git merge conflict was left in the file ({line.split()[0]}); "
-                                   "two machines wrote the same rater's verdicts: keep one side of each block "
-                                   "and remove the marker lines")
+            raise VerdictFileError(
+                path,
+                number,
+                f"a git merge conflict was left in the file ({line.split()[0]}); "
+                "two machines wrote the same rater's verdicts: keep one side of each block "
+                "and remove the marker lines",
+            )
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         at = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc)
-        raise VerdictFileError(path, at, f"the verdict file is not valid YAML ({problem}); fix the line "
-                               "as the other blocks are written or restore the file from git") from None
+        raise VerdictFileError(
+            path,
+            at,
+            f"the verdict file is not valid YAML ({problem}); fix the line "
+            "as the other blocks are written or restore the file from git",
+        ) from None
     return _checked(path, text, data)
 
 
@@ -414,8 +458,10 @@ def _checked(path: Path, text: str, data: Any) -> tuple[str, list[Verdict]]:
     seen: dict[tuple[str, str], int] = {}
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise fail(_places(text).get((index, None), 1),
-                       f"verdict {index + 1} is not a block of fields (scope, criterion, verdict, ...)")
+            raise fail(
+                _places(text).get((index, None), 1),
+                f"verdict {index + 1} is not a block of fields (scope, criterion, verdict, ...)",
+            )
         try:
             verdict = Verdict.model_validate({**entry, "rater": rater})
         except ValidationError as exc:
@@ -423,15 +469,20 @@ def _checked(path: Path, text: str, data: Any) -> tuple[str, list[Verdict]]:
             name = ".".join(str(part) for part in error["loc"]) or "block"
             places = _places(text)
             at = places.get((index, str(error["loc"][0]) if error["loc"] else None)) or places.get((index, None), 1)
-            raise fail(at, f"verdict {index + 1}, field '{name}': {error['msg']}; verdicts are pass, fail, na or "
-                           "missing, times like \"2026-11-30T20:15:00Z\"") from None
+            raise fail(
+                at,
+                f"verdict {index + 1}, field '{name}': {error['msg']}; verdicts are pass, fail, na or "
+                'missing, times like "2026-11-30T20:15:00Z"',
+            ) from None
         decision = (verdict.scope, verdict.criterion)
         if decision in seen:
             places = _places(text)
-            raise fail(places.get((index, None), 1),
-                       f"{verdict.scope}/{verdict.criterion} is listed again (first at line "
-                       f"{places.get((seen[decision], None), 1)}): one rater gives one verdict per criterion; "
-                       "keep one of the two blocks")
+            raise fail(
+                places.get((index, None), 1),
+                f"{verdict.scope}/{verdict.criterion} is listed again (first at line "
+                f"{places.get((seen[decision], None), 1)}): one rater gives one verdict per criterion; "
+                "keep one of the two blocks",
+            )
         seen[decision] = index
         verdicts.append(verdict)
     return rater, verdicts
