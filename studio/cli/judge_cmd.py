@@ -46,8 +46,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="requests at once (default 4)")
     parser.add_argument("--attempts", type=_positive, default=2, metavar="N",
                         help="attempts per batch, and per criterion alone after them (default 2)")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="request timeout in seconds "
-                        "(default 120)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds a whole request may "
+                        "take, the answer's last byte included (default 120)")
     parser.add_argument("--images", action="store_true", help="give the submission's images to a multimodal model")
     parser.set_defaults(run=run)
 
