@@ -58,11 +58,12 @@ class Evidence:
     files: tuple[FileEvidence, ...]
     folder: Path | None = None  # where the files are (images() gives their paths)
 
-    def render(self) -> str:
-        """The text the judge reads: one section per file, each excerpt after its ref in brackets."""
+    def render(self, file_mark: str = "###") -> str:
+        """The text the judge reads: one section per file, each excerpt after its ref in brackets. The
+        judge's prompt starts each file with a mark of its own (studio/judging/prompt.py fences it)."""
         sections = []
         for file in self.files:
-            lines = [f"### {file.path} ({file.kind})"]
+            lines = [f"{file_mark} {file.path} ({file.kind})"]
             if file.error:
                 lines.append(f"EVIDENCE ERROR: {file.error}")
             if file.cut:
