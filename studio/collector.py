@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+FULL_SPACING = 20
+"""A full collection on the UI thread follows the last one after at least this many times its duration."""
 
 
 class _Collector:
@@ -30,6 +34,7 @@ class _Collector:
         self._depth = 0  # passes inside `paused()`
         self._was_enabled = False  # whether automatic collection was on when the first came in
         self._owned = False  # the UI thread collects: automatic collection stays off
+        self._next_full = 0.0  # perf_counter() before which collect_if_due makes no full collection
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -71,16 +76,26 @@ class _Collector:
 
     def collect_if_due(self) -> int:
         """The collections Python would have made by now, made here; the number of objects freed.
-        Nothing while a pass is paused (it is building objects that are not garbage)."""
+        Nothing while a pass is paused (it is building objects that are not garbage).
+
+        A full collection walks every object alive (a loaded project and its verdicts are millions):
+        Python makes one only when the objects that survived grew by a quarter; here it waits at
+        least FULL_SPACING times as long as the last one took, so full collections take at most a
+        twentieth of the UI thread's time."""
         if self._depth:
             return 0
         first, second, third = gc.get_threshold()
         young, middle, old = gc.get_count()
         if young <= first:
             return 0
-        if middle + 1 > second:
-            return gc.collect(2 if old + 1 > third else 1)
-        return gc.collect(0)
+        if middle + 1 <= second:
+            return gc.collect(0)
+        now = time.perf_counter()
+        if old + 1 <= third or now < self._next_full:
+            return gc.collect(1)
+        freed = gc.collect(2)
+        self._next_full = now + FULL_SPACING * (time.perf_counter() - now)
+        return freed
 
 
 collector = _Collector()

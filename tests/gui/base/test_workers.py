@@ -109,3 +109,32 @@ def _free_collector():
     yield
     if collector.owned:
         collector.hand_back()
+
+
+def test_full_collections_on_the_ui_thread_are_spaced_by_their_own_cost(qapp) -> None:
+    generations: list[int] = []
+
+    def seen(phase: str, info: dict) -> None:
+        if phase == "start":
+            generations.append(info["generation"])
+
+    threshold = gc.get_threshold()
+    collector.take_over()
+    gc.callbacks.append(seen)
+    try:
+        gc.set_threshold(1, 0, 0)  # (collection is off) every generation due after any allocation
+        keep: list[list[int]] = []
+
+        def due_collection() -> int:
+            keep.extend([n] for n in range(50))
+            generations.clear()
+            collector.collect_if_due()
+            return max(generations)
+
+        assert due_collection() == 2  # the first full collection comes when due
+        assert due_collection() == 1  # the next is not before 20 times the last one's time
+        collector._next_full = 0.0
+        assert due_collection() == 2
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*threshold)
