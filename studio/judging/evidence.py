@@ -6,6 +6,7 @@ error (never an exception) when it is broken, so the judge sees the problem and 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from studio.judging.evidence_office import read_docx, read_pptx
 from studio.judging.evidence_pdf import read_pdf
 from studio.judging.evidence_text import read_csv, read_json, read_markdown, read_text
 from studio.judging.evidence_xlsx import read_xlsx
+from studio.untrusted import Limits, UntrustedFileError, shown
+from studio.untrusted.tree import HardLinks, open_reached, reach, walk
 
 __all__ = ["Evidence", "EvidenceLimits", "Excerpt", "FileEvidence", "extract_evidence", "kind_of", "locate"]
 
@@ -108,62 +111,81 @@ def kind_of(path: Path) -> str:
     return "text"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+SUBMISSION = "the submission"
+
+
+def _sha256(descriptor: int) -> str:
+    with open(descriptor, "rb", closefd=False) as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _hidden(rel: str) -> bool:
+    return any(part.startswith(".") or part == "__pycache__" for part in rel.split("/"))
 
 
 def submission_files(folder: Path) -> list[str]:
-    """Every file under the folder, sorted; hidden files and folders (.git, caches) are not evidence."""
+    """Every file under the folder, sorted; hidden files and folders (.git, caches) are not evidence.
+
+    The folder is walked without following a link (studio.untrusted): a link is listed when it does not
+    lead to a folder of the submission, so a link out, a dangling link or a loop shows as an evidence
+    error; devices, FIFOs and sockets are not files and are left out."""
     found = []
-    for path in folder.rglob("*"):
-        rel = path.relative_to(folder)
-        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
-            continue
-        if path.is_file():
-            found.append(rel.as_posix())
+    for member in walk(folder, _hidden):
+        if member.kind == "file":
+            found.append(member.path)
+        elif member.kind == "link" and not _inside_folder(folder, member.path):
+            found.append(member.path)
     return sorted(found)
+
+
+def _inside_folder(folder: Path, rel: str) -> bool:
+    try:
+        reach(folder, rel, tree=SUBMISSION)
+    except UntrustedFileError as refused:
+        return refused.reason == "folder"
+    return False
 
 
 def outside_problem(folder: Path, rel: str) -> str | None:
     """Why `rel` is no file of the submission to read, or None: a link out of the folder is never followed,
     so an agent's symlink cannot put a file of the machine into the judge's prompt."""
-    path = folder / rel
-    if not path.resolve().is_relative_to(folder.resolve()):
-        return f"{rel} is a link to a file outside the submission: not read"
-    if path.is_file():
-        return None
-    if path.is_dir():
-        return f"{rel} is a folder, not a file"
-    return f"{rel} is not a regular file" if path.exists() else f"{rel} does not exist in the submission"
-
-
-def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> FileEvidence:
-    path = folder / rel
-    problem = outside_problem(folder, rel)
-    if problem is not None:
-        return FileEvidence(rel, KINDS.get(path.suffix.lower(), "other"), (), None, problem, "")
-    kind = kind_of(path)
     try:
-        sha = _sha256(path)
-    except OSError as unreadable:
-        return FileEvidence(rel, kind, (), None, f"cannot be read ({unreadable.strerror})", "")
+        reach(folder, rel, tree=SUBMISSION, limits=Limits())
+    except UntrustedFileError as refused:
+        return str(refused)
+    return None
+
+
+def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimits,
+                   links: HardLinks | None = None) -> FileEvidence:
+    name = shown(rel)  # what the judge reads and cites: never a raw byte or a terminal escape
+    try:
+        reached = reach(folder, rel, tree=SUBMISSION, limits=Limits(), links=links)
+        descriptor = open_reached(reached, rel)
+    except UntrustedFileError as refused:
+        return FileEvidence(name, KINDS.get(Path(rel).suffix.lower(), "other"), (), None, str(refused), "")
+    try:
+        path = reached.path
+        kind = kind_of(path)
+        try:
+            sha = _sha256(descriptor)
+        except OSError as unreadable:
+            return FileEvidence(name, kind, (), None, f"cannot be read ({unreadable.strerror})", "")
+    finally:
+        os.close(descriptor)
     if budget.limit == 0:
-        return FileEvidence(rel, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})",
+        return FileEvidence(name, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})",
                             None, sha)
     reader = READERS.get(kind)
     cut = error = None
     if reader is not None:
         try:
-            cut, error = reader(path, rel, budget, limits)
+            cut, error = reader(path, name, budget, limits)
         except ReadError as problem:
             error = str(problem)
         except Exception as problem:  # noqa: BLE001 - a broken file must reach the judge as an error, never crash it
             error = f"cannot be read as {kind}: {type(problem).__name__}: {problem}"
-    return FileEvidence(rel, kind, tuple(budget.excerpts), cut, error, sha)
+    return FileEvidence(name, kind, tuple(budget.excerpts), cut, error, sha)
 
 
 def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
@@ -171,6 +193,7 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
     """The evidence of the files under `folder` (or only `paths`, relative to it), in path order."""
     folder = Path(folder)
     rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else submission_files(folder)
+    links = HardLinks(walk(folder)) if folder.is_dir() else None  # a file hard-linked only inside it is read
     files = []
     left = limits.total_chars
     with collector_paused():
@@ -179,7 +202,7 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
                 budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
             else:
                 budget = Budget(limits.file_chars, "the evidence's limit per file")
-            evidence = _file_evidence(folder, rel, budget, limits)
+            evidence = _file_evidence(folder, rel, budget, limits, links)
             left -= budget.used
             if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
                 left = 0

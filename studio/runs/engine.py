@@ -19,6 +19,7 @@ import docker.errors
 import docker.types
 
 from studio.runs.errors import RunError
+from studio.untrusted.logs import CappedLog
 
 DEFAULT_URL = "unix:///var/run/docker.sock"
 # How often a waiting run looks at its time limit and at the cancel request.
@@ -27,6 +28,8 @@ POLL_SECONDS = 0.5
 KILL_GRACE_SECONDS = 20.0
 # How long the log writer may lag behind the container's exit before its tail is given up.
 LOG_DRAIN_SECONDS = 10.0
+# The lines asked for when the log could not be read to its end in time (at most LOG_TAIL bytes kept).
+TAIL_LINES = 2000
 
 START_ENGINE = ("start it (as root: scripts/dockerd.sh start, which prints the address to export as "
                 "DOCKER_HOST; see docs/runs.md, \"Docker engine\") or set DOCKER_HOST to a running engine")
@@ -142,13 +145,16 @@ class DockerEngine:
                 stream = container.logs(stream=True, follow=True)
             except (docker.errors.DockerException, OSError) as error:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
-            writer = threading.Thread(target=_write_log, args=(stream, log), name="container-log", daemon=True)
+            capped = CappedLog(log)
+            writer = threading.Thread(target=_write_log, args=(stream, capped), name="container-log", daemon=True)
             writer.start()
             exit_code, timed_out, cancelled = self._wait(container, spec, cancel)
             ended = _now()
         finally:
             if writer is not None:
                 writer.join(LOG_DRAIN_SECONDS)
+                if writer.is_alive():  # more output than the stream gave in time: the end, where the error is, matters most
+                    _fetch_tail(container, capped)
             self._remove(container)
         return ContainerResult(exit_code=exit_code, timed_out=timed_out, cancelled=cancelled,
                                started=started, ended=ended, image_id=image_id)
@@ -281,13 +287,24 @@ class DockerEngine:
             "are kept and the interrupted subtask is rerun from the previous one.")
 
 
-def _write_log(stream: Iterator[bytes], log: Path) -> None:
-    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live."""
-    with open(log, "ab") as out:
-        try:
-            for chunk in stream:
-                out.write(chunk)
-                out.flush()
-        except (docker.errors.DockerException, OSError):
-            # The engine went away: the waiting side reports it; what arrived so far stays in the log.
-            pass
+def _write_log(stream: Iterator[bytes], log: CappedLog) -> None:
+    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live
+    (head and tail only past studio.untrusted.LOG_LIMIT)."""
+    try:
+        for chunk in stream:
+            log.write(chunk)
+    except (docker.errors.DockerException, OSError, ValueError):
+        # The engine went away: the waiting side reports it; what arrived so far stays in the log.
+        pass
+    finally:
+        log.close()
+
+
+def _fetch_tail(container: Any, log: CappedLog) -> None:
+    """End the log with the container's last lines, asked of the engine directly."""
+    try:
+        tail = container.logs(stdout=True, stderr=True, stream=False, tail=TAIL_LINES)
+    except (docker.errors.DockerException, OSError):
+        return
+    log.replace_tail([tail], f"output cut here after {log.total:,} bytes: the container wrote more than could be "
+                     f"read in {LOG_DRAIN_SECONDS:.0f} s after it ended; its last {TAIL_LINES:,} lines follow")

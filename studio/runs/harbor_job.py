@@ -156,7 +156,9 @@ def read_trials(job_dir: Path) -> list[Trial]:
         raise HarborJobError(f"{job_dir}: not a Harbor job directory (it has no {JOB_CONFIG}); "
                              "give the folder `harbor run` made under its jobs folder")
     trials = []
-    for folder in sorted(p for p in job_dir.iterdir() if p.is_dir() and (p / JOB_CONFIG).is_file()):
+    # a trial folder that is a link is not a trial Harbor made: never followed
+    for folder in sorted(p for p in job_dir.iterdir()
+                         if not p.is_symlink() and p.is_dir() and (p / JOB_CONFIG).is_file()):
         path = folder / RESULT
         result = None
         if path.is_file():
@@ -202,6 +204,10 @@ def read_hashes(path: Path) -> dict[str, str] | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    return parse_hashes(text)
+
+
+def parse_hashes(text: str) -> dict[str, str]:
     found = {}
     for line in text.splitlines():
         digest, _, name = line.partition("  ")

@@ -34,8 +34,10 @@ from studio.runs.record import (
     new_run_id,
     save_run,
 )
-from studio.runs.store import CheckpointStore
+from studio.runs.store import CheckpointError, CheckpointStore
 from studio.store import layout
+from studio.untrusted import UntrustedFileError
+from studio.untrusted.writing import write_file
 
 WORKSPACE = "/workspace"
 HOME = "/studio/home"
@@ -47,7 +49,8 @@ CANCEL_FILE = "cancel"
 @dataclass(frozen=True)
 class RunEvent:
     """Something a run did, for a progress display: `kind` is one of started, released,
-    generated, harness, checkpoint, stopped, finished."""
+    generated, repaired (a link the agent planted where a release goes was replaced), harness,
+    checkpoint, stopped, finished."""
 
     kind: str
     record: RunRecord
@@ -230,18 +233,22 @@ class _Execution:
         sub.generated = {}
         save_run(self.run_dir, record)
         self.report(RunEvent("started", record, sid))
+        sub.repairs = []
         inputs = self.run_dir / "inputs"
         if step.position == 1:
-            _copy(inputs / record.run_plan().brief, self.workspace / BRIEF_IN_WORKSPACE)
+            self._release(sub, inputs / record.run_plan().brief, BRIEF_IN_WORKSPACE)
         for release in step.releases:
-            _copy(inputs / release.source, self.workspace / release.dest)
+            self._release(sub, inputs / release.source, release.dest)
         if step.releases:
             self.report(RunEvent("released", record, sid, ", ".join(r.material for r in step.releases)))
         for generated in step.generated:
             sub.generated[generated.material] = run_generator(self.engine, record, self.run_dir, sid, generated,
-                                                              host_user())
+                                                              host_user(), repairs=sub.repairs)
             save_run(self.run_dir, record)
             self.report(RunEvent("generated", record, sid, generated.material))
+        if sub.repairs:
+            save_run(self.run_dir, record)
+            self.report(RunEvent("repaired", record, sid, "; ".join(sub.repairs)))
         task_dir = self.run_dir / "task" / sid
         _copy(inputs / step.instruction, task_dir / "instruction.md")
 
@@ -279,8 +286,16 @@ class _Execution:
             save_run(self.run_dir, record)
             raise HarnessFailed(record.message)
         self.report(RunEvent("harness", record, sid, "timed out" if result.timed_out else "exit 0"))
-        checkpoint = self.store.snapshot(self.workspace, stat_cache=self.run_dir / "statcache.json")
-        state = self.store.snapshot(self.home)
+        try:
+            checkpoint = self.store.snapshot(self.workspace, stat_cache=self.run_dir / "statcache.json")
+            state = self.store.snapshot(self.home, tree="the harness's state folder")
+        except CheckpointError as refused:
+            sub.status = SubtaskStatus.FAILED
+            record.status = RunStatus.FAILED
+            record.message = (f"{sid} left a workspace that cannot be checkpointed: {refused}. "
+                              f"`dbstudio runs resume {record.run_id}` reruns {sid} from the checkpoint before it")
+            save_run(self.run_dir, record)
+            raise CheckpointRefused(record.message) from None
         sub.checkpoint, sub.state = checkpoint.id, state.id
         sub.status = SubtaskStatus.TIMED_OUT if result.timed_out else SubtaskStatus.COMPLETED
         save_run(self.run_dir, record)
@@ -297,8 +312,21 @@ class _Execution:
         save_run(self.run_dir, record)
 
 
+    def _release(self, sub: SubtaskRecord, source: Path, dest: str) -> None:
+        """Copy a file of the run into the workspace the agent controls, never through a link it planted:
+        a link or file standing in the way is replaced, and the repair recorded (studio.untrusted)."""
+        try:
+            sub.repairs += write_file(self.workspace, dest, source)
+        except UntrustedFileError as refused:
+            raise RunError(f"cannot release {dest} into {self.workspace}: {refused}") from None
+
+
 class HarnessFailed(RunError):
     """The harness exited non-zero: the subtask has no checkpoint and is rerun on resume."""
+
+
+class CheckpointRefused(RunError):
+    """The workspace broke a limit of studio.untrusted (a file too large, a hard link out): no checkpoint."""
 
 
 def _copy(source: Path, target: Path) -> None:

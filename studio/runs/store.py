@@ -30,6 +30,8 @@ from studio.runs import store_files as files
 from studio.runs.store_export import export_folder, export_tar
 from studio.runs.store_restore import restore_tree
 from studio.store.atomic import AtomicWriteError, write_atomic
+from studio.untrusted import Limits, UntrustedFileError
+from studio.untrusted.tree import Member, check_tree
 
 MANIFEST_FORMAT = 1
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -107,11 +109,15 @@ class CheckpointStore:
 
     # -- taking a checkpoint ---------------------------------------------------------------------
     def snapshot(self, folder: Path, *, exclude: Callable[[str], bool] | None = None,
-                 stat_cache: Path | None = None) -> Manifest:
+                 stat_cache: Path | None = None, limits: Limits = Limits(),  # noqa: B008 - frozen
+                 tree: str = "the workspace") -> Manifest:
         """Store every file under `folder` and return the checkpoint's manifest.
 
         A file whose (size, mtime_ns, ino, ctime_ns) match `stat_cache` is neither read nor copied;
-        others are hashed and, if their content is new to the store, copied into it.
+        others are hashed and, if their content is new to the store, copied into it. The whole tree is
+        checked against `limits` before anything is copied (studio.untrusted): a file over the limit
+        per file (apparent size or on disk), a total over the limit per tree, or a file hard-linked
+        outside `folder` is a CheckpointError naming it, and the store is left as it was.
         """
         folder = Path(folder)
         if not folder.is_dir():
@@ -120,7 +126,14 @@ class CheckpointStore:
         entries: dict[str, Entry] = {}
         touched: set[Path] = set()
         with _naming(folder, "checkpoint"):
-            for found in files.walk(str(folder), exclude):
+            found_all = list(files.walk(str(folder), exclude))
+            try:
+                check_tree((Member(f.path, f.kind, f.full, f.info) for f in found_all if f.info is not None),
+                           limits, tree)
+            except UntrustedFileError as refused:
+                raise CheckpointError(f"Cannot checkpoint {folder}: {refused}; remove it from {tree} "
+                                      "(or make it smaller) and take the checkpoint again") from None
+            for found in found_all:
                 if found.kind == "link":
                     entries[found.path] = Entry("link", None, 0, False, found.target)
                 elif found.kind == "dir":

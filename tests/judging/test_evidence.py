@@ -373,7 +373,7 @@ def test_only_the_given_paths_and_a_missing_one_is_an_error(tmp_path: Path) -> N
         ("outputs", "other", "outputs is a folder, not a file"),
         ("outputs/b.md", "markdown", None),
         ("outputs/missing.xlsx", "xlsx", "outputs/missing.xlsx does not exist in the submission"),
-        ("outputs/pipe", "other", "outputs/pipe is not a regular file"),
+        ("outputs/pipe", "other", "outputs/pipe is a FIFO (named pipe), not a regular file"),
     ]
     assert [f.path for f in extract_evidence(tmp_path).files] == ["outputs/a.md", "outputs/b.md"]
 
