@@ -30,7 +30,7 @@ from studio.runs import store_files as files
 from studio.runs.store_export import export_folder, export_tar
 from studio.runs.store_restore import restore_tree
 from studio.store.atomic import AtomicWriteError, write_atomic
-from studio.untrusted import Limits, UntrustedFileError
+from studio.untrusted import Limits, UntrustedFileError, shown
 from studio.untrusted.tree import Member, check_tree
 
 MANIFEST_FORMAT = 1
@@ -315,7 +315,8 @@ class CheckpointStore:
     def text_diff(self, a: Manifest, b: Manifest, path: str, context: int = 3) -> str | None:
         """The unified diff of `path` from `a` to `b`; None when either side is binary (or over 8 MiB).
 
-        A side without the path reads as empty; a symbolic link reads as the line "-> TARGET".
+        A side without the path reads as empty; a symbolic link reads as the line "-> TARGET". Names and
+        link targets are the agent's: they are shown escaped (studio.untrusted.shown), never raw.
         """
         if path not in a.entries and path not in b.entries:
             raise CheckpointError(f"{path} is in neither checkpoint {a.id[:12]} nor {b.id[:12]}")
@@ -323,14 +324,14 @@ class CheckpointStore:
         if texts[0] is None or texts[1] is None:
             return None
         return "".join(difflib.unified_diff(texts[0].splitlines(keepends=True), texts[1].splitlines(keepends=True),
-                                            fromfile=f"a/{path}", tofile=f"b/{path}", n=context))
+                                            fromfile=f"a/{shown(path)}", tofile=f"b/{shown(path)}", n=context))
 
     def _text(self, manifest: Manifest, path: str) -> str | None:
         entry = manifest.entries.get(path)
         if entry is None or entry.kind == "dir":
             return ""
         if entry.kind == "link":
-            return f"-> {entry.target}\n"
+            return f"-> {shown(entry.target or '')}\n"
         if entry.size > TEXT_DIFF_LIMIT:
             return None
         data = self.read_bytes(manifest, path)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
-from studio.previews import PreviewError, preview_kind
+from studio.previews import PreviewError, file_in_tree, preview_kind
 from studio.previews.pdf import PdfPreview, RenderedPage, SearchHit
 from studio.previews.table import SCAN_CHUNK, CsvPreview, column_name
 from studio.previews.text import read_image, read_text
@@ -490,14 +490,23 @@ class MaterialPreview(QWidget):
         return self._runner
 
     # -- choosing the view ------------------------------------------------------------------
-    def show_file(self, path: Path | str | None) -> None:
-        """Preview `path` (None: nothing). The same unchanged file is not opened again."""
+    def show_file(self, path: Path | str | None, within: Path | None = None) -> None:
+        """Preview `path` (None: nothing). The same unchanged file is not opened again. With `within` (a
+        tree an agent controls, such as a submission), `path` is opened only if it is a regular file of
+        that folder reached through no link out of it (studio.previews.file_in_tree); else the refusal shows."""
         key = None
+        source: Path | None = None
+        refused: PreviewError | None = None
         if path is not None:
-            path = Path(path)
+            path = source = Path(path)
+            if within is not None:
+                try:
+                    source = file_in_tree(within, path.relative_to(within).as_posix())
+                except PreviewError as error:
+                    refused, source = error, None
             try:
-                stat = path.stat()
-                key = (str(path), stat.st_mtime, stat.st_size)
+                stat = source.stat() if source is not None else None
+                key = (str(path), stat.st_mtime, stat.st_size) if stat is not None else None
             except OSError:
                 key = (str(path), 0.0, -1)
         if key is not None and key == self._key:
@@ -510,6 +519,11 @@ class MaterialPreview(QWidget):
             self.kind = ""
             self._say("No file to preview")
             return
+        if refused is not None or source is None:
+            self.kind = "error"
+            self._fail(refused or PreviewError(path, "cannot be previewed"))
+            return
+        path = source
         self.kind = preview_kind(path)
         # "Opening…" only for a file that takes a while: a quick one shows without a flash of text
         self.message.hide()
