@@ -416,3 +416,48 @@ def test_locate_leaves_a_ref_naming_no_place_at_the_file() -> None:
     assert locate("o.xlsx!'It''s'!c7") == ("o.xlsx", {"sheet": "It's", "cell": "C7"})
     assert locate("outputs/notes.md#somewhere") == ("outputs/notes.md", {})
     assert locate("outputs/memo.pdf") == ("outputs/memo.pdf", {})
+
+
+def test_hostile_submission_files_are_evidence_errors_never_host_content_or_a_crash(tmp_path: Path) -> None:
+    from tests.untrusted.hostile import HOST_SECRET, device_node, host_secret
+
+    secret = host_secret(tmp_path)
+    project = tmp_path / "project"
+    (project / "evaluator").mkdir(parents=True)
+    (project / "evaluator" / "reference.md").write_text("EVALUATOR-ONLY reference answer\n")
+    submission = project / "runs" / "run-1" / "submissions" / "T01"
+    (submission / "outputs").mkdir(parents=True)
+    (submission / "outputs" / "memo.md").write_text("Net debt 4,417\n")
+    (submission / "outputs" / "loop.md").symlink_to("loop.md")
+    (submission / "outputs" / "reference.md").symlink_to("../../../../../evaluator/reference.md")
+    (submission / "outputs" / "passwd.txt").symlink_to("/" + os.path.relpath(secret, "/"))
+    (submission / "outputs" / "host").symlink_to(secret.parent)
+    os.link(secret, submission / "outputs" / "hard.txt")
+    device_node(submission / "outputs" / "zero.txt")
+    os.close(os.open(os.fsencode(submission) + b"/outputs/bad-\xff.md", os.O_CREAT | os.O_WRONLY, 0o644))
+    with open(os.fsencode(submission) + b"/outputs/bad-\xff.md", "wb") as handle:
+        handle.write(b"written under a name that is not UTF-8\n")
+
+    evidence = extract_evidence(submission)
+    errors = {file.path: file.error for file in evidence.files}
+    assert errors == {
+        "outputs/bad-\\xff.md": None,
+        "outputs/host": "outputs/host is a link to a file outside the submission: not read",
+        "outputs/hard.txt": "outputs/hard.txt has 2 hard links, one of them outside the submission: it may be a "
+                            "file of the machine, so it is not read",
+        "outputs/loop.md": "outputs/loop.md is a loop of symbolic links: not read",
+        "outputs/memo.md": None,
+        "outputs/passwd.txt": "outputs/passwd.txt is a link to a file outside the submission: not read",
+        "outputs/reference.md": "outputs/reference.md leads out of the submission (through ..): not read",
+    }  # the device node holds no content: not listed
+    assert _file(evidence, "outputs/bad-\\xff.md").excerpts[0].ref == "outputs/bad-\\xff.md#L1"
+    text = evidence.render()
+    assert HOST_SECRET.strip() not in text and "EVALUATOR-ONLY" not in text
+    text.encode("utf-8")
+    assert len(evidence.content_key()) == 64  # raised UnicodeEncodeError on the raw name before
+    asked = extract_evidence(submission, ["outputs/loop.md", "outputs/zero.txt", "outputs/host/passwd"])
+    assert [file.error for file in asked.files] == [
+        "outputs/host/passwd is a link to a file outside the submission: not read",
+        "outputs/loop.md is a loop of symbolic links: not read",  # was RuntimeError: Symlink loop
+        "outputs/zero.txt is a device node, not a regular file",
+    ]

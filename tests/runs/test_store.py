@@ -632,3 +632,49 @@ def test_a_manifest_can_be_made_of_files_already_stored(tmp_path: Path) -> None:
         store.put_manifest({"x.md": missing})
     with pytest.raises(CheckpointError, match="not a relative path"):
         store.put_manifest({"../x.md": checkpoint.entries["outputs/report.md"]})
+
+
+# -- agent-controlled workspaces (studio.untrusted) ---------------------------------------------
+def test_a_sparse_file_over_the_file_limit_is_refused_before_anything_is_stored(tmp_path: Path,
+                                                                                  store: CheckpointStore):
+    from tests.untrusted.hostile import sparse
+
+    workspace = sample_tree(tmp_path / "ws")
+    sparse(workspace / "outputs-1g.bin", 1 << 30)  # 1 GiB apparent, a few KiB on disk
+    with pytest.raises(CheckpointError) as refused:
+        store.snapshot(workspace)
+    assert "outputs-1g.bin is 1,073,741,824 bytes (1.0 GiB), over the limit of 536,870,912 bytes (512.0 MiB) " \
+        "per file of the workspace (studio.untrusted.FILE_LIMIT)" in str(refused.value)
+    assert not store.root.exists() or store.disk_bytes() < 64 << 10  # nothing was copied in
+    (workspace / "outputs-1g.bin").unlink()
+    sparse(workspace / "ten.bin", 10 << 30)
+    with pytest.raises(CheckpointError, match="ten.bin is 10,737,418,240 bytes"):
+        store.snapshot(workspace)
+    assert store.disk_bytes() < 64 << 10
+
+
+def test_a_hard_link_to_a_file_outside_the_workspace_is_refused(tmp_path: Path, store: CheckpointStore):
+    from tests.untrusted.hostile import host_secret
+
+    workspace = sample_tree(tmp_path / "ws")
+    os.link(workspace / "brief.md", workspace / "brief-again.md")  # both names inside: fine
+    assert store.snapshot(workspace).entries["brief-again.md"].kind == "file"
+    os.link(host_secret(tmp_path), workspace / "passwd")
+    with pytest.raises(CheckpointError, match="passwd has 2 hard links, one of them outside the workspace"):
+        store.snapshot(workspace)
+
+
+def test_text_diff_shows_names_and_link_targets_escaped(tmp_path: Path, store: CheckpointStore):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    name = "evil\x1b[2J\nname.txt"
+    (workspace / name).write_text("one\n")
+    (workspace / "link").symlink_to("\x1b]0;pwned\x07")
+    before = store.snapshot(workspace)
+    (workspace / name).write_text("two\n")
+    (workspace / "link").unlink()
+    (workspace / "link").symlink_to("plain")
+    after = store.snapshot(workspace)
+    text = store.text_diff(before, after, name)
+    assert text is not None and text.startswith("--- a/evil\\x1b[2J\\nname.txt\n+++ b/evil\\x1b[2J\\nname.txt\n")
+    assert "\x1b" not in (store.text_diff(before, after, "link") or "")

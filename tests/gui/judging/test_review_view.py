@@ -355,3 +355,31 @@ def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path,
     first = view.session.queue.decisions[0]
     assert first.criterion.text == "The report states item one." and first.judge_verdict() is None
     assert "<b>Judge:</b> no verdict" in view.judge_verdict.text()
+
+
+def test_the_review_pane_never_previews_a_host_file_or_an_evaluator_reference(qtbot, tmp_path: Path) -> None:
+    from studio.gui.judging.review_evidence import EvidencePane
+    from tests.untrusted.hostile import HOST_SECRET, host_secret
+
+    secret = host_secret(tmp_path)
+    project = tmp_path / "project"
+    (project / "evaluator").mkdir(parents=True)
+    (project / "evaluator" / "reference.md").write_text("EVALUATOR-ONLY reference answer\n")
+    folder = project / "runs" / "r1" / "submissions" / "T01"
+    (folder / "outputs").mkdir(parents=True)
+    (folder / "outputs" / "passwd.txt").symlink_to(secret)
+    (folder / "outputs" / "reference.md").symlink_to("../../../../../evaluator/reference.md")
+    (folder / "outputs" / "esc\x1b[2J.md").write_text("fine\n")
+    pane = EvidencePane(TaskRunner())
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.show_submission("Evidence", folder)
+    assert [pane.files.item(i).text() for i in range(pane.files.count())] == [
+        "outputs/esc\\x1b[2J.md", "outputs/passwd.txt", "outputs/reference.md"]
+    for rel, problem in [("outputs/passwd.txt", "is a link to a file outside the submission"),
+                         ("outputs/reference.md", "leads out of the submission (through ..)")]:
+        with qtbot.waitSignal(pane.preview.shown) as shown:
+            assert pane.show_path(rel)
+        assert shown.args == ["error"] and problem in pane.preview.message.text()
+        assert pane.preview.content is None
+        assert HOST_SECRET.strip() not in pane.preview.message.text()

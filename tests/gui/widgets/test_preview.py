@@ -342,3 +342,21 @@ def test_a_fifty_sheet_workbook_reads_only_the_sheets_shown(qtbot, preview, tmp_
     assert table is not None and table.model().rowCount() == 30
     assert loaded(qtbot, table.model(), 29, 0) == "entity 49"
     assert all(view.book.known_size(f"Entity {n:02d}") is None for n in range(1, 49))
+
+
+def test_a_file_of_a_submission_is_shown_only_when_it_is_its_own(preview, qtbot, tmp_path: Path) -> None:
+    from tests.untrusted.hostile import HOST_SECRET, host_secret
+
+    secret = host_secret(tmp_path)
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "passwd.md").symlink_to(secret)
+    (submission / "memo.md").write_text("# Memo\n")
+    with qtbot.waitSignal(preview.shown) as shown:
+        preview.show_file(submission / "passwd.md", within=submission)
+    assert shown.args == ["error"] and preview.content is None
+    assert preview.message.text() == "passwd.md: passwd.md is a link to a file outside the submission: not read"
+    assert HOST_SECRET.strip() not in preview.message.text()
+    with qtbot.waitSignal(preview.shown) as shown:
+        preview.show_file(submission / "memo.md", within=submission)
+    assert shown.args == ["markdown"] and preview.path == submission / "memo.md"
