@@ -91,14 +91,17 @@ def run_import(args: argparse.Namespace) -> int:
         print(json.dumps({"job_id": report.job_id, "runs_dir": str(report.runs_dir),
                           "trials": [vars(t) for t in report.trials]}, indent=2))
         return ExitCode.OK
+    from studio.untrusted import shown
+
     for trial in report.trials:
+        name = shown(trial.trial)  # Harbor's trial names come from the job folder: printed escaped
         if trial.action == "imported":
-            print(f"{trial.trial}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints"
+            print(f"{name}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints"
                   + (f" ({trial.message})" if trial.done < trial.total else ""))
         elif trial.action == "already imported":
-            print(f"{trial.trial}: already imported as run {trial.run_id}")
+            print(f"{name}: already imported as run {trial.run_id}")
         else:
-            print(f"{trial.trial}: skipped, {trial.message}")
+            print(f"{name}: skipped, {trial.message}")
     print(f"{len(report.added)} run{'s' if len(report.added) != 1 else ''} added to {report.runs_dir} "
           f"from Harbor job {report.job_id}", file=sys.stderr)
     return ExitCode.OK

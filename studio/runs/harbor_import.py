@@ -99,19 +99,18 @@ def import_harbor(job_dir: Path, project_dir: Path, runs_dir: Path | None = None
             report.trials.append(TrialOutcome(trial.name, "other task",
                                               message=f"it ran {result.task_name}, not {task_name(project_id)}"))
             continue
-        existing = known.get((the_job, result.trial_name))
-        if existing is not None:
-            report.trials.append(TrialOutcome(trial.name, "already imported", existing))
-            continue
         first = seen.get(result.trial_name)
         if first is not None:  # a trial is known by its name: a second folder of that name is not another trial
             report.trials.append(TrialOutcome(trial.name, "duplicate", message=(
                 f"its folder {shown(trial.folder.name)} names the trial {shown(result.trial_name)} of the folder "
-                f"{shown(first)}, imported from there; a job holds each trial once, so remove the copy")))
+                f"{shown(first)}, which is the one imported; a job holds each trial once, so remove the copy")))
             continue
         seen[result.trial_name] = trial.folder.name
+        existing = known.get((the_job, result.trial_name))
+        if existing is not None:
+            report.trials.append(TrialOutcome(trial.name, "already imported", existing))
+            continue
         record = _import_trial(trial, result, the_job, job_dir, project_dir, project_id, plan, runs_dir)
-        known[(the_job, result.trial_name)] = record.run_id
         done, total = record.progress()
         report.trials.append(TrialOutcome(trial.name, "imported", record.run_id, done, total, record.message or ""))
     return report

@@ -211,3 +211,57 @@ def test_an_imported_run_that_stopped_part_way_is_not_resumed_here_and_stays_as_
     with pytest.raises(RunError, match="was imported from harbor and cannot be resumed here"):
         execute_run(run_dir)
     assert (run_dir / "run.json").read_bytes() == before and record.status == RunStatus.FAILED
+
+
+def test_a_hostile_job_folder_brings_no_host_file_in_and_a_duplicate_trial_is_imported_once(tmp_path: Path):
+    import os
+    import shutil
+
+    from tests.untrusted.hostile import HOST_SECRET, device_node, host_secret
+
+    secret = host_secret(tmp_path)
+    host_workspace = tmp_path / "host-workspace"
+    write(host_workspace, "outputs/report.md", HOST_SECRET)
+    job_dir, project, layout = make_job(tmp_path, TRIALS[:2])
+    shutil.copytree(job_dir / COMPLETE, job_dir / "zz-copy-of-a-trial")  # same trial name in result.json
+    steps = layout["trials"][COMPLETE]["steps"]
+    t02 = Path(steps["T02"]["artifacts"]) / "workspace"
+    shutil.rmtree(t02)
+    t02.symlink_to(host_workspace)  # the workspace artifact is a link to a host folder
+    agent = Path(steps["T01"]["agent"])
+    (agent / "secret.txt").symlink_to(secret)
+    (agent / "host").symlink_to(secret.parent)
+    device_node(agent / "null", minor=3)
+    os.mkfifo(agent / "pipe")
+    (agent / "tool").write_text("#!/bin/sh\n")
+    os.chmod(agent / "tool", 0o4755)
+    (job_dir / COMPLETE / "trial.log").unlink()
+    (job_dir / COMPLETE / "trial.log").symlink_to(secret)
+    stopped_steps = job_dir / STOPPED / "steps"  # the steps folder is a link to a copy elsewhere
+    shutil.move(stopped_steps, tmp_path / "elsewhere-steps")
+    stopped_steps.symlink_to(tmp_path / "elsewhere-steps")
+
+    runs_dir = tmp_path / "runs"
+    report = import_harbor(job_dir, project, runs_dir)
+    assert [(t.trial, t.action) for t in report.trials] == [(COMPLETE, "imported"), (STOPPED, "imported"),
+                                                             (COMPLETE, "duplicate")]
+    assert "its folder zz-copy-of-a-trial names the trial" in report.trials[2].message
+    assert len(list_runs(runs_dir)) == 2
+    runs = {record.origin["trial"]: (path, record) for path, record in list_runs(runs_dir)}
+    run_dir, complete = runs[COMPLETE]
+    assert complete.progress() == (1, 3) and complete.subtasks[1].status == SubtaskStatus.FAILED
+    assert (f"stopped at T02, which has no workspace that can be imported: steps/T02/artifacts/workspace in "
+            f"the trial folder {COMPLETE} is a symbolic link (to {host_workspace}): it is not followed") in complete.message
+    _, stopped = runs[STOPPED]
+    assert stopped.progress() == (0, 3) and "steps in the trial folder" in stopped.message
+    stored = [p.read_bytes() for p in (runs_dir / "store").rglob("*") if p.is_file()]
+    kept_logs = [p for p in run_dir.rglob("*") if p.is_file() or p.is_symlink()]
+    assert all(HOST_SECRET.encode() not in data for data in stored)
+    assert all(not p.is_symlink() and HOST_SECRET not in p.read_text(errors="replace") for p in kept_logs)
+    assert sorted(p.name for p in (run_dir / "logs" / "T01.harbor" / "agent").iterdir()) == ["claude-code.txt", "tool"]
+    assert oct((run_dir / "logs" / "T01.harbor" / "agent" / "tool").stat().st_mode & 0o7777) == "0o644"
+    summary = (run_dir / "logs" / "T01.log").read_text()
+    for note in (f"agent/secret.txt is a symbolic link (to {secret}): not copied", "agent/null is a device node",
+                 "agent/pipe is a FIFO (named pipe): not copied", f"agent/host is a symbolic link (to {secret.parent})"):
+        assert note in summary
+    assert not (run_dir / "logs" / "harbor-trial.log").exists()

@@ -17,9 +17,9 @@ def host_secret(tmp_path: Path) -> Path:
     return secret
 
 
-def device_node(path: Path) -> Path:
-    """A character device like /dev/zero (1, 5): reading it never ends (we are root in CI)."""
-    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 5))
+def device_node(path: Path, minor: int = 5) -> Path:
+    """A character device like /dev/zero (1, 5), whose reading never ends, or /dev/null (1, 3); we are root in CI."""
+    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
     return path
 
 
