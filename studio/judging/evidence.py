@@ -34,14 +34,44 @@ KINDS: dict[str, str] = {
     ".docx": "docx",
     ".pptx": "pptx",
     **dict.fromkeys((".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"), "image"),
-    **dict.fromkeys((".txt", ".text", ".log", ".rst", ".tex", ".yaml", ".yml", ".toml", ".ini", ".xml", ".html",
-                     ".htm", ".py", ".r", ".sql", ".sh", ".js", ".ts", ".css", ".ipynb"), "text"),
+    **dict.fromkeys(
+        (
+            ".txt",
+            ".text",
+            ".log",
+            ".rst",
+            ".tex",
+            ".yaml",
+            ".yml",
+            ".toml",
+            ".ini",
+            ".xml",
+            ".html",
+            ".htm",
+            ".py",
+            ".r",
+            ".sql",
+            ".sh",
+            ".js",
+            ".ts",
+            ".css",
+            ".ipynb",
+        ),
+        "text",
+    ),
 }
 """File kind by extension; a file with another extension is read as text when it looks like text."""
 
 READERS: dict[str, Reader] = {
-    "markdown": read_markdown, "text": read_text, "csv": read_csv, "json": read_json, "xlsx": read_xlsx,
-    "pdf": read_pdf, "docx": read_docx, "pptx": read_pptx, "image": read_image,
+    "markdown": read_markdown,
+    "text": read_text,
+    "csv": read_csv,
+    "json": read_json,
+    "xlsx": read_xlsx,
+    "pdf": read_pdf,
+    "docx": read_docx,
+    "pptx": read_pptx,
+    "image": read_image,
 }
 
 
@@ -72,7 +102,9 @@ class Evidence:
             if file.kind == "other" and not file.error:
                 lines.append("(not shown: a file of a kind the evidence does not read)")
             if file.kind == "xlsx" and file.excerpts:
-                lines.append(f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)")
+                lines.append(
+                    f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)"
+                )
             for excerpt in file.excerpts:
                 lines.append(f"[{excerpt.ref}]" + ("\n" if "\n" in excerpt.text else " ") + excerpt.text)
             sections.append("\n".join(lines))
@@ -156,8 +188,9 @@ def outside_problem(folder: Path, rel: str) -> str | None:
     return None
 
 
-def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimits,
-                   links: HardLinks | None = None) -> FileEvidence:
+def _file_evidence(
+    folder: Path, rel: str, budget: Budget, limits: EvidenceLimits, links: HardLinks | None = None
+) -> FileEvidence:
     name = shown(rel)  # what the judge reads and cites: never a raw byte or a terminal escape
     try:
         reached = reach(folder, rel, tree=SUBMISSION, limits=Limits(), links=links)
@@ -174,8 +207,9 @@ def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimit
     finally:
         os.close(descriptor)
     if budget.limit == 0:
-        return FileEvidence(name, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})",
-                            None, sha)
+        return FileEvidence(
+            name, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})", None, sha
+        )
     reader = READERS.get(kind)
     cut = error = None
     if reader is not None:
@@ -188,8 +222,11 @@ def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimit
     return FileEvidence(name, kind, tuple(budget.excerpts), cut, error, sha)
 
 
-def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
-                     limits: EvidenceLimits = EvidenceLimits()) -> Evidence:  # noqa: B008 - frozen, immutable
+def extract_evidence(
+    folder: Path,
+    paths: Sequence[str] | None = None,
+    limits: EvidenceLimits = EvidenceLimits(),  # noqa: B008 - frozen, immutable
+) -> Evidence:
     """The evidence of the files under `folder` (or only `paths`, relative to it), in path order."""
     folder = Path(folder)
     rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else submission_files(folder)
@@ -210,10 +247,15 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
     return Evidence(tuple(files), folder)
 
 
-_CELL = re.compile(r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)"
-                   r"(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?$", re.IGNORECASE)
-_FRAGMENT = re.compile(r"^(?:L(?P<line>[0-9]+)(?:-L?[0-9]+)?|page=(?P<page>[0-9]+)|slide=(?P<slide>[0-9]+)"
-                       r"|p=(?P<paragraph>[0-9]+)(?:-[0-9]+)?|table=(?P<table>[0-9]+))$")
+_CELL = re.compile(
+    r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)"
+    r"(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?$",
+    re.IGNORECASE,
+)
+_FRAGMENT = re.compile(
+    r"^(?:L(?P<line>[0-9]+)(?:-L?[0-9]+)?|page=(?P<page>[0-9]+)|slide=(?P<slide>[0-9]+)"
+    r"|p=(?P<paragraph>[0-9]+)(?:-[0-9]+)?|table=(?P<table>[0-9]+))$"
+)
 
 
 def locate(ref: str) -> tuple[str, dict[str, object]]:

@@ -15,10 +15,18 @@ __all__ = ["PreviewError", "file_in_tree", "preview_kind"]
 
 _KINDS = {
     ".pdf": "pdf",
-    ".xlsx": "xlsx", ".xlsm": "xlsx",
-    ".csv": "csv", ".tsv": "csv",
-    ".md": "markdown", ".markdown": "markdown",
-    ".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image", ".bmp": "image", ".webp": "image",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".gif": "image",
+    ".bmp": "image",
+    ".webp": "image",
 }
 
 

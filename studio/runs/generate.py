@@ -27,8 +27,15 @@ class GeneratedReleaseError(RunError):
     """A generated release's script failed or wrote nothing."""
 
 
-def run_generator(engine: DockerEngine, record: RunRecord, run_dir: Path, subtask: str,
-                  generated: GeneratedFile, user: str | None, repairs: list[str] | None = None) -> str:
+def run_generator(
+    engine: DockerEngine,
+    record: RunRecord,
+    run_dir: Path,
+    subtask: str,
+    generated: GeneratedFile,
+    user: str | None,
+    repairs: list[str] | None = None,
+) -> str:
     """Run the script, copy what it wrote to its place in the workspace (never through a link the agent
     planted there: what was replaced is added to `repairs`); return its sha256."""
     script = run_dir / "inputs" / generated.script
@@ -40,13 +47,25 @@ def run_generator(engine: DockerEngine, record: RunRecord, run_dir: Path, subtas
     command = script_command(script, mounted_script)
     command += [f"{WORKSPACE}/{path}" for path in generated.reads] + [f"{OUT}/{out_name}"]
     spec = ContainerSpec(
-        image=record.image, command=command, workdir=WORKSPACE, env={"STUDIO_SUBTASK": subtask},
-        mounts=[Mount(run_dir / "workspace", WORKSPACE, True), Mount(script, mounted_script, True),
-                Mount(out_dir, OUT, False)],
-        cpus=record.settings.cpus, memory=record.settings.memory, network=False,
+        image=record.image,
+        command=command,
+        workdir=WORKSPACE,
+        env={"STUDIO_SUBTASK": subtask},
+        mounts=[
+            Mount(run_dir / "workspace", WORKSPACE, True),
+            Mount(script, mounted_script, True),
+            Mount(out_dir, OUT, False),
+        ],
+        cpus=record.settings.cpus,
+        memory=record.settings.memory,
+        network=False,
         timeout_s=GENERATOR_TIME_LIMIT_S,
-        labels={"dbstudio.run": record.run_id, "dbstudio.subtask": subtask, "dbstudio.role": "generator",
-                "dbstudio.material": generated.material},
+        labels={
+            "dbstudio.run": record.run_id,
+            "dbstudio.subtask": subtask,
+            "dbstudio.role": "generator",
+            "dbstudio.material": generated.material,
+        },
         user=user,
     )
     log = run_dir / "logs" / f"{subtask}.generate.log"
@@ -54,16 +73,21 @@ def run_generator(engine: DockerEngine, record: RunRecord, run_dir: Path, subtas
     result = engine.run(spec, log=log)
     where = f"the generated release {generated.material} ({generated.script}) before {subtask}"
     if result.timed_out:
-        raise GeneratedReleaseError(f"{where} ran out of its {GENERATOR_TIME_LIMIT_S:.0f} s: "
-                                    f"see {log}; fix the script and start a new run")
+        raise GeneratedReleaseError(
+            f"{where} ran out of its {GENERATOR_TIME_LIMIT_S:.0f} s: see {log}; fix the script and start a new run"
+        )
     if result.exit_code != 0:
-        raise GeneratedReleaseError(f"{where} failed with exit code {result.exit_code}: {_tail(log)} "
-                                    f"(whole output in {log}); fix the script and start a new run")
+        raise GeneratedReleaseError(
+            f"{where} failed with exit code {result.exit_code}: {_tail(log)} "
+            f"(whole output in {log}); fix the script and start a new run"
+        )
     try:
         reached = reach(out_dir, out_name, tree="the script's output folder", limits=Limits())
     except UntrustedFileError as refused:
-        raise GeneratedReleaseError(f"{where} exited 0 but wrote no usable {out_name} ({refused}): it must write "
-                                    "the file named by its last argument") from None
+        raise GeneratedReleaseError(
+            f"{where} exited 0 but wrote no usable {out_name} ({refused}): it must write "
+            "the file named by its last argument"
+        ) from None
     descriptor = open_reached(reached, out_name)
     with open(descriptor, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()

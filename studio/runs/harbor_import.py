@@ -92,18 +92,33 @@ def import_harbor(job_dir: Path, project_dir: Path, runs_dir: Path | None = None
     for trial in trials:
         result = trial.result
         if result is None:
-            report.trials.append(TrialOutcome(trial.name, "not finished", message="it has no result.json yet: "
-                                              "import the job again when the trial is over"))
+            report.trials.append(
+                TrialOutcome(
+                    trial.name,
+                    "not finished",
+                    message="it has no result.json yet: import the job again when the trial is over",
+                )
+            )
             continue
         if result.task_name != task_name(project_id):
-            report.trials.append(TrialOutcome(trial.name, "other task",
-                                              message=f"it ran {result.task_name}, not {task_name(project_id)}"))
+            report.trials.append(
+                TrialOutcome(
+                    trial.name, "other task", message=f"it ran {result.task_name}, not {task_name(project_id)}"
+                )
+            )
             continue
         first = seen.get(result.trial_name)
         if first is not None:  # a trial is known by its name: a second folder of that name is not another trial
-            report.trials.append(TrialOutcome(trial.name, "duplicate", message=(
-                f"its folder {shown(trial.folder.name)} names the trial {shown(result.trial_name)} of the folder "
-                f"{shown(first)}, which is the one imported; a job holds each trial once, so remove the copy")))
+            report.trials.append(
+                TrialOutcome(
+                    trial.name,
+                    "duplicate",
+                    message=(
+                        f"its folder {shown(trial.folder.name)} names the trial {shown(result.trial_name)} of the folder "
+                        f"{shown(first)}, which is the one imported; a job holds each trial once, so remove the copy"
+                    ),
+                )
+            )
             continue
         seen[result.trial_name] = trial.folder.name
         existing = known.get((the_job, result.trial_name))
@@ -126,8 +141,16 @@ def imported_trials(runs_dir: Path) -> dict[tuple[str, str], str]:
     return found
 
 
-def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path, project_dir: Path,
-                  project_id: str, plan: RunPlan, runs_dir: Path) -> RunRecord:
+def _import_trial(
+    trial: Trial,
+    result: TrialResult,
+    the_job: str,
+    job_dir: Path,
+    project_dir: Path,
+    project_id: str,
+    plan: RunPlan,
+    runs_dir: Path,
+) -> RunRecord:
     from studio.runs.runner import store_of
 
     task_dir = trial.task_dir(job_dir)
@@ -139,11 +162,16 @@ def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path
     (run_dir / "logs").mkdir(parents=True)
     try:
         record = RunRecord(
-            run_id=run_id, project_id=project_id, project_dir=str(project_dir),
-            project_commit=exported.get("project_commit"), project_dirty=bool(exported.get("project_dirty", False)),
-            harness=f"{SOURCE}:{result.agent_info.name}", image=dockerfile_base(task_dir) or f"{SOURCE}:{result.environment_type()}",
+            run_id=run_id,
+            project_id=project_id,
+            project_dir=str(project_dir),
+            project_commit=exported.get("project_commit"),
+            project_dirty=bool(exported.get("project_dirty", False)),
+            harness=f"{SOURCE}:{result.agent_info.name}",
+            image=dockerfile_base(task_dir) or f"{SOURCE}:{result.environment_type()}",
             settings=RunSettings(network=True, time_limit_scale=scale),
-            created=result.started_at or datetime.now(UTC), plan=plan_to_json(plan),
+            created=result.started_at or datetime.now(UTC),
+            plan=plan_to_json(plan),
             subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
             origin=_origin(result, the_job, job_dir, trial),
         )
@@ -169,19 +197,31 @@ def _check_timeline(trial: Trial, result: TrialResult, exported: dict[str, objec
     ran = [step.step_name for step in result.step_results or []]
     steps = exported.get("subtasks")
     if isinstance(steps, list) and [str(s) for s in steps] != timeline:
-        raise HarborJobError(f"{trial.folder}: the task was exported with the subtasks {', '.join(map(str, steps))} "
-                             f"but the project's timeline is now {', '.join(timeline)}: import into the project "
-                             f"as it was exported (commit {exported.get('project_commit', 'unknown')})")
+        raise HarborJobError(
+            f"{trial.folder}: the task was exported with the subtasks {', '.join(map(str, steps))} "
+            f"but the project's timeline is now {', '.join(timeline)}: import into the project "
+            f"as it was exported (commit {exported.get('project_commit', 'unknown')})"
+        )
     unknown = [name for name in ran if name not in timeline]
     if unknown:
-        raise HarborJobError(f"{trial.folder}: its steps {', '.join(unknown)} are not subtasks of the project "
-                             f"({', '.join(timeline)}): import into the project the task was exported from")
+        raise HarborJobError(
+            f"{trial.folder}: its steps {', '.join(unknown)} are not subtasks of the project "
+            f"({', '.join(timeline)}): import into the project the task was exported from"
+        )
 
 
 def _origin(result: TrialResult, the_job: str, job_dir: Path, trial: Trial) -> dict[str, str]:
-    origin = {"source": SOURCE, "job_id": the_job, "job_dir": str(job_dir), "trial": result.trial_name,
-              "trial_id": result.id, "agent": result.agent_info.name, "agent_version": result.agent_info.version,
-              "environment": result.environment_type(), "task_checksum": result.task_checksum}
+    origin = {
+        "source": SOURCE,
+        "job_id": the_job,
+        "job_dir": str(job_dir),
+        "trial": result.trial_name,
+        "trial_id": result.id,
+        "agent": result.agent_info.name,
+        "agent_version": result.agent_info.version,
+        "environment": result.environment_type(),
+        "task_checksum": result.task_checksum,
+    }
     model = result.agent_info.model_info
     if model is not None:
         origin["model"] = model.name
@@ -198,8 +238,15 @@ def _origin(result: TrialResult, the_job: str, job_dir: Path, trial: Trial) -> d
     return origin
 
 
-def _import_step(trial: Trial, result: TrialResult, step: SubtaskPlan, sub: SubtaskRecord, scale: float,
-                 store: CheckpointStore, run_dir: Path) -> str | None:
+def _import_step(
+    trial: Trial,
+    result: TrialResult,
+    step: SubtaskPlan,
+    sub: SubtaskRecord,
+    scale: float,
+    store: CheckpointStore,
+    run_dir: Path,
+) -> str | None:
     """Fill `sub` from Harbor's step; returns why the trial stopped here, or None when the step is done."""
     harbor_step = result.step(step.subtask)
     if harbor_step is None:
@@ -291,8 +338,9 @@ def _keep_logs(trial: Trial, subtask: str, harbor_step: StepResult, run_dir: Pat
             notes += [f"{part}/{note}" for note in copy_logs(source, kept / part, tree=f"Harbor's {where}")]
     lines = [f"Harbor step {subtask} of trial {shown(trial.name)}"]
     if harbor_step.agent_execution is not None:
-        lines.append(f"agent ran from {harbor_step.agent_execution.started_at} to "
-                     f"{harbor_step.agent_execution.finished_at}")
+        lines.append(
+            f"agent ran from {harbor_step.agent_execution.started_at} to {harbor_step.agent_execution.finished_at}"
+        )
     if harbor_step.exception_info is not None:
         lines.append(f"Harbor recorded: {harbor_step.exception_info.describe()}")
     if kept.is_dir():
@@ -321,7 +369,12 @@ def _finish(record: RunRecord, result: TrialResult, stopped: str | None, store: 
     failed = at.status == SubtaskStatus.FAILED or result.exception_info is not None
     record.status = RunStatus.FAILED if failed else RunStatus.INTERRUPTED
     later = [s.step_name for s in result.step_results or [] if s.step_name not in kept and s.step_name != at.id]
-    record.message = (f"{where}: stopped at {at.id}, which {stopped}; "
-                      + (f"checkpoints kept: {', '.join(kept)}" if kept else "no checkpoint kept")
-                      + (f"; Harbor went on with {', '.join(later)} after it, not imported since they build on "
-                         "an unfinished step" if later else ""))
+    record.message = (
+        f"{where}: stopped at {at.id}, which {stopped}; "
+        + (f"checkpoints kept: {', '.join(kept)}" if kept else "no checkpoint kept")
+        + (
+            f"; Harbor went on with {', '.join(later)} after it, not imported since they build on an unfinished step"
+            if later
+            else ""
+        )
+    )

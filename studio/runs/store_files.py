@@ -89,8 +89,11 @@ def hash_file(path: str) -> str:
 
 def same_state(before: os.stat_result, after: os.stat_result) -> bool:
     """True if nothing wrote to the file between the two stats."""
-    return (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (after.st_size, after.st_mtime_ns,
-                                                                       after.st_ctime_ns)
+    return (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
+        after.st_size,
+        after.st_mtime_ns,
+        after.st_ctime_ns,
+    )
 
 
 def temporary_path(folder: Path, stem: str) -> Path:
@@ -143,7 +146,7 @@ def _read_write(source: int, target: int) -> None:
     while chunk := os.read(source, 1 << 20):
         view = memoryview(chunk)
         while view:
-            view = view[os.write(target, view):]
+            view = view[os.write(target, view) :]
 
 
 def flush_folder(folder: Path) -> None:
@@ -195,8 +198,9 @@ class StatCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = temporary_path(self.path.parent, self.path.name)
         try:
-            temporary.write_bytes(json.dumps({"format": _STAT_CACHE_FORMAT, "files": self._new},
-                                             separators=(",", ":")).encode("ascii"))
+            temporary.write_bytes(
+                json.dumps({"format": _STAT_CACHE_FORMAT, "files": self._new}, separators=(",", ":")).encode("ascii")
+            )
             os.replace(temporary, self.path)
         except BaseException:
             temporary.unlink(missing_ok=True)

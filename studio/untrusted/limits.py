@@ -37,3 +37,7 @@ class Limits:
     tree_bytes: int = TREE_LIMIT
     log_head: int = LOG_HEAD
     log_tail: int = LOG_TAIL
+
+
+DEFAULT_LIMITS = Limits()
+"""The product's limits, as stated above."""

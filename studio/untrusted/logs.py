@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from studio.untrusted.limits import Limits, size_text
+from studio.untrusted.limits import DEFAULT_LIMITS, Limits, size_text
 from studio.untrusted.names import shown
 from studio.untrusted.problems import UntrustedFileError, special_kind
 from studio.untrusted.tree import READ_FLAGS, HardLinks, file_problem, open_reached, reach, real_folder, walk
@@ -19,9 +19,11 @@ from studio.untrusted.tree import READ_FLAGS, HardLinks, file_problem, open_reac
 
 def cut_marker(cut: int, total: int | None, limits: Limits) -> bytes:
     whole = f"the log is {size_text(total)}, " if total is not None else ""
-    return (f"\n[dbstudio: {size_text(cut)} of output cut here: {whole}over the limit of "
-            f"{size_text(limits.log_head + limits.log_tail)} (studio.untrusted.LOG_LIMIT); its first "
-            f"{size_text(limits.log_head)} are above and its last {size_text(limits.log_tail)} below]\n").encode()
+    return (
+        f"\n[dbstudio: {size_text(cut)} of output cut here: {whole}over the limit of "
+        f"{size_text(limits.log_head + limits.log_tail)} (studio.untrusted.LOG_LIMIT); its first "
+        f"{size_text(limits.log_head)} are above and its last {size_text(limits.log_tail)} below]\n"
+    ).encode()
 
 
 class CappedLog:
@@ -29,11 +31,11 @@ class CappedLog:
     output is written on and the file is cut back to head + marker + last tail bytes whenever it grows
     past that, and once more on close."""
 
-    def __init__(self, path: Path, limits: Limits = Limits()) -> None:  # noqa: B008 - frozen
+    def __init__(self, path: Path, limits: Limits = DEFAULT_LIMITS) -> None:
         self.path = path
         self.limits = limits
         self.total = 0
-        self._out: BinaryIO = open(path, "ab")  # noqa: SIM115 - closed by close()
+        self._out: BinaryIO = open(path, "ab")
         self._head = 0
         self._tail: deque[bytes] = deque()
         self._tail_bytes = 0
@@ -66,7 +68,7 @@ class CappedLog:
         self._out.flush()
 
     def _cut(self, total_known: bool = False) -> None:
-        tail = b"".join(self._tail)[-self.limits.log_tail:]
+        tail = b"".join(self._tail)[-self.limits.log_tail :]
         cut = self.total - self._head - len(tail)
         self._out.truncate(self._head)
         self._out.seek(self._head)
@@ -90,7 +92,7 @@ class CappedLog:
             size += len(chunk)
             while kept and size - len(kept[0]) >= self.limits.log_tail:
                 size -= len(kept.popleft())
-        tail = b"".join(kept)[-self.limits.log_tail:]
+        tail = b"".join(kept)[-self.limits.log_tail :]
         self._out.truncate(self._head)
         self._out.seek(self._head)
         self._out.write(f"\n[dbstudio: {note}]\n".encode() + tail)
@@ -131,7 +133,7 @@ def _copy_range(source: int, out: BinaryIO, start: int, length: int) -> None:
         length -= len(chunk)
 
 
-def copy_logs(source: Path, target: Path, *, tree: str, limits: Limits = Limits()) -> list[str]:  # noqa: B008
+def copy_logs(source: Path, target: Path, *, tree: str, limits: Limits = DEFAULT_LIMITS) -> list[str]:
     """Copy the regular files of the log folder `source` into the new folder `target` (each over
     LOG_LIMIT cut to head + tail); returns a note for each path left out or cut. Links, devices, FIFOs
     and sockets are never copied, and setuid/setgid bits never kept (files come out 0644)."""
@@ -160,8 +162,10 @@ def copy_logs(source: Path, target: Path, *, tree: str, limits: Limits = Limits(
             continue
         kept = min(member.info.st_size, limits.log_head + limits.log_tail)
         if total + kept > limits.tree_bytes:
-            notes.append(f"{shown(member.path)}: not copied, the logs kept reached {size_text(limits.tree_bytes)} "
-                         "(studio.untrusted.TREE_LIMIT)")
+            notes.append(
+                f"{shown(member.path)}: not copied, the logs kept reached {size_text(limits.tree_bytes)} "
+                "(studio.untrusted.TREE_LIMIT)"
+            )
             continue
         try:
             descriptor = os.open(member.full, READ_FLAGS)
@@ -174,8 +178,10 @@ def copy_logs(source: Path, target: Path, *, tree: str, limits: Limits = Limits(
                 raise UntrustedFileError(f"{shown(member.path)} was replaced while it was copied")
             where.parent.mkdir(parents=True, exist_ok=True)
             if copy_log(descriptor, where, now.st_size, limits):
-                notes.append(f"{shown(member.path)} is {size_text(now.st_size)}: cut to its first "
-                             f"{size_text(limits.log_head)} and last {size_text(limits.log_tail)}")
+                notes.append(
+                    f"{shown(member.path)} is {size_text(now.st_size)}: cut to its first "
+                    f"{size_text(limits.log_head)} and last {size_text(limits.log_tail)}"
+                )
             total += kept
         except UntrustedFileError as refused:
             notes.append(str(refused))
@@ -184,8 +190,7 @@ def copy_logs(source: Path, target: Path, *, tree: str, limits: Limits = Limits(
     return notes
 
 
-def copy_log_file(root: Path, rel: str, target: Path, *, tree: str,
-                  limits: Limits = Limits()) -> str | None:  # noqa: B008 - frozen
+def copy_log_file(root: Path, rel: str, target: Path, *, tree: str, limits: Limits = DEFAULT_LIMITS) -> str | None:
     """Copy the one log `rel` of the tree `root` to the new file `target` (head and tail past the limit),
     never through a link; returns why it was not copied as it is, or None (a missing log is no copy)."""
     try:
@@ -196,8 +201,10 @@ def copy_log_file(root: Path, rel: str, target: Path, *, tree: str,
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         if copy_log(descriptor, target, reached.info.st_size, limits):
-            return (f"{shown(rel)} is {size_text(reached.info.st_size)}: cut to its first {size_text(limits.log_head)} "
-                    f"and last {size_text(limits.log_tail)}")
+            return (
+                f"{shown(rel)} is {size_text(reached.info.st_size)}: cut to its first {size_text(limits.log_head)} "
+                f"and last {size_text(limits.log_tail)}"
+            )
         return None
     finally:
         os.close(descriptor)

@@ -18,7 +18,7 @@ class UntrustedFileError(StudioError):
 
 
 def special_kind(mode: int) -> str | None:
-    """"a FIFO", "a device node", "a socket" for a file that holds no content to copy, else None."""
+    """ "a FIFO", "a device node", "a socket" for a file that holds no content to copy, else None."""
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

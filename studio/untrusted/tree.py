@@ -88,12 +88,16 @@ class HardLinks:
 def file_problem(rel: str, info: os.stat_result, limits: Limits, links: HardLinks | None, tree: str) -> str | None:
     """Why the regular file `rel` may not be copied out of the tree, or None."""
     if info.st_nlink > 1 and (links is None or links.outside(info)):
-        return (f"{shown(rel)} has {info.st_nlink} hard links, one of them outside {tree}: it may be a file of "
-                "the machine, so it is not read")
+        return (
+            f"{shown(rel)} has {info.st_nlink} hard links, one of them outside {tree}: it may be a file of "
+            "the machine, so it is not read"
+        )
     for what, size in (("", info.st_size), (" on disk", on_disk(info))):
         if size > limits.file_bytes:
-            return (f"{shown(rel)} is {size_text(size)}{what}, over the limit of {size_text(limits.file_bytes)} "
-                    f"per file of {tree} (studio.untrusted.FILE_LIMIT)")
+            return (
+                f"{shown(rel)} is {size_text(size)}{what}, over the limit of {size_text(limits.file_bytes)} "
+                f"per file of {tree} (studio.untrusted.FILE_LIMIT)"
+            )
     return None
 
 
@@ -112,8 +116,10 @@ def check_tree(members: Iterable[Member], limits: Limits, tree: str) -> None:
         disk += on_disk(member.info)
     for what, size in (("", apparent), (" on disk", disk)):
         if size > limits.tree_bytes:
-            raise UntrustedFileError(f"the files of {tree} add up to {size_text(size)}{what}, over the limit of "
-                                     f"{size_text(limits.tree_bytes)} (studio.untrusted.TREE_LIMIT)")
+            raise UntrustedFileError(
+                f"the files of {tree} add up to {size_text(size)}{what}, over the limit of "
+                f"{size_text(limits.tree_bytes)} (studio.untrusted.TREE_LIMIT)"
+            )
 
 
 @dataclass(frozen=True)
@@ -124,8 +130,14 @@ class Reached:
     info: os.stat_result
 
 
-def reach(root: str | Path, rel: str, *, tree: str = "the folder", limits: Limits | None = None,
-          links: HardLinks | None = None) -> Reached:
+def reach(
+    root: str | Path,
+    rel: str,
+    *,
+    tree: str = "the folder",
+    limits: Limits | None = None,
+    links: HardLinks | None = None,
+) -> Reached:
     """The regular file `rel` names under `root`, following links only inside `root`.
 
     UntrustedFileError (naming `rel` escaped) for a link out of the tree, a dangling link, a loop, a
@@ -160,16 +172,20 @@ def reach(root: str | Path, rel: str, *, tree: str = "the folder", limits: Limit
             if os.path.isabs(target):
                 if target != base and not target.startswith(base.rstrip("/") + "/"):
                     raise UntrustedFileError(f"{shown(rel)} is a link to a file outside {tree}: not read", "outside")
-                done, target = [], target[len(base):]
+                done, target = [], target[len(base) :]
             pending = target.split("/") + pending
             continue
         if pending and not stat.S_ISDIR(info.st_mode):
-            raise UntrustedFileError(f"{shown(rel)} does not exist in {tree} ({shown(part)} is not a folder)", "missing")
+            raise UntrustedFileError(
+                f"{shown(rel)} does not exist in {tree} ({shown(part)} is not a folder)", "missing"
+            )
         done.append(part)
     if info is None or not done:
         raise UntrustedFileError(f"{shown(rel)} names {tree} itself, not a file in it", "folder")
     if not stat.S_ISREG(info.st_mode):
-        what = "a folder, not a file" if stat.S_ISDIR(info.st_mode) else f"{kind_text(info.st_mode)}, not a regular file"
+        what = (
+            "a folder, not a file" if stat.S_ISDIR(info.st_mode) else f"{kind_text(info.st_mode)}, not a regular file"
+        )
         raise UntrustedFileError(f"{shown(rel)} is {what}", "folder" if stat.S_ISDIR(info.st_mode) else "special")
     if limits is not None or info.st_nlink > 1:
         problem = file_problem(rel, info, limits or Limits(), links, tree)
@@ -197,8 +213,9 @@ def read_bytes(root: str | Path, rel: str, *, limit: int, tree: str = "the folde
     """The whole content of the regular file `rel` of the tree, refused over `limit` bytes."""
     reached = reach(root, rel, tree=tree)
     if reached.info.st_size > limit:
-        raise UntrustedFileError(f"{shown(rel)} is {size_text(reached.info.st_size)}, over the limit of "
-                                 f"{size_text(limit)} for this file")
+        raise UntrustedFileError(
+            f"{shown(rel)} is {size_text(reached.info.st_size)}, over the limit of {size_text(limit)} for this file"
+        )
     descriptor = open_reached(reached, rel)
     with open(descriptor, "rb", closefd=True) as handle:
         data = handle.read(limit + 1)
@@ -222,13 +239,27 @@ def real_folder(root: str | Path, rel: str, *, tree: str = "the folder") -> Path
         except FileNotFoundError:
             return None
         if stat.S_ISLNK(info.st_mode):
-            raise UntrustedFileError(f"{shown(str(current.relative_to(root)))} in {tree} is a symbolic link "
-                                     f"(to {shown(os.readlink(current))}): it is not followed")
+            raise UntrustedFileError(
+                f"{shown(str(current.relative_to(root)))} in {tree} is a symbolic link "
+                f"(to {shown(os.readlink(current))}): it is not followed"
+            )
         if not stat.S_ISDIR(info.st_mode):
-            raise UntrustedFileError(f"{shown(str(current.relative_to(root)))} in {tree} is "
-                                     f"{kind_text(info.st_mode)}, not a folder")
+            raise UntrustedFileError(
+                f"{shown(str(current.relative_to(root)))} in {tree} is {kind_text(info.st_mode)}, not a folder"
+            )
     return current
 
 
-__all__ = ["HardLinks", "Member", "Reached", "check_tree", "file_problem", "open_reached", "reach",
-           "read_bytes", "real_folder", "special_kind", "walk"]
+__all__ = [
+    "HardLinks",
+    "Member",
+    "Reached",
+    "check_tree",
+    "file_problem",
+    "open_reached",
+    "reach",
+    "read_bytes",
+    "real_folder",
+    "special_kind",
+    "walk",
+]

@@ -35,8 +35,9 @@ def write_file(root: Path, rel: str, source: Path, *, tree: str = "the workspace
     try:
         folder = os.open(root, _FOLDER_FLAGS)
     except OSError as error:
-        raise UntrustedFileError(f"{root}: cannot be opened as a folder ({error.strerror}); it must be a real "
-                                 "folder, not a link") from None
+        raise UntrustedFileError(
+            f"{root}: cannot be opened as a folder ({error.strerror}); it must be a real folder, not a link"
+        ) from None
     try:
         for depth, part in enumerate(parts[:-1], start=1):
             inner = _enter(folder, part, "/".join(parts[:depth]), repairs, tree)

@@ -22,10 +22,18 @@ def test_runs_diff_shows_hostile_names_escaped(capsys, tmp_path: Path) -> None:
     (workspace / "evil\x1b[2J\x1b]0;pwned\x07\nM fake.md").write_text("added\n")
     os.close(os.open(os.fsencode(workspace) + b"/bytes-\xff.md", os.O_CREAT | os.O_WRONLY, 0o644))
     second = store.snapshot(workspace)
-    record = RunRecord(run_id=run_dir.name, project_id="p", project_dir=str(tmp_path), harness="script:x",
-                       image="i", created=datetime.now(UTC),
-                       subtasks=[SubtaskRecord(id="T01", status=SubtaskStatus.COMPLETED, checkpoint=first.id),
-                                 SubtaskRecord(id="T02", status=SubtaskStatus.COMPLETED, checkpoint=second.id)])
+    record = RunRecord(
+        run_id=run_dir.name,
+        project_id="p",
+        project_dir=str(tmp_path),
+        harness="script:x",
+        image="i",
+        created=datetime.now(UTC),
+        subtasks=[
+            SubtaskRecord(id="T01", status=SubtaskStatus.COMPLETED, checkpoint=first.id),
+            SubtaskRecord(id="T02", status=SubtaskStatus.COMPLETED, checkpoint=second.id),
+        ],
+    )
     run_dir.mkdir(parents=True, exist_ok=True)
     save_run(run_dir, record)
     code, out, err = run_cli(capsys, "runs", "diff", str(run_dir), "T01", "T02", "--stat")

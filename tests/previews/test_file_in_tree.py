@@ -26,11 +26,13 @@ def test_only_the_submissions_own_regular_files_are_previewed(tmp_path: Path) ->
     device_node(submission / "zero.png")
     os.mkfifo(submission / "pipe.csv")
     assert file_in_tree(submission, "same.md") == submission.resolve() / "memo.md"
-    for rel, problem in [("passwd", "passwd is a link to a file outside the submission: not read"),
-                         ("reference.md", "reference.md is a link to a file outside the submission: not read"),
-                         ("loop", "loop is a loop of symbolic links: not read"),
-                         ("zero.png", "zero.png is a device node, not a regular file"),
-                         ("pipe.csv", "pipe.csv is a FIFO (named pipe), not a regular file")]:
+    for rel, problem in [
+        ("passwd", "passwd is a link to a file outside the submission: not read"),
+        ("reference.md", "reference.md is a link to a file outside the submission: not read"),
+        ("loop", "loop is a loop of symbolic links: not read"),
+        ("zero.png", "zero.png is a device node, not a regular file"),
+        ("pipe.csv", "pipe.csv is a FIFO (named pipe), not a regular file"),
+    ]:
         with pytest.raises(PreviewError) as refused:
             file_in_tree(submission, rel)
         assert refused.value.problem == problem and str(refused.value) == f"{rel}: {problem}"

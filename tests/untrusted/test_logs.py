@@ -68,24 +68,30 @@ def test_a_log_folder_copies_only_regular_files_without_setuid_and_cuts_big_ones
         handle.write(b"ERROR\n")
     kept = tmp_path / "kept"
     notes = copy_logs(logs, kept / "agent", tree="Harbor's agent logs")
-    assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if not p.is_dir()) == \
-        ["agent/agent.txt", "agent/huge.log", "agent/tool"]
-    assert HOST_SECRET not in "".join(p.read_text(errors="replace") for p in kept.rglob("*") if p.is_file()
-                                      and p.name != "huge.log")
+    assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if not p.is_dir()) == [
+        "agent/agent.txt",
+        "agent/huge.log",
+        "agent/tool",
+    ]
+    assert HOST_SECRET not in "".join(
+        p.read_text(errors="replace") for p in kept.rglob("*") if p.is_file() and p.name != "huge.log"
+    )
     mode = (kept / "agent" / "tool").stat().st_mode
     assert not mode & (stat.S_ISUID | stat.S_ISGID) and stat.S_IMODE(mode) == 0o644
     huge = (kept / "agent" / "huge.log").read_bytes()
     assert huge.startswith(b"START\n") and huge.endswith(b"ERROR\n") and len(huge) < LOG_LIMIT + 1000
-    assert sorted(notes) == sorted([
-        f"evaluator is a symbolic link (to {secret.parent}): not copied",
-        f"sub/secret.txt is a symbolic link (to {secret}): not copied",
-        "zero is a device node: not copied",
-        "pipe is a FIFO (named pipe): not copied",
-        "hard.txt has 2 hard links, one of them outside Harbor's agent logs: it may be a file of the machine, "
-        "so it is not read",
-        "huge.log is 10,737,418,240 bytes (10.0 GiB): cut to its first 4,194,304 bytes (4.0 MiB) and last "
-        "12,582,912 bytes (12.0 MiB)",
-    ])
+    assert sorted(notes) == sorted(
+        [
+            f"evaluator is a symbolic link (to {secret.parent}): not copied",
+            f"sub/secret.txt is a symbolic link (to {secret}): not copied",
+            "zero is a device node: not copied",
+            "pipe is a FIFO (named pipe): not copied",
+            "hard.txt has 2 hard links, one of them outside Harbor's agent logs: it may be a file of the machine, "
+            "so it is not read",
+            "huge.log is 10,737,418,240 bytes (10.0 GiB): cut to its first 4,194,304 bytes (4.0 MiB) and last "
+            "12,582,912 bytes (12.0 MiB)",
+        ]
+    )
 
 
 def test_one_log_file_is_never_copied_through_a_link(tmp_path: Path) -> None:

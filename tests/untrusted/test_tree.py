@@ -96,20 +96,28 @@ def test_a_hard_link_to_a_file_outside_is_refused_but_one_inside_is_read(tmp_pat
 def test_sizes_are_capped_apparent_and_on_disk(tree: Path) -> None:
     sparse(tree / "huge.bin", FILE_LIMIT + 1)  # 512 MiB + 1 apparent, a few KiB on disk
     refused = _refusal(tree, "huge.bin", limits=Limits())
-    assert str(refused) == ("huge.bin is 536,870,913 bytes (512.0 MiB), over the limit of 536,870,912 bytes "
-                            "(512.0 MiB) per file of the submission (studio.untrusted.FILE_LIMIT)")
+    assert str(refused) == (
+        "huge.bin is 536,870,913 bytes (512.0 MiB), over the limit of 536,870,912 bytes "
+        "(512.0 MiB) per file of the submission (studio.untrusted.FILE_LIMIT)"
+    )
     # The other way round: 3 bytes long, 1 MiB of blocks kept on disk beyond its end.
     (tree / "small.txt").write_bytes(b"hi\n")
     subprocess.run(["fallocate", "--keep-size", "-l", "1MiB", str(tree / "small.txt")], check=True)
-    with pytest.raises(UntrustedFileError, match=r"small.txt is 1,048,576 bytes \(1.0 MiB\) on disk, over the limit "
-                                                 r"of 100,000 bytes"):
+    with pytest.raises(
+        UntrustedFileError,
+        match=r"small.txt is 1,048,576 bytes \(1.0 MiB\) on disk, over the limit "
+        r"of 100,000 bytes",
+    ):
         reach(tree, "small.txt", limits=Limits(file_bytes=100_000))
     (tree / "small.txt").unlink()
     (tree / "huge.bin").unlink()
     for number in range(9):
         sparse(tree / f"part-{number}.bin", TREE_LIMIT // 8)
-    with pytest.raises(UntrustedFileError, match=r"add up to 4,831,838,213 bytes \(4.5 GiB\), over the limit of "
-                                                 r"4,294,967,296 bytes \(4.0 GiB\) \(studio.untrusted.TREE_LIMIT\)"):
+    with pytest.raises(
+        UntrustedFileError,
+        match=r"add up to 4,831,838,213 bytes \(4.5 GiB\), over the limit of "
+        r"4,294,967,296 bytes \(4.0 GiB\) \(studio.untrusted.TREE_LIMIT\)",
+    ):
         check_tree(walk(tree), Limits(), "the workspace")
 
 

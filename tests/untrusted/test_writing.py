@@ -36,8 +36,9 @@ def test_a_plain_release_is_written_with_no_repair(workspace: Path, release: Pat
     assert written.read_bytes() == release.read_bytes()
 
 
-def test_a_link_where_the_materials_folder_belongs_is_replaced_not_followed(tmp_path: Path, workspace: Path,
-                                                                              release: Path) -> None:
+def test_a_link_where_the_materials_folder_belongs_is_replaced_not_followed(
+    tmp_path: Path, workspace: Path, release: Path
+) -> None:
     host = tmp_path / "host-folder"
     host.mkdir()
     (workspace / "materials").symlink_to(host)
@@ -48,15 +49,18 @@ def test_a_link_where_the_materials_folder_belongs_is_replaced_not_followed(tmp_
     assert (workspace / "materials" / "release.pdf").read_bytes() == release.read_bytes()
 
 
-def test_a_link_where_the_file_belongs_is_replaced_and_its_target_untouched(tmp_path: Path, workspace: Path,
-                                                                              release: Path) -> None:
+def test_a_link_where_the_file_belongs_is_replaced_and_its_target_untouched(
+    tmp_path: Path, workspace: Path, release: Path
+) -> None:
     secret = host_secret(tmp_path)
     project = tmp_path / "project" / "evaluator"
     project.mkdir(parents=True)
     (project / "expert-notes.md").write_text("EXPERT NOTES\n")
     (workspace / "materials").mkdir()
     (workspace / "materials" / "a.pdf").symlink_to(secret)
-    (workspace / "materials" / "b.pdf").symlink_to(os.path.relpath(project / "expert-notes.md", workspace / "materials"))
+    (workspace / "materials" / "b.pdf").symlink_to(
+        os.path.relpath(project / "expert-notes.md", workspace / "materials")
+    )
     (workspace / "materials" / "c.pdf").symlink_to("c.pdf")  # a loop
     (workspace / "materials" / "d.pdf").symlink_to("../../nowhere/d.pdf")  # dangling, out of the tree
     os.link(secret, workspace / "materials" / "e.pdf")  # a hard link: rewriting it in place would change the host file
@@ -85,7 +89,8 @@ def test_a_link_where_the_file_belongs_is_replaced_and_its_target_untouched(tmp_
 def test_a_file_where_a_folder_belongs_and_a_bad_path_are_handled(workspace: Path, release: Path) -> None:
     (workspace / "materials").write_text("the agent's file")
     assert write_file(workspace, "materials/x.pdf", release) == [
-        "materials in the workspace was a file: replaced by a folder"]
+        "materials in the workspace was a file: replaced by a folder"
+    ]
     for bad in ("../escape.pdf", "/etc/passwd", ""):
         with pytest.raises(UntrustedFileError, match="is not a relative path inside the workspace"):
             write_file(workspace, bad, release)

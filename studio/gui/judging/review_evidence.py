@@ -167,6 +167,7 @@ def _reveal_cell(book: WorkbookView, sheet: str, cell: str) -> None:
     if book.view(sheet) is not None:
         select()
     else:
+
         def ready(name: str) -> None:
             if name == sheet:
                 book.sheet_ready.disconnect(ready)

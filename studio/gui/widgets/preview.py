@@ -89,8 +89,9 @@ class SheetModel(QAbstractTableModel):
     sheet from its start, so a block far down a big sheet takes a while), and shown when they
     arrive (dataChanged). Until then the cells are empty."""
 
-    def __init__(self, book: WorkbookPreview, sheet: str, run: Callable[..., None],
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, book: WorkbookPreview, sheet: str, run: Callable[..., None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.book = book
         self.sheet = sheet
@@ -114,8 +115,11 @@ class SheetModel(QAbstractTableModel):
             return
         self._pending.add(block)
         first, formulas = block * BLOCK, self.formulas
-        self.run(f"Reading {self.sheet} rows {first + 1}-{min(first + BLOCK, self.rows)}",
-                 lambda: self._read(first, BLOCK, formulas), lambda rows: self._arrived(block, formulas, rows))
+        self.run(
+            f"Reading {self.sheet} rows {first + 1}-{min(first + BLOCK, self.rows)}",
+            lambda: self._read(first, BLOCK, formulas),
+            lambda rows: self._arrived(block, formulas, rows),
+        )
 
     def _arrived(self, block: int, formulas: bool, rows: list[list[Any]]) -> None:
         if formulas != self.formulas:  # read before the switch: the view asks again
@@ -160,12 +164,17 @@ class SheetModel(QAbstractTableModel):
         value = row[index.column()] if index.column() < len(row) else None
         if role == Qt.ItemDataRole.TextAlignmentRole:  # numbers to the right, as a spreadsheet shows them
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            return int((Qt.AlignmentFlag.AlignRight if number else Qt.AlignmentFlag.AlignLeft)
-                       | Qt.AlignmentFlag.AlignVCenter)
+            return int(
+                (Qt.AlignmentFlag.AlignRight if number else Qt.AlignmentFlag.AlignLeft) | Qt.AlignmentFlag.AlignVCenter
+            )
         return None if value is None else str(value)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         return column_name(section + 1) if orientation == Qt.Orientation.Horizontal else str(section + 1)
@@ -204,8 +213,12 @@ class CsvModel(QAbstractTableModel):
         row = self._cache.row(index.row())
         return row[index.column()] if index.column() < len(row) else None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -259,8 +272,9 @@ class PdfView(QWidget):
     searched = Signal(int)
     """(number of hits) once a search is done."""
 
-    def __init__(self, pdf: PdfPreview, first: RenderedPage, run: Callable[..., None],
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, pdf: PdfPreview, first: RenderedPage, run: Callable[..., None], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.run = run
         bar = QHBoxLayout()
@@ -403,8 +417,7 @@ class WorkbookView(QWidget):
         if book.known_size(sheet) is not None:
             self._build(sheet)
             return
-        self.run(f"Reading the size of sheet {sheet}", lambda: book.size(sheet),
-                 lambda _size: self._build(sheet))
+        self.run(f"Reading the size of sheet {sheet}", lambda: book.size(sheet), lambda _size: self._build(sheet))
 
     def _build(self, sheet: str) -> None:
         page, page_layout, waiting = self._waiting.pop(sheet)
@@ -528,9 +541,15 @@ class MaterialPreview(QWidget):
         # "Opening…" only for a file that takes a while: a quick one shows without a flash of text
         self.message.hide()
         generation, name = self._generation, path.name
-        QTimer.singleShot(OPENING_NOTICE_MS, self, lambda: self._say(f"Opening {name}…")
-                          if generation == self._generation and self.content is None and self.message.isHidden()
-                          else None)
+        QTimer.singleShot(
+            OPENING_NOTICE_MS,
+            self,
+            lambda: (
+                self._say(f"Opening {name}…")
+                if generation == self._generation and self.content is None and self.message.isHidden()
+                else None
+            ),
+        )
         opener = getattr(self, f"_open_{self.kind}")
         opener(path)
 
@@ -623,13 +642,15 @@ class MaterialPreview(QWidget):
             self._show(view, table)
             generation = self._generation
             # the scan starts once the first screen is painted: it would slow that paint down
-            QTimer.singleShot(SCAN_DELAY_MS, self,
-                              lambda: self._scan(table, view) if generation == self._generation else None)
+            QTimer.singleShot(
+                SCAN_DELAY_MS, self, lambda: self._scan(table, view) if generation == self._generation else None
+            )
 
         self._run(f"Opening {path.name}", lambda: CsvPreview(path), done)
 
     def _scan(self, table: CsvPreview, view: QTableView) -> None:
         """Index the rest of a CSV a chunk per job, adding the rows found after each."""
+
         def step(finished: bool) -> None:
             model = view.model()
             assert isinstance(model, CsvModel)
@@ -648,7 +669,9 @@ class MaterialPreview(QWidget):
             browser.setObjectName("previewMarkdown")
             browser.setOpenExternalLinks(True)
             browser.setSearchPaths([str(path.parent)])
-            browser.setMarkdown(result.text + ("\n\n*(only the start of the file is shown)*" if result.truncated else ""))
+            browser.setMarkdown(
+                result.text + ("\n\n*(only the start of the file is shown)*" if result.truncated else "")
+            )
             self._show(browser)
 
         self._run(f"Opening {path.name}", lambda: read_text(path), done)
@@ -658,7 +681,9 @@ class MaterialPreview(QWidget):
             editor = QPlainTextEdit(self)
             editor.setObjectName("previewText")
             editor.setReadOnly(True)
-            editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # logs, code, fixed-width tables
+            editor.setFont(
+                QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            )  # logs, code, fixed-width tables
             editor.setPlainText(result.text)
             self._show(editor)
 
