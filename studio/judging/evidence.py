@@ -19,6 +19,7 @@ from studio.judging.evidence_pdf import read_pdf
 from studio.judging.evidence_text import read_csv, read_json, read_markdown, read_text
 from studio.judging.evidence_xlsx import read_xlsx
 from studio.untrusted import Limits, UntrustedFileError, shown
+from studio.untrusted.limits import DEFAULT_LIMITS
 from studio.untrusted.tree import HardLinks, open_reached, reach, walk
 
 __all__ = ["Evidence", "EvidenceLimits", "Excerpt", "FileEvidence", "extract_evidence", "kind_of", "locate"]
@@ -118,10 +119,17 @@ class Evidence:
         return digest.hexdigest()
 
     def images(self) -> list[Path]:
-        """The readable image files, for a judge whose model takes images."""
+        """The readable images, for a judge whose model takes images (each reached again inside the folder)."""
         if self.folder is None:
             return []
-        return [self.folder / file.path for file in self.files if file.kind == "image" and file.error is None]
+        found = []
+        for file in self.files:
+            if file.kind == "image" and file.error is None:
+                try:
+                    found.append(reach(self.folder, file.path, tree=SUBMISSION, limits=DEFAULT_LIMITS).path)
+                except UntrustedFileError:
+                    continue  # gone or swapped for a link since the evidence was read
+        return found
 
 
 def kind_of(path: Path) -> str:
