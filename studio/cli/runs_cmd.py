@@ -72,6 +72,7 @@ def _printer(verbose: bool = True) -> Any:
             "started": f"{where} started" if event.subtask else f"run {event.record.run_id}: going",
             "released": f"{where} materials released: {event.text}",
             "generated": f"{where} generated release written: {event.text}",
+            "repaired": f"{where} the agent's links in the way of the release were replaced: {event.text}",
             "harness": f"{where} harness finished ({event.text})",
             "checkpoint": f"{where} checkpoint {event.text[:12]}",
             "finished": f"run {event.record.run_id}: completed",
