@@ -16,28 +16,36 @@ ACTIONS = ("list", "show", "resume", "cancel", "export", "diff")
 
 
 def _runs_dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs-dir", metavar="DIR",
-                        help="where the runs live (default: the project's runs/ folder)")
+    parser.add_argument("--runs-dir", metavar="DIR", help="where the runs live (default: the project's runs/ folder)")
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("HARNESS is script:PATH (a script run once per subtask in the workspace) or a preset: "
-                     "claude-code, codex, gemini, qwen, kimi (docs/runs.md)")
+    parser.epilog = (
+        "HARNESS is script:PATH (a script run once per subtask in the workspace) or a preset: "
+        "claude-code, codex, gemini, qwen, kimi (docs/runs.md)"
+    )
     parser.add_argument("project", help="the project folder")
     parser.add_argument("--harness", required=True, help="script:PATH or a preset name")
     parser.add_argument("--image", required=True, help="a Docker image on the local engine")
     parser.add_argument("--cpus", type=float, default=2.0, help="CPUs per container (default 2)")
     parser.add_argument("--memory", default="8g", help="memory per container, e.g. 8g (default)")
     parser.add_argument("--network", action="store_true", help="let the agent reach the network (off by default)")
-    parser.add_argument("--time-scale", type=float, default=1.0, metavar="X",
-                        help="multiply every subtask's time limit by X (e.g. 0.05 for a smoke run)")
+    parser.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every subtask's time limit by X (e.g. 0.05 for a smoke run)",
+    )
     _runs_dir_option(parser)
     parser.set_defaults(run=run_new)
 
 
 def configure_runs(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("list PROJECT; show RUN; resume RUN; cancel RUN; export RUN SUBTASK|final OUT "
-                     "(a folder, or OUT.tar.gz); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder.")
+    parser.epilog = (
+        "list PROJECT; show RUN; resume RUN; cancel RUN; export RUN SUBTASK|final OUT "
+        "(a folder, or OUT.tar.gz); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder."
+    )
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("target", help="PROJECT for list, else RUN")
     parser.add_argument("rest", nargs="*", help="export: SUBTASK|final OUT; diff: SUBTASK_A SUBTASK_B")
@@ -64,6 +72,7 @@ def _printer(verbose: bool = True) -> Any:
             "started": f"{where} started" if event.subtask else f"run {event.record.run_id}: going",
             "released": f"{where} materials released: {event.text}",
             "generated": f"{where} generated release written: {event.text}",
+            "repaired": f"{where} the agent's links in the way of the release were replaced: {event.text}",
             "harness": f"{where} harness finished ({event.text})",
             "checkpoint": f"{where} checkpoint {event.text[:12]}",
             "finished": f"run {event.record.run_id}: completed",
@@ -78,10 +87,10 @@ def run_new(args: argparse.Namespace) -> int:
     from studio.runs.record import RunSettings
     from studio.runs.runner import create_run
 
-    settings = RunSettings(cpus=args.cpus, memory=args.memory, network=args.network,
-                           time_limit_scale=args.time_scale)
-    run_dir = create_run(Path(args.project), args.harness, args.image, settings,
-                         Path(args.runs_dir) if args.runs_dir else None)
+    settings = RunSettings(cpus=args.cpus, memory=args.memory, network=args.network, time_limit_scale=args.time_scale)
+    run_dir = create_run(
+        Path(args.project), args.harness, args.image, settings, Path(args.runs_dir) if args.runs_dir else None
+    )
     print(f"run {run_dir.name} in {run_dir}", flush=True)
     return _execute(run_dir)
 
@@ -133,8 +142,11 @@ def run_runs(args: argparse.Namespace) -> int:
         from studio.runs.runner import cancel_run
 
         record = cancel_run(run_dir)
-        print(f"run {record.run_id}: cancel requested" if record.status.value == "running"
-              else f"run {record.run_id}: {record.status.value}")
+        print(
+            f"run {record.run_id}: cancel requested"
+            if record.status.value == "running"
+            else f"run {record.run_id}: {record.status.value}"
+        )
         return ExitCode.OK
     if args.action == "export":
         return _export(run_dir, args.rest[0], Path(args.rest[1]))
@@ -154,8 +166,10 @@ def _list(project: Path, runs_dir: str | None) -> int:
     for path, record in runs:
         done, total = record.progress()
         harness = record.harness if len(record.harness) <= 28 else "…" + record.harness[-27:]
-        print(f"{record.run_id:<24} {shown_status(path, record).value:<12} {done:>2}/{total:<2}  {harness:<28} "
-              f"{record.image}")
+        print(
+            f"{record.run_id:<24} {shown_status(path, record).value:<12} {done:>2}/{total:<2}  {harness:<28} "
+            f"{record.image}"
+        )
     return ExitCode.OK
 
 
@@ -164,24 +178,35 @@ def _show(run_dir: Path) -> int:
 
     record = load_run(run_dir)
     done, total = record.progress()
-    commit = (record.project_commit or "no commit")[:12] + (" (with uncommitted changes)" if record.project_dirty else "")
+    commit = (record.project_commit or "no commit")[:12] + (
+        " (with uncommitted changes)" if record.project_dirty else ""
+    )
     print(f"run {record.run_id}: {shown_status(run_dir, record).value}, {done}/{total} subtasks")
     print(f"  project {record.project_id} at {commit} ({record.project_dir})")
     print(f"  harness {record.harness}; image {record.image} ({(record.image_id or '?')[:19]})")
     s = record.settings
-    print(f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
-          + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else ""))
+    print(
+        f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
+        + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else "")
+    )
     if record.message:
         print(f"  {record.message}")
     for sub in record.subtasks:
         took = f"{(sub.ended - sub.started).total_seconds():.1f} s" if sub.started and sub.ended else ""
-        extra = [f"exit {sub.exit_code}" if sub.exit_code is not None else "", took,
-                 f"checkpoint {sub.checkpoint[:12]}" if sub.checkpoint else "",
-                 ", ".join(f"{k} {v}" for k, v in (sub.tokens or {}).items())]
+        extra = [
+            f"exit {sub.exit_code}" if sub.exit_code is not None else "",
+            took,
+            f"checkpoint {sub.checkpoint[:12]}" if sub.checkpoint else "",
+            ", ".join(f"{k} {v}" for k, v in (sub.tokens or {}).items()),
+        ]
         print(f"  {sub.id:<10} {sub.status.value:<10} " + "  ".join(part for part in extra if part))
+        for repair in sub.repairs:  # a link the agent planted where a release went: replaced, not followed
+            print(f"    repaired before {sub.id}: {repair}")
     if record.final:
-        print(f"  final package {record.final[:12]}" + (f"; missing {', '.join(record.final_missing)}"
-                                                       if record.final_missing else ""))
+        print(
+            f"  final package {record.final[:12]}"
+            + (f"; missing {', '.join(record.final_missing)}" if record.final_missing else "")
+        )
     return ExitCode.OK
 
 
@@ -216,17 +241,18 @@ def _export(run_dir: Path, which: str, out: Path) -> int:
 
 def _diff(run_dir: Path, a: str, b: str, stat_only: bool) -> int:
     from studio.runs.runner import store_of
+    from studio.untrusted import shown
 
     store = store_of(run_dir)
     first, second = _manifest(run_dir, a), _manifest(run_dir, b)
     diff = store.diff(first, second)
     for mark, paths in (("A", diff.added), ("D", diff.removed), ("M", diff.changed)):
         for path in paths:
-            print(f"{mark} {path}")
+            print(f"{mark} {shown(path)}")  # an agent's name may hold newlines or terminal escapes
     if not stat_only:
         for path in diff.changed:
             text = store.text_diff(first, second, path)
-            print(f"\n{text}" if text is not None else f"\nbinary file {path} differs")
+            print(f"\n{text}" if text is not None else f"\nbinary file {shown(path)} differs")
     if diff.is_empty():
         print(f"no difference between {a} and {b}")
     return ExitCode.OK

@@ -19,6 +19,7 @@ import docker.errors
 import docker.types
 
 from studio.runs.errors import RunError
+from studio.untrusted.logs import CappedLog
 
 DEFAULT_URL = "unix:///var/run/docker.sock"
 # How often a waiting run looks at its time limit and at the cancel request.
@@ -27,9 +28,13 @@ POLL_SECONDS = 0.5
 KILL_GRACE_SECONDS = 20.0
 # How long the log writer may lag behind the container's exit before its tail is given up.
 LOG_DRAIN_SECONDS = 10.0
+# The lines asked for when the log could not be read to its end in time (at most LOG_TAIL bytes kept).
+TAIL_LINES = 2000
 
-START_ENGINE = ("start it (as root: scripts/dockerd.sh start, which prints the address to export as "
-                "DOCKER_HOST; see docs/runs.md, \"Docker engine\") or set DOCKER_HOST to a running engine")
+START_ENGINE = (
+    "start it (as root: scripts/dockerd.sh start, which prints the address to export as "
+    'DOCKER_HOST; see docs/runs.md, "Docker engine") or set DOCKER_HOST to a running engine'
+)
 
 
 class EngineError(RunError):
@@ -121,9 +126,10 @@ class DockerEngine:
             return str(self._client.images.get(image).id)
         except docker.errors.ImageNotFound as error:
             raise ImageMissing(
-                f"image {image} is not on this engine ({self._url}): build it locally (docs/runs.md, \"Images\": "
+                f'image {image} is not on this engine ({self._url}): build it locally (docs/runs.md, "Images": '
                 f"a Dockerfile FROM a local base, then docker build -t {image} .; the tests' image is made by "
-                f"scripts/test-image.sh). No registry is used, so it is never pulled.") from error
+                f"scripts/test-image.sh). No registry is used, so it is never pulled."
+            ) from error
         except (docker.errors.DockerException, OSError) as error:
             raise self._gone(error, f"looking up image {image}") from error
 
@@ -142,16 +148,27 @@ class DockerEngine:
                 stream = container.logs(stream=True, follow=True)
             except (docker.errors.DockerException, OSError) as error:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
-            writer = threading.Thread(target=_write_log, args=(stream, log), name="container-log", daemon=True)
+            capped = CappedLog(log)
+            writer = threading.Thread(target=_write_log, args=(stream, capped), name="container-log", daemon=True)
             writer.start()
             exit_code, timed_out, cancelled = self._wait(container, spec, cancel)
             ended = _now()
         finally:
             if writer is not None:
                 writer.join(LOG_DRAIN_SECONDS)
+                if (
+                    writer.is_alive()
+                ):  # more output than the stream gave in time: the end, where the error is, matters most
+                    _fetch_tail(container, capped)
             self._remove(container)
-        return ContainerResult(exit_code=exit_code, timed_out=timed_out, cancelled=cancelled,
-                               started=started, ended=ended, image_id=image_id)
+        return ContainerResult(
+            exit_code=exit_code,
+            timed_out=timed_out,
+            cancelled=cancelled,
+            started=started,
+            ended=ended,
+            image_id=image_id,
+        )
 
     def count_labelled(self, labels: dict[str, str]) -> int:
         """How many containers, running or not, carry all of `labels`."""
@@ -179,26 +196,41 @@ class DockerEngine:
         return len(leftovers)
 
     def _create(self, spec: ContainerSpec) -> Any:
-        mounts = [docker.types.Mount(target=m.target, source=str(Path(m.host).resolve()), type="bind",
-                                     read_only=m.read_only) for m in spec.mounts]
+        mounts = [
+            docker.types.Mount(target=m.target, source=str(Path(m.host).resolve()), type="bind", read_only=m.read_only)
+            for m in spec.mounts
+        ]
         options: dict[str, Any] = {}
         if not spec.network:
             options["network_mode"] = "none"
         try:
             return self._client.containers.create(
-                spec.image, spec.command, working_dir=spec.workdir, environment=dict(spec.env), mounts=mounts,
-                nano_cpus=round(spec.cpus * 1e9), mem_limit=spec.memory, labels=dict(spec.labels),
-                user=spec.user or "", detach=True, **options)
+                spec.image,
+                spec.command,
+                working_dir=spec.workdir,
+                environment=dict(spec.env),
+                mounts=mounts,
+                nano_cpus=round(spec.cpus * 1e9),
+                mem_limit=spec.memory,
+                labels=dict(spec.labels),
+                user=spec.user or "",
+                detach=True,
+                **options,
+            )
         except docker.errors.ImageNotFound:
             raise self._image_missing(spec.image) from None
         except docker.errors.APIError as error:
             if error.is_client_error():
-                raise EngineError(f"The Docker engine refused the container for {spec.image}: {_reason(error)}. "
-                                  "Check the run's limits (cpus, memory) and that its folders exist.") from error
+                raise EngineError(
+                    f"The Docker engine refused the container for {spec.image}: {_reason(error)}. "
+                    "Check the run's limits (cpus, memory) and that its folders exist."
+                ) from error
             raise self._gone(error, f"creating a container of {spec.image}") from error
         except docker.errors.DockerException as error:  # the SDK's own check of the settings, before any request
-            raise EngineError(f"The settings of the container for {spec.image} are invalid: {_reason(error)}. "
-                              "Check the run's limits (cpus, memory such as 8g).") from error
+            raise EngineError(
+                f"The settings of the container for {spec.image} are invalid: {_reason(error)}. "
+                "Check the run's limits (cpus, memory such as 8g)."
+            ) from error
         except OSError as error:
             raise self._gone(error, f"creating a container of {spec.image}") from error
 
@@ -209,8 +241,9 @@ class DockerEngine:
             return missing
         return ImageMissing(f"image {image} vanished from the engine ({self._url}) while the run started it")
 
-    def _wait(self, container: Any, spec: ContainerSpec,
-              cancel: Callable[[], bool] | None) -> tuple[int | None, bool, bool]:
+    def _wait(
+        self, container: Any, spec: ContainerSpec, cancel: Callable[[], bool] | None
+    ) -> tuple[int | None, bool, bool]:
         deadline = None if spec.timeout_s is None else time.monotonic() + spec.timeout_s
         while True:
             step = POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic()))
@@ -233,9 +266,11 @@ class DockerEngine:
             outcome = container.wait(timeout=max(seconds, 0.01))
             return int(outcome.get("StatusCode", -1))
         except docker.errors.NotFound as error:
-            raise EngineError(f"The container of this step disappeared from the engine ({self._url}) while it ran "
-                              "(removed by someone else?): continue the run with `dbstudio runs resume RUN`, "
-                              "which reruns this subtask from the previous checkpoint.") from error
+            raise EngineError(
+                f"The container of this step disappeared from the engine ({self._url}) while it ran "
+                "(removed by someone else?): continue the run with `dbstudio runs resume RUN`, "
+                "which reruns this subtask from the previous checkpoint."
+            ) from error
         except (docker.errors.DockerException, OSError) as error:
             if self._answers():
                 return None
@@ -278,16 +313,31 @@ class DockerEngine:
         return EngineError(
             f"The Docker engine at {self._url} went away while {doing} ({_reason(error)}). Start it again "
             "(scripts/dockerd.sh start) and continue with `dbstudio runs resume RUN`: completed checkpoints "
-            "are kept and the interrupted subtask is rerun from the previous one.")
+            "are kept and the interrupted subtask is rerun from the previous one."
+        )
 
 
-def _write_log(stream: Iterator[bytes], log: Path) -> None:
-    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live."""
-    with open(log, "ab") as out:
-        try:
-            for chunk in stream:
-                out.write(chunk)
-                out.flush()
-        except (docker.errors.DockerException, OSError):
-            # The engine went away: the waiting side reports it; what arrived so far stays in the log.
-            pass
+def _write_log(stream: Iterator[bytes], log: CappedLog) -> None:
+    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live
+    (head and tail only past studio.untrusted.LOG_LIMIT)."""
+    try:
+        for chunk in stream:
+            log.write(chunk)
+    except (docker.errors.DockerException, OSError, ValueError):
+        # The engine went away: the waiting side reports it; what arrived so far stays in the log.
+        pass
+    finally:
+        log.close()
+
+
+def _fetch_tail(container: Any, log: CappedLog) -> None:
+    """End the log with the container's last lines, asked of the engine directly."""
+    try:
+        tail = container.logs(stdout=True, stderr=True, stream=False, tail=TAIL_LINES)
+    except (docker.errors.DockerException, OSError):
+        return
+    log.replace_tail(
+        [tail],
+        f"output cut here after {log.total:,} bytes: the container wrote more than could be "
+        f"read in {LOG_DRAIN_SECONDS:.0f} s after it ended; its last {TAIL_LINES:,} lines follow",
+    )
