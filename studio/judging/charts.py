@@ -27,6 +27,11 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F
            "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "h")
 LEGEND_NAME = 48  # characters of a run's name in a legend
+RUNS_DRAWN = 12
+"""Up to this many runs each get a line (and bars) of their own. Beyond it a chart of one line per
+run is unreadable (and takes matplotlib seconds per hundred runs): runs are drawn by system, each
+system's median with the band from its lowest to its highest score, or, with more systems than
+this too, as one median and band over every run. The table beside the chart lists every run."""
 
 
 def colour(number: int) -> str:
@@ -80,6 +85,8 @@ def trajectory_png(sheet: ScoreSheet) -> bytes:
     apart on the right; 0-100 scale with the pass threshold (90) marked."""
     from matplotlib.lines import Line2D
 
+    if len(sheet.runs) > RUNS_DRAWN:
+        return _trajectory_bands(sheet)
     scopes = sheet.scopes
     final_x = len(scopes) + 0.6 if scopes else 0.0
     width = min(16.0, max(9.0, 2.4 + 0.62 * (len(scopes) + 2)))
@@ -117,6 +124,13 @@ def trajectory_png(sheet: ScoreSheet) -> bytes:
                 ax.plot([final_x], [run.final.score], color=tint, marker="*", markersize=15, markeredgecolor="white",
                         markeredgewidth=0.6, linestyle="none", zorder=4)
             _range_bar(ax, final_x, run.final, tint)
+    _trajectory_axes(ax, sheet, final_x)
+    _footer(low, handles, columns, note)
+    return _png(figure)
+
+
+def _trajectory_axes(ax: Any, sheet: ScoreSheet, final_x: float) -> None:
+    scopes = sheet.scopes
     ax.axhline(PASS_THRESHOLD, color="0.55", linestyle=":", linewidth=1)
     ax.text(-0.45, PASS_THRESHOLD + 1.2, f"pass threshold {PASS_THRESHOLD:.0f}", fontsize=8, color="0.4")
     ticks = list(range(len(scopes))) + ([final_x] if sheet.has_final else [])
@@ -134,6 +148,106 @@ def trajectory_png(sheet: ScoreSheet) -> bytes:
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+
+
+# -- many runs: by system, as a median and its band -------------------------------------------
+def band_groups(sheet: ScoreSheet) -> list[tuple[str, list[RunScores]]]:
+    """The runs as the charts draw them beyond RUNS_DRAWN: by system (in the sheet's order), or
+    all together when there are more systems than that too."""
+    by_system: dict[str, list[RunScores]] = {}
+    for run in sheet.runs:
+        by_system.setdefault(run.system, []).append(run)
+    if len(by_system) > RUNS_DRAWN:
+        return [(f"all runs ({len(by_system)} systems)", list(sheet.runs))]
+    return list(by_system.items())
+
+
+def _spread(values: list[float]) -> tuple[float, float, float] | None:
+    """(median, lowest, highest) of the known scores, or None without any."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return median, ordered[0], ordered[-1]
+
+
+def _band_note(sheet: ScoreSheet, what: str, band: str) -> str:
+    return (f"{len(sheet.runs)} runs, more than {RUNS_DRAWN}: each {what} is the median of its runs' known scores "
+            f"(a score that missing verdicts leave open is left out), with a {band} from the lowest to the highest. "
+            "The table lists every run.")
+
+
+def _trajectory_bands(sheet: ScoreSheet) -> bytes:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    scopes = sheet.scopes
+    final_x = len(scopes) + 0.6 if scopes else 0.0
+    width = min(16.0, max(9.0, 2.4 + 0.62 * (len(scopes) + 2)))
+    groups = band_groups(sheet)
+    handles: list[Any] = []
+    series = []
+    for number, (name, runs) in enumerate(groups):
+        tint, marker = colour(number), MARKERS[number % len(MARKERS)]
+        points = [_spread([run.checkpoints[x].score for run in runs if run.checkpoints[x].score is not None])
+                  for x in range(len(scopes))]
+        final = _spread([run.final.score for run in runs if run.final is not None and run.final.score is not None])
+        final_text = f"final median {final[0]:.1f}" if final else "final n/a"
+        handles.append(Line2D([], [], color=tint, marker=marker, linewidth=1.8,
+                              label=f"{_short(name)}  ({len(runs)} runs; {final_text})"))
+        series.append((points, final, tint, marker))
+    handles.append(Patch(color="0.4", alpha=0.18, label="band: the lowest to the highest known score"))
+    columns = 1 if max(len(str(h.get_label())) for h in handles) * 2 > width * 11 else 2
+    figure, top, low, note = _split(width, 5.6, -(-len(handles) // columns), _band_note(sheet, "line", "band"))
+    ax = top.subplots()
+    top.suptitle(f"Score trajectory: {sheet.title}", fontsize=12)
+    ax.set_title(_subtitle(sheet), fontsize=9, color="0.3")
+    for points, final, tint, marker in series:
+        xs = [x for x, point in enumerate(points) if point is not None]
+        known = [point for point in points if point is not None]
+        if known:
+            ax.fill_between(xs, [p[1] for p in known], [p[2] for p in known], color=tint, alpha=0.18, linewidth=0,
+                            zorder=2)
+            ax.plot(xs, [p[0] for p in known], color=tint, marker=marker, markersize=6, linewidth=1.8,
+                    markeredgecolor="white", markeredgewidth=0.6, zorder=3)
+        if final is not None:
+            ax.vlines(final_x, final[1], final[2], color=tint, linewidth=5, alpha=0.3, zorder=2)
+            ax.plot([final_x], [final[0]], color=tint, marker="*", markersize=15, markeredgecolor="white",
+                    markeredgewidth=0.6, linestyle="none", zorder=4)
+    _trajectory_axes(ax, sheet, final_x)
+    _footer(low, handles, columns, note)
+    return _png(figure)
+
+
+def _profile_bands(sheet: ScoreSheet) -> bytes:
+    from matplotlib.patches import Patch
+
+    groups = band_groups(sheet)
+    handles = [Patch(color=colour(n), label=f"{_short(name)}  ({len(runs)} runs)")
+               for n, (name, runs) in enumerate(groups)]
+    columns = min(3, max(1, len(handles)))
+    note = _subtitle(sheet) + ". " + _band_note(sheet, "bar", "line")
+    figure, top, low, note = _split(13.0, 5.4, -(-len(handles) // columns), note)
+    top.suptitle(f"Final-delivery profiles: {sheet.title}", fontsize=12)
+    axes = top.subplots(1, 2, gridspec_kw={"width_ratios": [len(FINAL_TARGETS) + 1, len(DIMENSIONS) + 1]})
+    panels = (("target", list(FINAL_TARGETS), sheet.available_targets, lambda run: run.targets),
+              ("dimension", list(DIMENSIONS), sheet.available_dimensions, lambda run: run.dimensions))
+    count = max(1, len(groups))
+    width = 0.8 / count
+    for ax, (name, names, available, of) in zip(axes, panels, strict=True):
+        for number, (_, runs) in enumerate(groups):
+            drawn = []
+            for g, group in enumerate(names):
+                spread = _spread([value for run in runs if (value := of(run).get(group)) is not None])
+                if spread is not None:
+                    drawn.append((g + (number - (count - 1) / 2) * width, spread))
+            if drawn:
+                ax.bar([x for x, _ in drawn], [m for _, (m, _, _) in drawn], width=width * 0.92,
+                       color=colour(number), zorder=3,
+                       yerr=[[m - lo for _, (m, lo, _) in drawn], [hi - m for _, (m, _, hi) in drawn]],
+                       error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "0.3"})
+        _bar_axes(ax, name, names, available)
     _footer(low, handles, columns, note)
     return _png(figure)
 
@@ -154,6 +268,8 @@ def profile_png(sheet: ScoreSheet) -> bytes:
     name; one where a missing verdict leaves the score open is named in the note."""
     from matplotlib.patches import Patch
 
+    if len(sheet.runs) > RUNS_DRAWN:
+        return _profile_bands(sheet)
     runs = sheet.runs
     unknown: list[str] = []
     panels_data = (("target", FINAL_TARGETS, sheet.available_targets, [run.targets for run in runs]),
@@ -193,6 +309,10 @@ def _bars(ax: Any, name: str, groups: list[str], available: list[str], values: l
                           zorder=3)
             if count * len(groups) <= 24:
                 ax.bar_label(bars, labels=[f"{h:.0f}" for _, h in drawn], fontsize=7, padding=1.5, color="0.25")
+    _bar_axes(ax, name, groups, available)
+
+
+def _bar_axes(ax: Any, name: str, groups: list[str], available: list[str]) -> None:
     ax.set_title(f"By {name}", fontsize=11)
     ax.set_xticks(range(len(groups)))
     ax.set_xlim(-0.6, len(groups) - 0.4)

@@ -124,8 +124,20 @@ class Choice:
     source: str  # whose verdict it is, or why there is none
 
 
+_UNRESOLVED = Choice(None, "missing: the judge left it unresolved")
+_NO_VERDICT = Choice(None, "missing: no verdict")
+
+
 def choose(ratings: Mapping[str, Verdict], judge: str | None = None) -> Choice:
     """The verdict a score counts (the module's rule); `judge`: the one judge rater to consider."""
+    if len(ratings) == 1:  # most decisions: one rater's verdict (the rule below, without its sets)
+        ((rater, only),) = ratings.items()
+        if rater == ADJUDICATED or not is_judge(rater) or judge is None or rater == judge:
+            if only.verdict == "missing":
+                return _NO_VERDICT if rater == ADJUDICATED or not is_judge(rater) else _UNRESOLVED
+            if only.verdict == "na":
+                return Choice(None, f"missing: not applicable ({rater})")
+            return Choice(only.verdict, rater)
     adjudicated = ratings.get(ADJUDICATED)
     if adjudicated is not None and adjudicated.verdict != "missing":
         return _agreed({ADJUDICATED: adjudicated}, "adjudicated")
@@ -137,8 +149,8 @@ def choose(ratings: Mapping[str, Verdict], judge: str | None = None) -> Choice:
     if judges:
         return _agreed(judges, "judges")
     if any(is_judge(r) and (judge is None or r == judge) for r in ratings):
-        return Choice(None, "missing: the judge left it unresolved")
-    return Choice(None, "missing: no verdict")
+        return _UNRESOLVED
+    return _NO_VERDICT
 
 
 def human_reference(ratings: Mapping[str, Verdict]) -> str | None:

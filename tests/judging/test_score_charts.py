@@ -112,3 +112,44 @@ def test_a_triggered_gate_says_so_beside_its_0(project: Path):
     assert (t02.score, t02.gate_triggered, t02.text()) == (0.0, True, "0.00 (gate)")
     assert "fatal gate is triggered" in t02.explain()
     assert run_a.process == 50.0  # (100 + 0) / 2
+
+
+def test_beyond_twelve_runs_the_charts_draw_each_systems_median_and_band(project: Path, monkeypatch):
+    import dataclasses
+
+    from studio.judging import charts
+
+    sheet = sheet_of(project)
+    run_a = next(run for run in sheet.runs if run.system == SYSTEM_A)
+    run_b = next(run for run in sheet.runs if run.system == SYSTEM_B)
+
+    def copies(run, system: str, count: int) -> list:
+        return [dataclasses.replace(run, system=system, submission=f"{system}-{n}") for n in range(count)]
+
+    # 20 runs of two systems: one line (and bar) per system, not per run
+    many = dataclasses.replace(sheet, runs=copies(run_a, "alpha", 12) + copies(run_b, "beta", 8))
+    groups = charts.band_groups(many)
+    assert [(name, len(runs)) for name, runs in groups] == [("alpha", 12), ("beta", 8)]
+    lines: list[tuple[list[float], list[float]]] = []
+    real_plot = charts._trajectory_axes
+
+    def axes(ax, shown, final_x):
+        lines.extend((list(line.get_xdata()), list(line.get_ydata())) for line in ax.get_lines())
+        real_plot(ax, shown, final_x)
+
+    monkeypatch.setattr(charts, "_trajectory_axes", axes)
+    assert png_size(trajectory_png(many))[0] >= 1200 and png_size(profile_png(many))[0] >= 1200
+    # the median lines of alpha (T01 100, T02 80) and beta (T01 0; T02 unknown: left out), then the finals
+    medians = [ys for xs, ys in lines if len(xs) > 1 or xs == [0]]
+    assert [100.0, 80.0] in medians and [0.0] in medians
+    assert sum(1 for xs, _ in lines if len(xs) == 1 and xs != [0]) == 1  # alpha's final star (beta's is open)
+
+    # more systems than twelve as well: one median and band over every run
+    spread_out = dataclasses.replace(sheet, runs=[dataclasses.replace(run_a, system=f"s{n}") for n in range(13)])
+    assert [(name, len(runs)) for name, runs in charts.band_groups(spread_out)] == [("all runs (13 systems)", 13)]
+    assert png_size(trajectory_png(spread_out))[1] >= 700
+    # twelve runs or fewer: a line per run, as before
+    few = dataclasses.replace(sheet, runs=copies(run_a, "alpha", 12))
+    lines.clear()
+    trajectory_png(few)
+    assert sum(1 for xs, _ in lines if len(xs) > 1) == 12
