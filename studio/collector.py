@@ -28,6 +28,10 @@ FULL_SPACING = 20
 """A full collection on the UI thread follows the last one after at least this many times its duration."""
 
 
+FIRST_FULL_AFTER_S = 3.0
+"""No full collection on the UI thread sooner than this after it takes collection over."""
+
+
 class _Collector:
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -60,6 +64,8 @@ class _Collector:
     def take_over(self) -> None:
         """From now on the caller's thread collects (with `collect_if_due`); no other thread does."""
         with self._lock:
+            if not self._owned:  # a start (a window's) is not interrupted by walking every object
+                self._next_full = time.perf_counter() + FIRST_FULL_AFTER_S
             self._owned = True
             self._was_enabled = False
             gc.disable()

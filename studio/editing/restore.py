@@ -12,7 +12,7 @@ from studio.editing.fields import criterion_location
 from studio.editing.files import PutFile
 from studio.editing.rubric import CRITERIA
 from studio.errors import StudioError
-from studio.store.history import HistoryError
+from studio.store.history_errors import HistoryError
 from studio.store.history_scope import Scope
 from studio.store.yamlfile import YamlDocument
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.editing.changes import Changes
 from studio.editing.commands import Command, SetValue
 from studio.editing.documents import ProjectDocuments, replace_number
 from studio.store import fastyaml, layout
 from studio.store.fileview import DiskFiles, OverlayFiles
-from studio.store.history import ProjectRepository, Revision
 from studio.store.loader import LoadedProject, load_project, reload_files
+
+if TYPE_CHECKING:
+    from studio.store.history import ProjectRepository, Revision  # gitpython: imported when used
 
 
 def is_project_yaml(rel: str) -> bool:
@@ -97,6 +99,8 @@ class ProjectSession:
         return self.documents.editor.save(message)
 
     def repository(self) -> ProjectRepository:
+        from studio.store.history import ProjectRepository  # gitpython: only when the history is read
+
         return ProjectRepository(self.root)
 
     def changed_on_disk(self) -> list[str]:

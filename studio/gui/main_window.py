@@ -46,7 +46,7 @@ from studio.gui.runs.monitor import hold_close
 from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
-from studio.store.git_state import GitState, read_git_state
+from studio.store.git_state import read_git_state
 
 # The window is drawn before the project core (pydantic models, loader, review, git, the
 # spreadsheet and YAML libraries) is imported: those load on the TaskRunner with the project,
@@ -340,15 +340,15 @@ class MainWindow(QMainWindow):
         generation = self._generation
         self.statusBar().showMessage(f"Opening {folder}…")
 
-        def opening() -> tuple[ProjectSession, GitState]:
+        def opening() -> ProjectSession:
             from studio.editing.opening import open_project  # the project core loads on the TaskRunner
 
             return open_project(folder)
 
         self.runner.run(f"Opening {folder.name}", opening,
-                        lambda result: self._opened(generation, folder, *result), self.show_error)
+                        lambda session: self._opened(generation, folder, session), self.show_error)
 
-    def _opened(self, generation: int, folder: Path, session: ProjectSession, git: GitState) -> None:
+    def _opened(self, generation: int, folder: Path, session: ProjectSession) -> None:
         from studio.gui.base.project_context import ProjectContext
         from studio.gui.base.recovery import ProjectRecovery
         from studio.gui.history.versioning import VersioningPanel
@@ -378,7 +378,10 @@ class MainWindow(QMainWindow):
         context.committed.connect(self._committed)
         self._update_title()
         self.setWindowModified(False)
-        self.status.show_git(git)
+        # The repository's state follows in the background, once the project is shown (GitPython is
+        # not needed to edit, and importing it would compete with the window's start).
+        self.status.show_git(None)  # not the last project's state meanwhile
+        QTimer.singleShot(0, self, self.refresh_git)
         self.statusBar().showMessage(f"Opened {session.root}", 5000)
         self._remember_recent(session.root)
         self.shell.announce(context)

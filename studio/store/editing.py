@@ -11,11 +11,14 @@ import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from studio.errors import StudioError
 from studio.store.atomic import write_atomic
-from studio.store.history import ProjectRepository, Revision
 from studio.store.yamlfile import YamlDocument
+
+if TYPE_CHECKING:
+    from studio.store.history import Revision  # gitpython: imported when used
 
 
 class ExternalEditError(StudioError):
@@ -156,6 +159,8 @@ class ProjectEditor:
     def save(self, message: str) -> Revision:
         """Commit what the app wrote. Other uncommitted edits stay as they are, uncommitted."""
         paths = self.unrecorded()
+        from studio.store.history import ProjectRepository  # gitpython: only for a commit
+
         revision = ProjectRepository(self.root).commit(message, paths=paths)
         self.recorded(paths)
         return revision

@@ -23,6 +23,7 @@ import git
 
 from studio.errors import StudioError
 from studio.store.atomic import write_atomic
+from studio.store.history_errors import HistoryError
 from studio.store.repository_state import (
     IDENTITY_COMMANDS,
     detached_head,
@@ -36,10 +37,6 @@ SYMLINK_MODE = "120000"
 EXECUTABLE_MODE = "100755"
 # Porcelain status codes of a path with unresolved merge conflicts.
 _CONFLICT_CODES = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
-
-
-class HistoryError(StudioError):
-    """A history operation that cannot be done; the message says why and what to do."""
 
 
 class MissingIdentityError(HistoryError):

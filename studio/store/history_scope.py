@@ -9,11 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.store import layout
-from studio.store.history import HistoryError, ProjectRepository
+from studio.store.history_errors import HistoryError
 from studio.store.object_diff import field_changes, shown, yaml_data
+
+if TYPE_CHECKING:
+    from studio.store.history import ProjectRepository  # gitpython: the caller opens the repository
 
 WORKING = None  # the working copy, in place of a revision
 Reader = Callable[[str], bytes | None]

@@ -9,12 +9,15 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.model.base import ID_PATTERN
 from studio.store import layout
-from studio.store.history import HistoryError, ProjectRepository
+from studio.store.history_errors import HistoryError
 from studio.store.yamlfile import YamlDocument, YamlSyntaxError, plain
+
+if TYPE_CHECKING:
+    from studio.store.history import ProjectRepository  # gitpython: the caller opens the repository
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,16 @@ class _Job(QRunnable):
         try:
             result = self.work()
         except BaseException as exc:  # noqa: BLE001 (every failure must reach the UI thread)
-            self.task.signals.failed.emit(self.task, exc, traceback.format_exc())
+            self._send(self.task.signals.failed, self.task, exc, traceback.format_exc())
             return
-        self.task.signals.done.emit(self.task, result)
+        self._send(self.task.signals.done, self.task, result)
+
+    @staticmethod
+    def _send(signal: Any, *args: Any) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # the task's signals went with the app as it quit: nobody is left to tell
+            return
 
 
 @dataclass

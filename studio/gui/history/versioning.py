@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,7 +30,7 @@ from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.store import layout
-from studio.store.history import HistoryError, ProjectRepository
+from studio.store.history_errors import HistoryError
 from studio.store.history_scope import WORKING, DiffRow, LogEntry, Scope, compare, scope_log
 
 Index = QModelIndex | QPersistentModelIndex
@@ -248,7 +248,9 @@ class VersioningPanel(QWidget):
         layout.addWidget(self.status)
         context.reloaded.connect(self.refresh)
         context.committed.connect(self._committed)
-        self.show_file(None)
+        # The first log once the window has shown the project: reading it imports GitPython on the
+        # TaskRunner, which would compete with the window's own start for the interpreter.
+        QTimer.singleShot(0, self, lambda: self.show_file(None))
 
     # -- scope -------------------------------------------------------------------------------
     def show_file(self, rel: str | None) -> None:
@@ -292,6 +294,8 @@ class VersioningPanel(QWidget):
         self._update_actions()
 
         def work() -> list[LogEntry]:
+            from studio.store.history import ProjectRepository  # gitpython: on the TaskRunner
+
             return scope_log(ProjectRepository(root), scope)
 
         self._log_task = self.runner.run(f"Reading the history ({scope.label.lower()})", work,
@@ -326,6 +330,8 @@ class VersioningPanel(QWidget):
         overlay = self._unsaved()
 
         def work() -> list[DiffRow]:
+            from studio.store.history import ProjectRepository
+
             return compare(ProjectRepository(root), scope, old, new, overlay)
 
         def done(rows: list[DiffRow]) -> None:
@@ -375,6 +381,8 @@ class VersioningPanel(QWidget):
         root = self.context.session.root
 
         def work() -> dict[str, bytes | None]:
+            from studio.store.history import ProjectRepository
+
             repo = ProjectRepository(root)
             return {rel: repo.read_at(entry.sha, rel) for rel in files}
 

@@ -20,11 +20,15 @@ def test_git_label_warns_about_a_detached_head(qtbot, tmp_path: Path, monkeypatc
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.project_opened):  # opening runs on the TaskRunner
         window.open_project(root)
+    assert window.git_label.text() == ""  # the repository's state follows the project, in the background
+    qtbot.waitUntil(lambda: window.git_label.text() != "", timeout=20000)
     assert window.git_label.text() == "git: saved" and window.git_label.toolTip() == ""
 
     subprocess.run(["git", "checkout", "-q", "--detach"], cwd=root, check=True)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout
     with qtbot.waitSignal(window.project_opened):
         window.open_project(root)
+    assert window.git_label.text() == ""  # not the state read before the checkout
+    qtbot.waitUntil(lambda: window.git_label.text() != "", timeout=20000)
     assert window.git_label.text() == f"git: saved; warning: HEAD is detached at {head[:8]} (not on any branch)"
     assert "git switch -c" in window.git_label.toolTip()
