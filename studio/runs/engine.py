@@ -1,6 +1,7 @@
 """The local Docker engine, through the `docker` SDK: one container per harness step, its output
-streamed to a log file as it comes, limits, a time limit, cancelling, and clear messages when the
-engine or the image is missing or the engine goes away mid-run.
+streamed to a log file as it comes (cut at LOG_LIMIT_BYTES), limits, least privilege
+(confinement.py), a time limit, cancelling, and clear messages when the engine or the image is
+missing or the engine goes away mid-run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import docker
 import docker.errors
 import docker.types
 
+from studio.runs.confinement import DEFAULT_PIDS_LIMIT, create_options
 from studio.runs.errors import RunError
 
 DEFAULT_URL = "unix:///var/run/docker.sock"
@@ -27,9 +29,15 @@ POLL_SECONDS = 0.5
 KILL_GRACE_SECONDS = 20.0
 # How long the log writer may lag behind the container's exit before its tail is given up.
 LOG_DRAIN_SECONDS = 10.0
+# The most of a container's output kept in the run's log file; the rest is dropped, with a line saying so.
+LOG_LIMIT_BYTES = 64 * 1024 * 1024
 
 START_ENGINE = ("start it (as root: scripts/dockerd.sh start, which prints the address to export as "
                 "DOCKER_HOST; see docs/runs.md, \"Docker engine\") or set DOCKER_HOST to a running engine")
+
+
+RERUN = ("continue the run with `dbstudio runs resume RUN`, which reruns this subtask from the previous "
+         "checkpoint.")
 
 
 class EngineError(RunError):
@@ -59,8 +67,12 @@ class ContainerSpec:
     network: bool = False
     timeout_s: float | None = None
     labels: dict[str, str] = field(default_factory=dict)
-    # "uid:gid" of the host user, so what the container writes in the workspace stays the user's.
+    # "uid:gid", never root for an agent (ownership.container_user): what it writes stays the user's.
     user: str | None = None
+    # Least privilege (confinement.py): every capability is dropped but these, which a harness may add back.
+    capabilities: tuple[str, ...] = ()
+    read_only_root: bool = True
+    pids_limit: int = DEFAULT_PIDS_LIMIT
 
 
 @dataclass(frozen=True)
@@ -130,7 +142,9 @@ class DockerEngine:
     def run(self, spec: ContainerSpec, *, log: Path, cancel: Callable[[], bool] | None = None) -> ContainerResult:
         """Runs `spec` to its end, its output written to `log` as it comes; the container is always removed."""
         image_id = self.image_id(spec.image)
-        container = self._create(spec)
+        # the engine's own deadline (confinement.deadline_check) counts from here, a little before ours
+        deadline_epoch = None if spec.timeout_s is None else time.time() + spec.timeout_s
+        container = self._create(spec, deadline_epoch)
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_bytes(b"")  # the last attempt's output only, and a file to tail from the start
         started = _now()
@@ -140,6 +154,11 @@ class DockerEngine:
                 container.start()
                 # The request is made here, on this thread; the thread only reads the answer.
                 stream = container.logs(stream=True, follow=True)
+            except docker.errors.APIError as error:
+                if error.status_code in (404, 409) and self._answers():  # killed or removed as it started
+                    raise EngineError(f"The container of this step was stopped or removed as it started "
+                                      f"({_reason(error)}; by someone else?): {RERUN}") from error
+                raise self._gone(error, f"starting a container of {spec.image}") from error
             except (docker.errors.DockerException, OSError) as error:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
             writer = threading.Thread(target=_write_log, args=(stream, log), name="container-log", daemon=True)
@@ -155,8 +174,13 @@ class DockerEngine:
 
     def count_labelled(self, labels: dict[str, str]) -> int:
         """How many containers, running or not, carry all of `labels`."""
+        return len(self._labelled(labels))
+
+    def _labelled(self, labels: dict[str, str]) -> list[Any]:
+        # sparse: the list as the engine gave it, without inspecting each container in turn (a container
+        # removed between the list and its inspect, e.g. a step ending, failed the whole listing)
         try:
-            return len(self._client.containers.list(all=True, filters=self._label_filter(labels)))
+            return list(self._client.containers.list(all=True, sparse=True, filters=self._label_filter(labels)))
         except (docker.errors.DockerException, OSError) as error:
             raise self._gone(error, "listing a run's containers") from error
 
@@ -170,18 +194,16 @@ class DockerEngine:
 
     def kill_labelled(self, labels: dict[str, str]) -> int:
         """Kills and removes the containers carrying all of `labels` (leftovers of an interrupted run)."""
-        try:
-            leftovers = self._client.containers.list(all=True, filters=self._label_filter(labels))
-        except (docker.errors.DockerException, OSError) as error:
-            raise self._gone(error, "listing a run's containers") from error
+        leftovers = self._labelled(labels)
         for container in leftovers:
             self._remove(container)
         return len(leftovers)
 
-    def _create(self, spec: ContainerSpec) -> Any:
+    def _create(self, spec: ContainerSpec, deadline_epoch: float | None) -> Any:
         mounts = [docker.types.Mount(target=m.target, source=str(Path(m.host).resolve()), type="bind",
                                      read_only=m.read_only) for m in spec.mounts]
-        options: dict[str, Any] = {}
+        options = create_options(capabilities=spec.capabilities, read_only_root=spec.read_only_root,
+                                 pids_limit=spec.pids_limit, deadline_epoch=deadline_epoch)
         if not spec.network:
             options["network_mode"] = "none"
         try:
@@ -216,6 +238,8 @@ class DockerEngine:
             step = POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic()))
             status = self._wait_once(container, step)
             if status is not None:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return status, True, False  # the engine's own deadline check stopped it
                 # A dockerd shutting down closes its API first, then stops the containers: a failed
                 # container and a silent engine mean the engine went away, not that the harness failed.
                 if status != 0 and not self._answers():
@@ -234,8 +258,7 @@ class DockerEngine:
             return int(outcome.get("StatusCode", -1))
         except docker.errors.NotFound as error:
             raise EngineError(f"The container of this step disappeared from the engine ({self._url}) while it ran "
-                              "(removed by someone else?): continue the run with `dbstudio runs resume RUN`, "
-                              "which reruns this subtask from the previous checkpoint.") from error
+                              f"(removed by someone else?): {RERUN}") from error
         except (docker.errors.DockerException, OSError) as error:
             if self._answers():
                 return None
@@ -282,11 +305,21 @@ class DockerEngine:
 
 
 def _write_log(stream: Iterator[bytes], log: Path) -> None:
-    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live."""
+    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live;
+    past LOG_LIMIT_BYTES the rest is read and dropped (an agent printing without end fills no disk)."""
+    limit = LOG_LIMIT_BYTES
+    written = 0
     with open(log, "ab") as out:
         try:
             for chunk in stream:
-                out.write(chunk)
+                if written >= limit:
+                    continue
+                kept = chunk[:limit - written]
+                out.write(kept)
+                written += len(kept)
+                if written >= limit:
+                    out.write(f"\n[dbstudio: the log is cut here, at {limit} bytes; the rest of the output "
+                              "was dropped]\n".encode())
                 out.flush()
         except (docker.errors.DockerException, OSError):
             # The engine went away: the waiting side reports it; what arrived so far stays in the log.

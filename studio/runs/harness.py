@@ -57,6 +57,10 @@ class Harness:
     """What a run needs of a harness; `ScriptHarness` and `PresetHarness` are the two kinds."""
 
     name: str
+    # Capabilities added back to a container that drops them all (docs/security.md, "Containers"):
+    # none so far. A non-root process gets none of them anyway unless a file grants them, which
+    # no-new-privileges forbids; a harness that needs one names it here, with why.
+    capabilities: tuple[str, ...] = ()
 
     def command(self, step: HarnessStep) -> list[str]:
         raise NotImplementedError
@@ -117,6 +121,7 @@ class PresetInfo:
     later: tuple[str, ...]       # the command from the second subtask on, continuing the agent's session
     passthrough: tuple[str, ...] = ()   # optional settings copied from the environment when set (never secrets)
     reference: str = ""          # where the flags are documented
+    capabilities: tuple[str, ...] = ()  # added back to the container (none: docs/security.md, "Containers")
 
     def describe(self) -> str:
         return f"{' '.join(self.first)}; from the 2nd subtask: {' '.join(self.later)}"
@@ -168,6 +173,7 @@ class PresetHarness(Harness):
     def __init__(self, info: PresetInfo) -> None:
         self.info = info
         self.name = info.name
+        self.capabilities = info.capabilities
 
     def command(self, step: HarnessStep) -> list[str]:
         words = self.info.first if step.first else self.info.later
