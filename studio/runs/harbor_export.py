@@ -73,6 +73,10 @@ def export_harbor(project_dir: Path, out: Path, settings: HarborSettings | None 
     project_dir = Path(project_dir).resolve()
     project_id, title, plan = _load(project_dir)
     out = Path(out).resolve()
+    if out == project_dir or project_dir in out.parents:
+        raise ExportError(f"{out} is inside the project folder {project_dir}: the export would add its task's "
+                          "files to the project as untracked files; give a folder outside it, e.g. "
+                          f"{project_dir.parent / (project_id + '-harbor')}")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ExportError(f"{out} already exists and is not an empty folder: give a new folder for the export")
     staging = out.parent / f".{out.name}.export-{secrets.token_hex(3)}"

@@ -141,6 +141,19 @@ def test_an_export_never_replaces_a_folder_with_files_in_it(tmp_path: Path, caps
     assert export_harbor(root, empty).steps == ("T01", "T02", "T03")
 
 
+def test_an_export_into_the_project_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    root = three_subtask_project(tmp_path / "p")
+    for inside in (root / "harbor", root, root / "runs" / "export"):
+        code, _, stderr = run_cli(capsys, "export", "harbor", str(root), str(inside))
+        assert code == 2, stderr
+        assert f"{inside} is inside the project folder {root}" in stderr
+        assert "untracked" in stderr and str(tmp_path / "new-project-harbor") in stderr  # beside it, by its id
+    assert not (root / "harbor").exists() and not (root / "runs").exists()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True)
+    assert status.stdout == ""
+    assert export_harbor(root, tmp_path / "beside").steps == ("T01", "T02", "T03")
+
+
 def _run_setup_in_container(docker_engine: Any, test_image: str, workspace: Path, log: Path) -> Any:
     from studio.runs.engine import ContainerSpec, Mount
 

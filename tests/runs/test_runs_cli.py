@@ -54,6 +54,18 @@ def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, 
         report = tar.extractfile([m for m in tar.getmembers() if m.name.endswith("final/report.md")][0])
         assert report is not None and report.read() == (folder / "outputs/report.md").read_bytes()
     assert names == ["final/report.md"]
+    # an existing archive is replaced only when asked
+    archive.write_bytes(b"mine")
+    code, _, err = run_cli(capsys, "runs", "export", str(runs / run_id), "final", str(archive))
+    assert code == 2 and f"{archive} already exists: give --force to replace it" in err
+    assert archive.read_bytes() == b"mine"
+    code, _, _ = run_cli(capsys, "runs", "export", str(runs / run_id), "final", str(archive), "--force")
+    assert code == 0 and tarfile.is_tarfile(archive)
+
+    code, out, _ = run_cli(capsys, "runs", "resume", run_id, "--runs-dir", str(runs))
+    assert code == 0
+    assert f"run {run_id} is complete (3/3 subtasks, final package {record.final[:12]})" in out
+    assert "nothing to resume" in out and f"dbstudio runs show {run_id}" in out and "dbstudio run " in out
 
     code, out, _ = run_cli(capsys, "runs", "diff", run_id, "T01", "T02", "--runs-dir", str(runs))
     assert code == 0
@@ -73,6 +85,12 @@ def test_runs_commands_name_what_is_wrong(cli_project, capsys, tmp_path, test_im
     code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{tmp_path}/missing.sh", "--image",
                            test_image, "--runs-dir", str(tmp_path / "r"))
     assert code == 2 and "missing.sh" in err
+    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
+                           "--runs-dir", str(tmp_path / "r"), "--user", "0:0")
+    assert code == 2 and "would run the untrusted agent as root" in err
+    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
+                           "--runs-dir", str(tmp_path / "r"), "--pids-limit", "3")
+    assert code == 2 and "--pids-limit: Input should be greater than or equal to 16" in err
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
                            "--runs-dir", str(tmp_path / "r"))
