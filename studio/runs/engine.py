@@ -296,10 +296,12 @@ class DockerEngine:
             return False
 
     def _gone(self, error: BaseException, doing: str) -> EngineError:
-        if self._answers():
+        # A connection cut mid-request (an OSError: requests' errors are) is the engine going away even
+        # when it answers again by now: a restart can be that quick.
+        if self._answers() and not isinstance(error, OSError):
             return EngineError(f"The Docker engine at {self._url} failed while {doing}: {_reason(error)}")
         return EngineError(
-            f"The Docker engine at {self._url} went away while {doing} ({_reason(error)}). Start it again "
+            f"The Docker engine at {self._url} went away (or restarted) while {doing} ({_reason(error)}). Start it again "
             "(scripts/dockerd.sh start) and continue with `dbstudio runs resume RUN`: completed checkpoints "
             "are kept and the interrupted subtask is rerun from the previous one.")
 

@@ -11,12 +11,16 @@ import sys
 import time
 from pathlib import Path
 
+import docker
 import pytest
 
+from studio.runs.confinement import DEADLINE_CHECK_SECONDS, DEADLINE_GRACE_SECONDS
 from studio.runs.errors import RunError
 from studio.runs.record import RunSettings, RunStatus, SubtaskStatus, load_run
 from studio.runs.runner import create_run, execute_run, store_of
+from tests.runs.conftest import TEST_IMAGE
 from tests.runs.harnesses import listed_hashes, write_harness
+from tests.runs.private_engine import dockerd
 from tests.runs.projects import SECRET_REFERENCE, sha256_of, three_subtask_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -179,10 +183,11 @@ def _agent(run_dir: Path, sid: str) -> dict[str, str]:
     return {"dbstudio.run": run_dir.name, "dbstudio.subtask": sid, "dbstudio.role": "agent"}
 
 
-def _start_cli_run(project: Path, harness: Path, image: str, runs: Path) -> tuple[subprocess.Popen, Path]:
+def _start_cli_run(project: Path, harness: Path, image: str, runs: Path,
+                   *options: str) -> tuple[subprocess.Popen, Path]:
     process = subprocess.Popen(
         [sys.executable, "-m", "studio.cli.main", "run", str(project), "--harness", f"script:{harness}",
-         "--image", image, "--runs-dir", str(runs)],
+         "--image", image, "--runs-dir", str(runs), *options],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert process.stdout is not None
     first = process.stdout.readline()
@@ -221,6 +226,31 @@ def test_resume_after_the_cli_is_killed_mid_subtask(project, tmp_path, test_imag
     assert record.subtask("T01").attempts == 1 and record.subtask("T02").attempts == 2
 
 
+def test_a_killed_cli_leaves_no_container_running_past_the_time_limit(project, tmp_path, test_image,
+                                                                      docker_engine):
+    # T02's 240 minutes scaled to 8 s; its harness would sleep for 300 s, and nobody is left to stop it.
+    harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
+    process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs", "--time-scale", str(8 / 14400))
+    client = docker.from_env()
+    labels = [f"{key}={value}" for key, value in _agent(run_dir, "T02").items()]
+
+    def running() -> bool:
+        return bool(client.containers.list(filters={"label": labels, "status": "running"}, sparse=True))
+
+    _wait_for(running, "T02 to start")
+    started = time.monotonic()
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    _wait_for(lambda: not running(), "the engine to stop T02's container", seconds=60)
+    stopped_after = time.monotonic() - started
+    # the limit, the engine's grace and one check interval, and some slack for a busy machine
+    assert stopped_after < 8 + DEADLINE_GRACE_SECONDS + DEADLINE_CHECK_SECONDS + 10
+    left = client.containers.list(all=True, filters={"label": labels}, sparse=True)
+    assert [c.attrs["State"] for c in left] in ([], ["exited"])
+    _finish_with_a_fixed_harness(run_dir, harness)
+    assert docker_engine.count_labelled({"dbstudio.run": run_dir.name}) == 0
+
+
 def test_resume_after_the_container_is_killed(project, tmp_path, test_image, docker_engine):
     harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
     process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs")
@@ -235,18 +265,23 @@ def test_resume_after_the_container_is_killed(project, tmp_path, test_image, doc
     assert _snapshot_of_done(run_dir)["T01"] == before["T01"]
 
 
-def test_resume_after_the_docker_engine_restarts(project, tmp_path, test_image, docker_engine, restart_dockerd):
+def test_resume_after_the_docker_engine_restarts(project, tmp_path, private_engine, monkeypatch):
+    # An engine of the test's own (restarting the machine's engine would stop everyone else's containers).
+    monkeypatch.setenv("DOCKER_HOST", private_engine.url)
+    engine = private_engine.connect()
     harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
-    process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs")
-    _wait_for(lambda: _subtask_running(docker_engine, run_dir, "T02"), "T02 to start")
+    process, run_dir = _start_cli_run(project, harness, TEST_IMAGE, tmp_path / "runs")
+    _wait_for(lambda: _subtask_running(engine, run_dir, "T02"), "T02 to start")
     before = _snapshot_of_done(run_dir)
-    restart_dockerd()
+    restarted = dockerd("restart", env=private_engine.env)
+    assert restarted.returncode == 0, restarted.stderr
     output, _ = process.communicate(timeout=180)
     assert process.returncode != 0, output
     assert "resume" in output
     assert load_run(run_dir).status in (RunStatus.INTERRUPTED, RunStatus.FAILED)
     _finish_with_a_fixed_harness(run_dir, harness)
     assert _snapshot_of_done(run_dir)["T01"] == before["T01"]
+    engine.close()
 
 
 def test_cancel_stops_the_subtask_that_is_going_and_resume_reruns_it(project, tmp_path, test_image, docker_engine,
