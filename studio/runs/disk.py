@@ -22,6 +22,17 @@ def is_no_space(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno in NO_SPACE
 
 
+def no_space_cause(error: BaseException) -> OSError | None:
+    """The full disk behind `error`, if any: itself, or what it was raised from (the checkpoint store
+    names the file of a failed write in an error of its own, raised from the OSError)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in NO_SPACE:
+            return seen
+        seen = seen.__cause__
+    return None
+
+
 def free_bytes(folder: Path) -> int | None:
     try:
         return shutil.disk_usage(folder).free

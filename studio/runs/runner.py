@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from studio.runs.disk import disk_full, is_no_space, low_space_note
+from studio.errors import StudioError
+from studio.runs.disk import DiskFull, disk_full, is_no_space, low_space_note, no_space_cause
 from studio.runs.engine import ContainerSpec, DockerEngine, EngineError, Mount
 from studio.runs.errors import RunError
 from studio.runs.generate import run_generator
@@ -153,12 +154,13 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
             engine = engine or DockerEngine.connect()
             try:
                 _Execution(run_dir, record, engine, report).go()
-            except OSError as error:
-                if not is_no_space(error):
+            except (OSError, StudioError) as error:  # the checkpoint store's errors are StudioErrors
+                full = no_space_cause(error)
+                if full is None or isinstance(error, DiskFull):
                     raise
-                raise disk_full(error, run_dir.parent, f"run {record.run_id} wrote its files",
+                raise disk_full(full, run_dir.parent, f"run {record.run_id} wrote its files",
                                 f"`dbstudio runs resume {record.run_id}` goes on from its last checkpoint") from error
-        except RunError as exc:
+        except StudioError as exc:
             if record.status == RunStatus.RUNNING:
                 record.status = RunStatus.INTERRUPTED if isinstance(exc, EngineError) else RunStatus.FAILED
                 record.message = str(exc)

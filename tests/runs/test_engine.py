@@ -250,3 +250,32 @@ def test_the_user_of_the_spec_defaults_to_the_image_user(docker_engine, test_ima
     result = docker_engine.run(_spec(test_image, ["id", "-u"]), log=log)
     assert result.exit_code == 0
     assert log.read_text().strip() == "0"
+
+
+def test_a_container_removed_between_the_list_and_the_next_call_does_not_fail_the_listing(
+        docker_engine, test_image, monkeypatch):
+    labels = _labels()
+    client = _client(docker_engine)
+    for _ in range(3):
+        client.containers.run(test_image, ["sleep", "60"], detach=True, labels=labels, network_mode="none")
+    # every client's list call, the engine's own included (the SDK's APIClient mixes it in from here)
+    list_containers = docker.api.container.ContainerApiMixin.containers
+    vanished: list[str] = []
+
+    def list_then_remove_one(api: Any, *args: Any, **kwargs: Any) -> Any:
+        # the engine answers the list, then (a step ending, a cancel) one of them is removed at once
+        listed = list_containers(api, *args, **kwargs)
+        if listed and not vanished:
+            vanished.append(listed[0]["Id"])
+            api.remove_container(listed[0]["Id"], force=True)
+        return listed
+
+    monkeypatch.setattr(docker.api.container.ContainerApiMixin, "containers", list_then_remove_one)
+    try:
+        assert docker_engine.count_labelled(labels) == 3  # as listed; one is gone since
+        vanished.clear()
+        assert docker_engine.kill_labelled(labels) == 2  # as listed; one is removed under it
+        assert len(vanished) == 1
+    finally:
+        monkeypatch.undo()
+    assert _containers(docker_engine, labels) == []
