@@ -83,12 +83,11 @@ def _printer(verbose: bool = True) -> Any:
 
 
 def run_new(args: argparse.Namespace) -> int:
-    from studio.runs.record import RunSettings
-    from studio.runs.runner import create_run
-
     from pydantic import ValidationError
 
     from studio.runs.errors import RunError
+    from studio.runs.record import RunSettings
+    from studio.runs.runner import create_run
 
     try:
         settings = RunSettings(cpus=args.cpus, memory=args.memory, network=args.network,

@@ -8,7 +8,6 @@ import os
 import stat
 import threading
 import uuid
-from pathlib import Path
 
 import docker
 import pytest
