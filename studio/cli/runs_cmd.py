@@ -17,34 +17,53 @@ ACTIONS = ("list", "show", "resume", "cancel", "export", "diff")
 
 
 def _runs_dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs-dir", metavar="DIR",
-                        help="where the runs live (default: the project's runs/ folder)")
+    parser.add_argument("--runs-dir", metavar="DIR", help="where the runs live (default: the project's runs/ folder)")
 
 
 def configure_run(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("HARNESS is script:PATH (a script run once per subtask in the workspace) or a preset: "
-                     "claude-code, codex, gemini, qwen, kimi (docs/runs.md)")
+    parser.epilog = (
+        "HARNESS is script:PATH (a script run once per subtask in the workspace) or a preset: "
+        "claude-code, codex, gemini, qwen, kimi (docs/runs.md)"
+    )
     parser.add_argument("project", help="the project folder")
     parser.add_argument("--harness", required=True, help="script:PATH or a preset name")
     parser.add_argument("--image", required=True, help="a Docker image on the local engine")
     parser.add_argument("--cpus", type=float, default=2.0, help="CPUs per container (default 2)")
     parser.add_argument("--memory", default="8g", help="memory per container, e.g. 8g (default)")
     parser.add_argument("--network", action="store_true", help="let the agent reach the network (off by default)")
-    parser.add_argument("--time-scale", type=float, default=1.0, metavar="X",
-                        help="multiply every subtask's time limit by X (e.g. 0.05 for a smoke run)")
-    parser.add_argument("--user", metavar="UID:GID",
-                        help="the containers' user (default: yours; 1000:1000 when run as root; never root)")
-    parser.add_argument("--pids-limit", type=int, default=DEFAULT_PIDS_LIMIT, metavar="N",
-                        help=f"processes and threads per container (default {DEFAULT_PIDS_LIMIT})")
-    parser.add_argument("--writable-root", action="store_true",
-                        help="let the image write outside /workspace, HOME and /tmp (its root is read-only by default)")
+    parser.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every subtask's time limit by X (e.g. 0.05 for a smoke run)",
+    )
+    parser.add_argument(
+        "--user",
+        metavar="UID:GID",
+        help="the containers' user (default: yours; 1000:1000 when run as root; never root)",
+    )
+    parser.add_argument(
+        "--pids-limit",
+        type=int,
+        default=DEFAULT_PIDS_LIMIT,
+        metavar="N",
+        help=f"processes and threads per container (default {DEFAULT_PIDS_LIMIT})",
+    )
+    parser.add_argument(
+        "--writable-root",
+        action="store_true",
+        help="let the image write outside /workspace, HOME and /tmp (its root is read-only by default)",
+    )
     _runs_dir_option(parser)
     parser.set_defaults(run=run_new)
 
 
 def configure_runs(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("list PROJECT; show RUN; resume RUN; cancel RUN; export RUN SUBTASK|final OUT "
-                     "(a folder, or OUT.tar.gz; --force replaces an existing archive); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder.")
+    parser.epilog = (
+        "list PROJECT; show RUN; resume RUN; cancel RUN; export RUN SUBTASK|final OUT "
+        "(a folder, or OUT.tar.gz; --force replaces an existing archive); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder."
+    )
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("target", help="PROJECT for list, else RUN")
     parser.add_argument("rest", nargs="*", help="export: SUBTASK|final OUT; diff: SUBTASK_A SUBTASK_B")
@@ -90,15 +109,22 @@ def run_new(args: argparse.Namespace) -> int:
     from studio.runs.runner import create_run
 
     try:
-        settings = RunSettings(cpus=args.cpus, memory=args.memory, network=args.network,
-                               time_limit_scale=args.time_scale, user=args.user, pids_limit=args.pids_limit,
-                               writable_root=args.writable_root)
+        settings = RunSettings(
+            cpus=args.cpus,
+            memory=args.memory,
+            network=args.network,
+            time_limit_scale=args.time_scale,
+            user=args.user,
+            pids_limit=args.pids_limit,
+            writable_root=args.writable_root,
+        )
     except ValidationError as exc:
         error = exc.errors()[0]
         option = "--" + str(error["loc"][0]).replace("_", "-").replace("time-limit-scale", "time-scale")
         raise RunError(f"{option}: {error['msg']}") from None
-    run_dir = create_run(Path(args.project), args.harness, args.image, settings,
-                         Path(args.runs_dir) if args.runs_dir else None)
+    run_dir = create_run(
+        Path(args.project), args.harness, args.image, settings, Path(args.runs_dir) if args.runs_dir else None
+    )
     print(f"run {run_dir.name} in {run_dir}", flush=True)
     return _execute(run_dir)
 
@@ -111,10 +137,12 @@ def _execute(run_dir: Path, resuming: bool = False) -> int:
         done = load_run(run_dir)
         if done.status == RunStatus.COMPLETED:
             finished, total = done.progress()
-            print(f"run {done.run_id} is complete ({finished}/{total} subtasks, final package "
-                  f"{(done.final or 'none')[:12]}): there is nothing to resume. Read it with `dbstudio runs show "
-                  f"{done.run_id}` or export it with `dbstudio runs export {done.run_id} final OUT`; to run the "
-                  f"project again, start a new run with `dbstudio run {done.project_dir} --harness ... --image ...`")
+            print(
+                f"run {done.run_id} is complete ({finished}/{total} subtasks, final package "
+                f"{(done.final or 'none')[:12]}): there is nothing to resume. Read it with `dbstudio runs show "
+                f"{done.run_id}` or export it with `dbstudio runs export {done.run_id} final OUT`; to run the "
+                f"project again, start a new run with `dbstudio run {done.project_dir} --harness ... --image ...`"
+            )
             return ExitCode.OK
     _stop_on_sigterm()
     try:
@@ -159,8 +187,11 @@ def run_runs(args: argparse.Namespace) -> int:
         from studio.runs.runner import cancel_run
 
         record = cancel_run(run_dir)
-        print(f"run {record.run_id}: cancel requested" if record.status.value == "running"
-              else f"run {record.run_id}: {record.status.value}")
+        print(
+            f"run {record.run_id}: cancel requested"
+            if record.status.value == "running"
+            else f"run {record.run_id}: {record.status.value}"
+        )
         return ExitCode.OK
     if args.action == "export":
         return _export(run_dir, args.rest[0], Path(args.rest[1]), args.force)
@@ -180,8 +211,10 @@ def _list(project: Path, runs_dir: str | None) -> int:
     for path, record in runs:
         done, total = record.progress()
         harness = record.harness if len(record.harness) <= 28 else "…" + record.harness[-27:]
-        print(f"{record.run_id:<24} {shown_status(path, record).value:<12} {done:>2}/{total:<2}  {harness:<28} "
-              f"{record.image}")
+        print(
+            f"{record.run_id:<24} {shown_status(path, record).value:<12} {done:>2}/{total:<2}  {harness:<28} "
+            f"{record.image}"
+        )
     return ExitCode.OK
 
 
@@ -190,24 +223,33 @@ def _show(run_dir: Path) -> int:
 
     record = load_run(run_dir)
     done, total = record.progress()
-    commit = (record.project_commit or "no commit")[:12] + (" (with uncommitted changes)" if record.project_dirty else "")
+    commit = (record.project_commit or "no commit")[:12] + (
+        " (with uncommitted changes)" if record.project_dirty else ""
+    )
     print(f"run {record.run_id}: {shown_status(run_dir, record).value}, {done}/{total} subtasks")
     print(f"  project {record.project_id} at {commit} ({record.project_dir})")
     print(f"  harness {record.harness}; image {record.image} ({(record.image_id or '?')[:19]})")
     s = record.settings
-    print(f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
-          + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else ""))
+    print(
+        f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
+        + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else "")
+    )
     if record.message:
         print(f"  {record.message}")
     for sub in record.subtasks:
         took = f"{(sub.ended - sub.started).total_seconds():.1f} s" if sub.started and sub.ended else ""
-        extra = [f"exit {sub.exit_code}" if sub.exit_code is not None else "", took,
-                 f"checkpoint {sub.checkpoint[:12]}" if sub.checkpoint else "",
-                 ", ".join(f"{k} {v}" for k, v in (sub.tokens or {}).items())]
+        extra = [
+            f"exit {sub.exit_code}" if sub.exit_code is not None else "",
+            took,
+            f"checkpoint {sub.checkpoint[:12]}" if sub.checkpoint else "",
+            ", ".join(f"{k} {v}" for k, v in (sub.tokens or {}).items()),
+        ]
         print(f"  {sub.id:<10} {sub.status.value:<10} " + "  ".join(part for part in extra if part))
     if record.final:
-        print(f"  final package {record.final[:12]}" + (f"; missing {', '.join(record.final_missing)}"
-                                                       if record.final_missing else ""))
+        print(
+            f"  final package {record.final[:12]}"
+            + (f"; missing {', '.join(record.final_missing)}" if record.final_missing else "")
+        )
     return ExitCode.OK
 
 

@@ -50,9 +50,16 @@ class RubricExposure:
         return 1.0 if self.gates else min(1.0, (self.weight + self.deductions) / self.w_plus)
 
     def to_json(self) -> dict[str, Any]:
-        return {"rubric": self.scope, "weight": self.weight, "w_plus": self.w_plus, "share": round(self.share, 6),
-                "deductions": self.deductions, "gates": list(self.gates), "worst_share": round(self.worst_share, 6),
-                "criteria": self.criteria}
+        return {
+            "rubric": self.scope,
+            "weight": self.weight,
+            "w_plus": self.w_plus,
+            "share": round(self.share, 6),
+            "deductions": self.deductions,
+            "gates": list(self.gates),
+            "worst_share": round(self.worst_share, 6),
+            "criteria": self.criteria,
+        }
 
 
 @dataclass(frozen=True)
@@ -65,9 +72,14 @@ class ItemExposure:
     flagged: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"item": self.item, "kind": self.kind, "flagged": self.flagged,
-                "final": self.final.to_json(), "process_share": round(self.process_share, 6),
-                "checkpoints": [c.to_json() for c in self.checkpoints]}
+        return {
+            "item": self.item,
+            "kind": self.kind,
+            "flagged": self.flagged,
+            "final": self.final.to_json(),
+            "process_share": round(self.process_share, 6),
+            "checkpoints": [c.to_json() for c in self.checkpoints],
+        }
 
 
 @dataclass
@@ -83,9 +95,14 @@ class ExposureReport:
         return [item for item in self.items if item.flagged]
 
     def to_json(self) -> dict[str, Any]:
-        return {"project": self.project, "flag_share": self.flag_share, "final_w_plus": self.final_w_plus,
-                "checkpoint_rubrics": self.checkpoint_rubrics, "flagged": [i.item for i in self.flagged],
-                "items": [i.to_json() for i in self.items]}
+        return {
+            "project": self.project,
+            "flag_share": self.flag_share,
+            "final_w_plus": self.final_w_plus,
+            "checkpoint_rubrics": self.checkpoint_rubrics,
+            "flagged": [i.item for i in self.flagged],
+            "items": [i.to_json() for i in self.items],
+        }
 
     def render(self) -> str:
         lines = [
@@ -95,15 +112,19 @@ class ExposureReport:
             "",
         ]
         width = max((len(item.item) for item in self.items), default=4)
-        lines.append(f"  {'item':{width}} {'kind':8} {'final':>9} {'share':>6} {'worst':>6} {'process':>8}  "
-                     "checkpoint rubrics (dependent weight / W+)")
+        lines.append(
+            f"  {'item':{width}} {'kind':8} {'final':>9} {'share':>6} {'worst':>6} {'process':>8}  "
+            "checkpoint rubrics (dependent weight / W+)"
+        )
         for item in self.items:
             mark = "!" if item.flagged else " "
             final = item.final
             points = f"{final.weight}/{final.w_plus}"
             rubrics = ", ".join(f"{c.scope} {c.weight}/{c.w_plus}" for c in item.checkpoints) or "-"
-            lines.append(f"{mark} {item.item:{width}} {item.kind:8} {points:>9} {final.share:6.1%} "
-                         f"{final.worst_share:6.1%} {item.process_share:8.1%}  {rubrics}")
+            lines.append(
+                f"{mark} {item.item:{width}} {item.kind:8} {points:>9} {final.share:6.1%} "
+                f"{final.worst_share:6.1%} {item.process_share:8.1%}  {rubrics}"
+            )
         if not self.items:
             lines.append("  no materials and no subtask outputs")
         return "\n".join(lines)
@@ -221,8 +242,10 @@ class ExposureIndex:
         """Each rubric `node` reaches, with the bits (within its block) of its dependent criteria."""
         criteria, rubrics = self.reach.get(node, (0, 0))
         raw = criteria.to_bytes(self.width, "little")
-        return [(rubric, int.from_bytes(raw[rubric.first:rubric.last], "little"))
-                for rubric in (self.rubrics[i] for i in _bits(rubrics))]
+        return [
+            (rubric, int.from_bytes(raw[rubric.first : rubric.last], "little"))
+            for rubric in (self.rubrics[i] for i in _bits(rubrics))
+        ]
 
     def exposure(self, node: Node) -> list[RubricExposure]:
         """Every rubric `node` reaches, with what of it depends on `node`. Items reaching the
@@ -248,7 +271,7 @@ class ExposureIndex:
         shares = 0.0
         for i in reached:
             rubric, memo = every[i], memos[i]
-            block = raw[rubric.first:rubric.last]
+            block = raw[rubric.first : rubric.last]
             answer = memo.get(block)
             if answer is None:
                 exposure = self._sums(rubric, int.from_bytes(block, "little"))
@@ -287,8 +310,9 @@ def _bits(mask: int) -> list[int]:
     return found
 
 
-def _covers_with_requires(scope: str, scored: list[tuple[Criterion, Criterion]],
-                          keys: list[str]) -> dict[str, set[Node]]:
+def _covers_with_requires(
+    scope: str, scored: list[tuple[Criterion, Criterion]], keys: list[str]
+) -> dict[str, set[Node]]:
     """The nodes each criterion depends on: what it covers, and what the criteria it requires
     depend on (it is credited only if they hold). Checkpoint criteria cover outputs; final ones
     cover deliverables or the package."""
@@ -320,8 +344,9 @@ def _covers_with_requires(scope: str, scored: list[tuple[Criterion, Criterion]],
     return closed
 
 
-def exposure_of(project: Project, flag_share: float = DEFAULT_FLAG_SHARE, project_id: str | None = None
-                ) -> ExposureReport:
+def exposure_of(
+    project: Project, flag_share: float = DEFAULT_FLAG_SHARE, project_id: str | None = None
+) -> ExposureReport:
     """The exposure of every material and every subtask output, most exposed first."""
     # Tens of thousands of small objects (bit sets, answers, items) and no cycle among them: the full
     # collections these allocations trigger walk the whole loaded project (about 7% of the pass).
@@ -333,11 +358,14 @@ def _exposure_of(project: Project, flag_share: float, project_id: str | None) ->
     index = ExposureIndex(project)
     final_w_plus = next((r.w_plus for r in index.rubrics if r.scope == FINAL_SCOPE), 0)
     averaged = [r.scope for r in index.rubrics if r.scope != FINAL_SCOPE and r.w_plus > 0]
-    report = ExposureReport(project_id or (project.info.id if project.info else ""), flag_share, final_w_plus,
-                            len(averaged))
+    report = ExposureReport(
+        project_id or (project.info.id if project.info else ""), flag_share, final_w_plus, len(averaged)
+    )
     position = {sid: i for i, sid in enumerate(project.timeline())}
-    items: list[tuple[Node, int]] = [((MATERIAL, m.id), project.release_position(m) or 0)
-                                     for m in (project.materials.materials if project.materials else [])]
+    items: list[tuple[Node, int]] = [
+        ((MATERIAL, m.id), project.release_position(m) or 0)
+        for m in (project.materials.materials if project.materials else [])
+    ]
     items += [((OUTPUT, ref), position.get(sid, 10**6) + 1) for ref, sid in project.outputs().items()]
     nothing_final = RubricExposure(FINAL_SCOPE, 0, 0, (), 0, final_w_plus)
     for node, _ in sorted(items, key=lambda pair: pair[1]):
@@ -348,7 +376,6 @@ def _exposure_of(project: Project, flag_share: float, project_id: str | None) ->
         else:
             final, checkpoints = nothing_final, tuple(rubrics)
         process = shares / len(averaged) if averaged else 0.0
-        report.items.append(ItemExposure(node[1], node[0], final, checkpoints, process,
-                                         final.share > flag_share))
+        report.items.append(ItemExposure(node[1], node[0], final, checkpoints, process, final.share > flag_share))
     report.items.sort(key=lambda i: (-i.final.share, -i.final.worst_share, -i.process_share))
     return report

@@ -27,8 +27,9 @@ DEADLINE_CHECK_SECONDS = 2.0
 DEADLINE_GRACE_SECONDS = 5.0
 
 
-def create_options(*, capabilities: tuple[str, ...], read_only_root: bool, pids_limit: int,
-                   deadline_epoch: float | None) -> dict[str, Any]:
+def create_options(
+    *, capabilities: tuple[str, ...], read_only_root: bool, pids_limit: int, deadline_epoch: float | None
+) -> dict[str, Any]:
     """The keyword arguments of `containers.create` that confine a run's container."""
     import docker.types  # here: run records read DEFAULT_PIDS_LIMIT without loading the Docker SDK
 
@@ -38,7 +39,8 @@ def create_options(*, capabilities: tuple[str, ...], read_only_root: bool, pids_
         "pids_limit": pids_limit,
         "log_config": docker.types.LogConfig(
             type=docker.types.LogConfig.types.JSON,
-            config={"max-size": ENGINE_LOG_MAX_SIZE, "max-file": str(ENGINE_LOG_MAX_FILES)}),
+            config={"max-size": ENGINE_LOG_MAX_SIZE, "max-file": str(ENGINE_LOG_MAX_FILES)},
+        ),
         # tini as process 1: it reaps orphans (they would count against the pids limit) and ends the
         # container when the harness ends, which is what lets the deadline check stop it.
         "init": True,
@@ -59,5 +61,10 @@ def deadline_check(deadline_epoch: float) -> dict[str, Any]:
     it works with no dbstudio process alive; the agent cannot turn it off."""
     end = math.ceil(deadline_epoch + DEADLINE_GRACE_SECONDS)
     every = round(DEADLINE_CHECK_SECONDS * 1e9)
-    return {"test": ["CMD-SHELL", f'[ "$(date +%s)" -lt {end} ] || kill -KILL -1'],
-            "interval": every, "timeout": 10 * every, "retries": 1, "start_period": 0}
+    return {
+        "test": ["CMD-SHELL", f'[ "$(date +%s)" -lt {end} ] || kill -KILL -1'],
+        "interval": every,
+        "timeout": 10 * every,
+        "retries": 1,
+        "start_period": 0,
+    }

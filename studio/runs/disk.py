@@ -47,12 +47,14 @@ def megabytes(size: int | None) -> str:
 def disk_full(error: OSError, folder: Path, doing: str, then: str) -> DiskFull:
     """The message of a write that found no space: what was being written, where, and what is free."""
     where = f" ({error.filename})" if error.filename else ""
-    return DiskFull(f"No space left on the disk of {folder} while {doing}{where}: {megabytes(free_bytes(folder))} "
-                    f"free there. Free some space on it (or put runs elsewhere with --runs-dir DIR), then {then}.")
+    return DiskFull(
+        f"No space left on the disk of {folder} while {doing}{where}: {megabytes(free_bytes(folder))} "
+        f"free there. Free some space on it (or put runs elsewhere with --runs-dir DIR), then {then}."
+    )
 
 
 def low_space_note(folder: Path) -> str:
-    """ ' (... a full disk may be why)' when the disk of `folder` is nearly full, else ''."""
+    """' (... a full disk may be why)' when the disk of `folder` is nearly full, else ''."""
     free = free_bytes(folder)
     if free is None or free >= LOW_SPACE_BYTES:
         return ""

@@ -32,12 +32,13 @@ LOG_DRAIN_SECONDS = 10.0
 # The most of a container's output kept in the run's log file; the rest is dropped, with a line saying so.
 LOG_LIMIT_BYTES = 64 * 1024 * 1024
 
-START_ENGINE = ("start it (as root: scripts/dockerd.sh start, which prints the address to export as "
-                "DOCKER_HOST; see docs/runs.md, \"Docker engine\") or set DOCKER_HOST to a running engine")
+START_ENGINE = (
+    "start it (as root: scripts/dockerd.sh start, which prints the address to export as "
+    'DOCKER_HOST; see docs/runs.md, "Docker engine") or set DOCKER_HOST to a running engine'
+)
 
 
-RERUN = ("continue the run with `dbstudio runs resume RUN`, which reruns this subtask from the previous "
-         "checkpoint.")
+RERUN = "continue the run with `dbstudio runs resume RUN`, which reruns this subtask from the previous checkpoint."
 
 
 class EngineError(RunError):
@@ -133,9 +134,10 @@ class DockerEngine:
             return str(self._client.images.get(image).id)
         except docker.errors.ImageNotFound as error:
             raise ImageMissing(
-                f"image {image} is not on this engine ({self._url}): build it locally (docs/runs.md, \"Images\": "
+                f'image {image} is not on this engine ({self._url}): build it locally (docs/runs.md, "Images": '
                 f"a Dockerfile FROM a local base, then docker build -t {image} .; the tests' image is made by "
-                f"scripts/test-image.sh). No registry is used, so it is never pulled.") from error
+                f"scripts/test-image.sh). No registry is used, so it is never pulled."
+            ) from error
         except (docker.errors.DockerException, OSError) as error:
             raise self._gone(error, f"looking up image {image}") from error
 
@@ -156,8 +158,10 @@ class DockerEngine:
                 stream = container.logs(stream=True, follow=True)
             except docker.errors.APIError as error:
                 if error.status_code in (404, 409) and self._answers():  # killed or removed as it started
-                    raise EngineError(f"The container of this step was stopped or removed as it started "
-                                      f"({_reason(error)}; by someone else?): {RERUN}") from error
+                    raise EngineError(
+                        f"The container of this step was stopped or removed as it started "
+                        f"({_reason(error)}; by someone else?): {RERUN}"
+                    ) from error
                 raise self._gone(error, f"starting a container of {spec.image}") from error
             except (docker.errors.DockerException, OSError) as error:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
@@ -169,8 +173,14 @@ class DockerEngine:
             if writer is not None:
                 writer.join(LOG_DRAIN_SECONDS)
             self._remove(container)
-        return ContainerResult(exit_code=exit_code, timed_out=timed_out, cancelled=cancelled,
-                               started=started, ended=ended, image_id=image_id)
+        return ContainerResult(
+            exit_code=exit_code,
+            timed_out=timed_out,
+            cancelled=cancelled,
+            started=started,
+            ended=ended,
+            image_id=image_id,
+        )
 
     def count_labelled(self, labels: dict[str, str]) -> int:
         """How many containers, running or not, carry all of `labels`."""
@@ -200,27 +210,46 @@ class DockerEngine:
         return len(leftovers)
 
     def _create(self, spec: ContainerSpec, deadline_epoch: float | None) -> Any:
-        mounts = [docker.types.Mount(target=m.target, source=str(Path(m.host).resolve()), type="bind",
-                                     read_only=m.read_only) for m in spec.mounts]
-        options = create_options(capabilities=spec.capabilities, read_only_root=spec.read_only_root,
-                                 pids_limit=spec.pids_limit, deadline_epoch=deadline_epoch)
+        mounts = [
+            docker.types.Mount(target=m.target, source=str(Path(m.host).resolve()), type="bind", read_only=m.read_only)
+            for m in spec.mounts
+        ]
+        options = create_options(
+            capabilities=spec.capabilities,
+            read_only_root=spec.read_only_root,
+            pids_limit=spec.pids_limit,
+            deadline_epoch=deadline_epoch,
+        )
         if not spec.network:
             options["network_mode"] = "none"
         try:
             return self._client.containers.create(
-                spec.image, spec.command, working_dir=spec.workdir, environment=dict(spec.env), mounts=mounts,
-                nano_cpus=round(spec.cpus * 1e9), mem_limit=spec.memory, labels=dict(spec.labels),
-                user=spec.user or "", detach=True, **options)
+                spec.image,
+                spec.command,
+                working_dir=spec.workdir,
+                environment=dict(spec.env),
+                mounts=mounts,
+                nano_cpus=round(spec.cpus * 1e9),
+                mem_limit=spec.memory,
+                labels=dict(spec.labels),
+                user=spec.user or "",
+                detach=True,
+                **options,
+            )
         except docker.errors.ImageNotFound:
             raise self._image_missing(spec.image) from None
         except docker.errors.APIError as error:
             if error.is_client_error():
-                raise EngineError(f"The Docker engine refused the container for {spec.image}: {_reason(error)}. "
-                                  "Check the run's limits (cpus, memory) and that its folders exist.") from error
+                raise EngineError(
+                    f"The Docker engine refused the container for {spec.image}: {_reason(error)}. "
+                    "Check the run's limits (cpus, memory) and that its folders exist."
+                ) from error
             raise self._gone(error, f"creating a container of {spec.image}") from error
         except docker.errors.DockerException as error:  # the SDK's own check of the settings, before any request
-            raise EngineError(f"The settings of the container for {spec.image} are invalid: {_reason(error)}. "
-                              "Check the run's limits (cpus, memory such as 8g).") from error
+            raise EngineError(
+                f"The settings of the container for {spec.image} are invalid: {_reason(error)}. "
+                "Check the run's limits (cpus, memory such as 8g)."
+            ) from error
         except OSError as error:
             raise self._gone(error, f"creating a container of {spec.image}") from error
 
@@ -231,8 +260,9 @@ class DockerEngine:
             return missing
         return ImageMissing(f"image {image} vanished from the engine ({self._url}) while the run started it")
 
-    def _wait(self, container: Any, spec: ContainerSpec,
-              cancel: Callable[[], bool] | None) -> tuple[int | None, bool, bool]:
+    def _wait(
+        self, container: Any, spec: ContainerSpec, cancel: Callable[[], bool] | None
+    ) -> tuple[int | None, bool, bool]:
         deadline = None if spec.timeout_s is None else time.monotonic() + spec.timeout_s
         while True:
             step = POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic()))
@@ -257,8 +287,10 @@ class DockerEngine:
             outcome = container.wait(timeout=max(seconds, 0.01))
             return int(outcome.get("StatusCode", -1))
         except docker.errors.NotFound as error:
-            raise EngineError(f"The container of this step disappeared from the engine ({self._url}) while it ran "
-                              f"(removed by someone else?): {RERUN}") from error
+            raise EngineError(
+                f"The container of this step disappeared from the engine ({self._url}) while it ran "
+                f"(removed by someone else?): {RERUN}"
+            ) from error
         except (docker.errors.DockerException, OSError) as error:
             if self._answers():
                 return None
@@ -303,7 +335,8 @@ class DockerEngine:
         return EngineError(
             f"The Docker engine at {self._url} went away (or restarted) while {doing} ({_reason(error)}). Start it again "
             "(scripts/dockerd.sh start) and continue with `dbstudio runs resume RUN`: completed checkpoints "
-            "are kept and the interrupted subtask is rerun from the previous one.")
+            "are kept and the interrupted subtask is rerun from the previous one."
+        )
 
 
 def _write_log(stream: Iterator[bytes], log: Path) -> None:
@@ -316,12 +349,14 @@ def _write_log(stream: Iterator[bytes], log: Path) -> None:
             for chunk in stream:
                 if written >= limit:
                     continue
-                kept = chunk[:limit - written]
+                kept = chunk[: limit - written]
                 out.write(kept)
                 written += len(kept)
                 if written >= limit:
-                    out.write(f"\n[dbstudio: the log is cut here, at {limit} bytes; the rest of the output "
-                              "was dropped]\n".encode())
+                    out.write(
+                        f"\n[dbstudio: the log is cut here, at {limit} bytes; the rest of the output "
+                        "was dropped]\n".encode()
+                    )
                 out.flush()
         except (docker.errors.DockerException, OSError):
             # The engine went away: the waiting side reports it; what arrived so far stays in the log.

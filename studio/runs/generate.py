@@ -25,8 +25,9 @@ class GeneratedReleaseError(RunError):
     """A generated release's script failed or wrote nothing."""
 
 
-def run_generator(engine: DockerEngine, record: RunRecord, run_dir: Path, subtask: str,
-                  generated: GeneratedFile, user: ContainerUser) -> str:
+def run_generator(
+    engine: DockerEngine, record: RunRecord, run_dir: Path, subtask: str, generated: GeneratedFile, user: ContainerUser
+) -> str:
     """Run the script, copy what it wrote to its place in the workspace; return its sha256."""
     script = run_dir / "inputs" / generated.script
     out_dir = run_dir / "generated" / subtask / generated.material
@@ -38,14 +39,27 @@ def run_generator(engine: DockerEngine, record: RunRecord, run_dir: Path, subtas
     command = script_command(script, mounted_script)
     command += [f"{WORKSPACE}/{path}" for path in generated.reads] + [f"{OUT}/{out_name}"]
     spec = ContainerSpec(
-        image=record.image, command=command, workdir=WORKSPACE, env={"STUDIO_SUBTASK": subtask},
-        mounts=[Mount(run_dir / "workspace", WORKSPACE, True), Mount(script, mounted_script, True),
-                Mount(out_dir, OUT, False)],
-        cpus=record.settings.cpus, memory=record.settings.memory, network=False,
+        image=record.image,
+        command=command,
+        workdir=WORKSPACE,
+        env={"STUDIO_SUBTASK": subtask},
+        mounts=[
+            Mount(run_dir / "workspace", WORKSPACE, True),
+            Mount(script, mounted_script, True),
+            Mount(out_dir, OUT, False),
+        ],
+        cpus=record.settings.cpus,
+        memory=record.settings.memory,
+        network=False,
         timeout_s=GENERATOR_TIME_LIMIT_S,
-        labels={"dbstudio.run": record.run_id, "dbstudio.subtask": subtask, "dbstudio.role": "generator",
-                "dbstudio.material": generated.material},
-        user=user.spec(), read_only_root=not record.settings.writable_root,
+        labels={
+            "dbstudio.run": record.run_id,
+            "dbstudio.subtask": subtask,
+            "dbstudio.role": "generator",
+            "dbstudio.material": generated.material,
+        },
+        user=user.spec(),
+        read_only_root=not record.settings.writable_root,
         pids_limit=record.settings.pids_limit,
     )
     log = run_dir / "logs" / f"{subtask}.generate.log"
@@ -54,14 +68,18 @@ def run_generator(engine: DockerEngine, record: RunRecord, run_dir: Path, subtas
     written = out_dir / out_name
     where = f"the generated release {generated.material} ({generated.script}) before {subtask}"
     if result.timed_out:
-        raise GeneratedReleaseError(f"{where} ran out of its {GENERATOR_TIME_LIMIT_S:.0f} s: "
-                                    f"see {log}; fix the script and start a new run")
+        raise GeneratedReleaseError(
+            f"{where} ran out of its {GENERATOR_TIME_LIMIT_S:.0f} s: see {log}; fix the script and start a new run"
+        )
     if result.exit_code != 0:
-        raise GeneratedReleaseError(f"{where} failed with exit code {result.exit_code}: {_tail(log)} "
-                                    f"(whole output in {log}); fix the script and start a new run")
+        raise GeneratedReleaseError(
+            f"{where} failed with exit code {result.exit_code}: {_tail(log)} "
+            f"(whole output in {log}); fix the script and start a new run"
+        )
     if not written.is_file():
-        raise GeneratedReleaseError(f"{where} exited 0 but wrote no {out_name}: it must write the file "
-                                    "named by its last argument")
+        raise GeneratedReleaseError(
+            f"{where} exited 0 but wrote no {out_name}: it must write the file named by its last argument"
+        )
     data = written.read_bytes()
     target = run_dir / "workspace" / generated.dest
     target.parent.mkdir(parents=True, exist_ok=True)

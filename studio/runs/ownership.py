@@ -45,8 +45,10 @@ def container_user(setting: str | None = None) -> ContainerUser:
             raise RunError(f"--user {setting!r} is not UID:GID (numbers, e.g. 1000:1000)")
         user = ContainerUser(int(match.group(1)), int(match.group(2)))
         if user.uid == 0:
-            raise RunError("--user 0:... would run the untrusted agent as root: give a non-root UID:GID "
-                           "(docs/security.md, \"Containers\")")
+            raise RunError(
+                "--user 0:... would run the untrusted agent as root: give a non-root UID:GID "
+                '(docs/security.md, "Containers")'
+            )
         return user
     if os.geteuid() != 0:
         return ContainerUser(os.geteuid(), os.getegid())

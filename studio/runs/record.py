@@ -103,8 +103,9 @@ class RunRecord(BaseModel):
         for sub in self.subtasks:
             if sub.id == subtask_id:
                 return sub
-        raise RunError(f"run {self.run_id} has no subtask {subtask_id}: "
-                       f"its subtasks are {', '.join(s.id for s in self.subtasks)}")
+        raise RunError(
+            f"run {self.run_id} has no subtask {subtask_id}: its subtasks are {', '.join(s.id for s in self.subtasks)}"
+        )
 
     def last_checkpoint(self) -> SubtaskRecord | None:
         """The last subtask whose checkpoint is kept (done subtasks form a prefix of the timeline)."""
@@ -137,8 +138,9 @@ def load_run(run_dir: Path) -> RunRecord:
     try:
         return RunRecord.model_validate_json(text)
     except ValidationError as exc:
-        raise RunError(f"{path}: the run record is damaged ({exc.errors()[0]['msg']}); "
-                       "it cannot be resumed — start a new run") from None
+        raise RunError(
+            f"{path}: the run record is damaged ({exc.errors()[0]['msg']}); it cannot be resumed — start a new run"
+        ) from None
 
 
 def save_run(run_dir: Path, record: RunRecord) -> None:
@@ -168,8 +170,10 @@ def find_run(run_id: str, runs_dir: Path) -> Path:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise RunError(f"no run {run_id} in {runs_dir}: `dbstudio runs list PROJECT` lists the runs "
-                       "(give --runs-dir when they live elsewhere)")
+        raise RunError(
+            f"no run {run_id} in {runs_dir}: `dbstudio runs list PROJECT` lists the runs "
+            "(give --runs-dir when they live elsewhere)"
+        )
     raise RunError(f"{run_id} names {len(matches)} runs in {runs_dir}: give more of the id")
 
 

@@ -30,8 +30,10 @@ def _connect_or_start() -> DockerEngine:
         return DockerEngine.connect()
     except EngineError as missing:
         if os.geteuid() != 0:
-            pytest.fail(f"{missing}\nThe trial-run tests need a Docker engine and, not being root, cannot start "
-                        "one: start it (sudo scripts/dockerd.sh start) and export DOCKER_HOST, or run scripts/test.sh")
+            pytest.fail(
+                f"{missing}\nThe trial-run tests need a Docker engine and, not being root, cannot start "
+                "one: start it (sudo scripts/dockerd.sh start) and export DOCKER_HOST, or run scripts/test.sh"
+            )
         started = dockerd("start")
         if started.returncode != 0:
             pytest.fail(f"{missing}\nscripts/dockerd.sh start failed:\n{started.stderr}")
@@ -45,8 +47,13 @@ def _connect_or_start() -> DockerEngine:
 @pytest.fixture(scope="session")
 def test_image(docker_engine: DockerEngine) -> str:
     """The tag of the local test image (busybox + python3), built by scripts/test-image.sh when missing."""
-    built = subprocess.run(["bash", str(TEST_IMAGE_SCRIPT)], capture_output=True, text=True, timeout=600,
-                           env={**os.environ, "DOCKER_HOST": docker_engine.url(), "DBSTUDIO_TEST_IMAGE": TEST_IMAGE})
+    built = subprocess.run(
+        ["bash", str(TEST_IMAGE_SCRIPT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "DOCKER_HOST": docker_engine.url(), "DBSTUDIO_TEST_IMAGE": TEST_IMAGE},
+    )
     if built.returncode != 0:
         pytest.fail(f"scripts/test-image.sh could not build {TEST_IMAGE}:\n{built.stderr}")
     assert docker_engine.image_id(TEST_IMAGE) == built.stdout.strip()
@@ -57,8 +64,9 @@ def test_image(docker_engine: DockerEngine) -> str:
 def private_engine() -> Iterator[PrivateEngine]:
     """An engine of the tests' own, for the tests that stop or restart one (tests/runs/private_engine.py)."""
     if os.geteuid() != 0:
-        pytest.fail("a private engine is started with scripts/dockerd.sh, which needs root: run the tests as root "
-                    "(as CI does)")
+        pytest.fail(
+            "a private engine is started with scripts/dockerd.sh, which needs root: run the tests as root (as CI does)"
+        )
     try:
         with private_engine_running() as engine:
             yield engine

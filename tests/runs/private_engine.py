@@ -22,15 +22,19 @@ TEST_IMAGE_SCRIPT = ROOT / "scripts" / "test-image.sh"
 
 
 def dockerd(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(DOCKERD_SCRIPT), *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    return subprocess.run(
+        ["bash", str(DOCKERD_SCRIPT), *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def without_engine_paths() -> dict[str, str]:
     """The environment minus paths that point dockerd.sh at another engine (set on a machine whose
     engine was started by hand), so an engine of a test's own folder is really its own."""
-    return {key: value for key, value in os.environ.items()
-            if not key.startswith("DBSTUDIO_DOCKERD_") or key == "DBSTUDIO_DOCKERD_ARGS"}
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("DBSTUDIO_DOCKERD_") or key == "DBSTUDIO_DOCKERD_ARGS"
+    }
 
 
 class PrivateEngine:
@@ -38,8 +42,11 @@ class PrivateEngine:
         self.folder = folder
         self.bridge = "dbsd" + uuid.uuid4().hex[:6]
         # its own bridge and no firewall rules: the machine's other engine keeps docker0 and iptables
-        self.env = {**without_engine_paths(), "DBSTUDIO_DOCKERD_DIR": str(folder),
-                    "DBSTUDIO_DOCKERD_BRIDGE": f"{self.bridge} 10.213.{random.randint(1, 250)}.1/24"}
+        self.env = {
+            **without_engine_paths(),
+            "DBSTUDIO_DOCKERD_DIR": str(folder),
+            "DBSTUDIO_DOCKERD_BRIDGE": f"{self.bridge} 10.213.{random.randint(1, 250)}.1/24",
+        }
         self.env.pop("DBSTUDIO_DOCKERD_ARGS", None)
         self.url = f"unix://{folder}/docker.sock"
         self.env["DOCKER_HOST"] = self.url
@@ -59,8 +66,9 @@ class PrivateEngine:
                 os.environ["DOCKER_HOST"] = previous
 
     def build_test_image(self) -> str:
-        built = subprocess.run(["bash", str(TEST_IMAGE_SCRIPT)], capture_output=True, text=True, timeout=600,
-                               env=self.env)
+        built = subprocess.run(
+            ["bash", str(TEST_IMAGE_SCRIPT)], capture_output=True, text=True, timeout=600, env=self.env
+        )
         if built.returncode != 0:
             raise RuntimeError(f"scripts/test-image.sh on the private engine failed:\n{built.stderr}")
         return built.stdout.strip()

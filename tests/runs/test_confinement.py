@@ -36,9 +36,14 @@ touch /tmp/scratch && echo yes > outputs/tmp.txt
 
 
 def _spec(image: str, command: list[str], **extra: object) -> ContainerSpec:
-    settings: dict[str, object] = {"workdir": "/", "timeout_s": 120.0, "cpus": 1.0, "memory": "256m",
-                                   "user": f"{TRIAL_UID}:{TRIAL_UID}",
-                                   "labels": {"org.dbstudio.test": uuid.uuid4().hex}}
+    settings: dict[str, object] = {
+        "workdir": "/",
+        "timeout_s": 120.0,
+        "cpus": 1.0,
+        "memory": "256m",
+        "user": f"{TRIAL_UID}:{TRIAL_UID}",
+        "labels": {"org.dbstudio.test": uuid.uuid4().hex},
+    }
     settings.update(extra)
     return ContainerSpec(image=image, command=command, **settings)  # type: ignore[arg-type]
 
@@ -50,8 +55,10 @@ def test_an_agent_runs_as_non_root_and_leaves_no_device_or_setuid_file_on_the_ho
     run_dir = create_run(project, f"script:{harness}", test_image, RunSettings(), tmp_path / "runs")
     assert execute_run(run_dir).status == RunStatus.COMPLETED
     outputs = run_dir / "workspace" / "outputs"
-    read = {name: (outputs / f"{name}.txt").read_text(encoding="utf-8").strip()
-            for name in ("uid", "mknod", "inside", "status", "root", "tmp")}
+    read = {
+        name: (outputs / f"{name}.txt").read_text(encoding="utf-8").strip()
+        for name in ("uid", "mknod", "inside", "status", "root", "tmp")
+    }
     assert read["uid"] == str(TRIAL_UID)  # the CLI runs as root here: the agent does not
     assert read["mknod"] == "refused"
     assert not (outputs / "chown.txt").exists()
@@ -82,8 +89,10 @@ def test_a_setuid_file_made_in_the_container_is_never_root_owned_on_the_host(doc
     hand_over(workspace, ContainerUser(TRIAL_UID, TRIAL_UID))
     script = "cp /bin/busybox su && chmod 4755 su; chown 0:0 su 2>/dev/null; echo chown $?; chmod 4755 su"
     log = tmp_path / "log"
-    result = docker_engine.run(_spec(test_image, ["sh", "-c", script], workdir="/workspace",
-                                     mounts=[Mount(workspace, "/workspace", False)]), log=log)
+    result = docker_engine.run(
+        _spec(test_image, ["sh", "-c", script], workdir="/workspace", mounts=[Mount(workspace, "/workspace", False)]),
+        log=log,
+    )
     assert result.exit_code == 0 and log.read_text(encoding="utf-8") == "chown 1\n"  # refused
     info = (workspace / "su").lstat()
     assert info.st_mode & stat.S_ISUID and info.st_uid == TRIAL_UID
@@ -96,8 +105,9 @@ def test_the_created_container_drops_capabilities_and_caps_pids_and_log(docker_e
 
     def inspect_when_created() -> None:
         while not seen:
-            found = client.containers.list(all=True, filters={"label": f"org.dbstudio.test="
-                                                              f"{spec.labels['org.dbstudio.test']}"})
+            found = client.containers.list(
+                all=True, filters={"label": f"org.dbstudio.test={spec.labels['org.dbstudio.test']}"}
+            )
             if found:
                 seen.update(client.api.inspect_container(found[0].id))
                 client.api.kill(found[0].id)
@@ -149,8 +159,9 @@ def test_a_fork_bomb_stops_at_the_pids_limit(docker_engine, test_image, tmp_path
 def test_the_run_log_is_cut_at_its_limit(docker_engine, test_image, tmp_path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(engine_module, "LOG_LIMIT_BYTES", 100_000)
     log = tmp_path / "log"
-    result = docker_engine.run(_spec(test_image, ["sh", "-c", "yes 0123456789 | head -c 3000000; echo; echo done"]),
-                               log=log)
+    result = docker_engine.run(
+        _spec(test_image, ["sh", "-c", "yes 0123456789 | head -c 3000000; echo; echo done"]), log=log
+    )
     assert result.exit_code == 0
     data = log.read_bytes()
     kept, _, note = data.partition(b"\n[dbstudio: the log is cut here")

@@ -32,17 +32,22 @@ def test_start_reuses_a_running_engine_and_restart_keeps_its_images(private_engi
     engine = private_engine.connect()
     assert engine.image_id(TEST_IMAGE) == image_before
     log = private_engine.folder / "after-restart.log"
-    result = engine.run(ContainerSpec(image=TEST_IMAGE, command=["echo", "alive"], workdir="/", timeout_s=60.0),
-                        log=log)
+    result = engine.run(
+        ContainerSpec(image=TEST_IMAGE, command=["echo", "alive"], workdir="/", timeout_s=60.0), log=log
+    )
     assert (result.exit_code, log.read_text()) == (0, "alive\n")
 
 
 def test_an_engine_stopped_mid_run_is_reported_with_how_to_resume(private_engine, tmp_path):
     engine = private_engine.connect()
     labels = {"org.dbstudio.test": uuid.uuid4().hex}
-    spec = ContainerSpec(image=TEST_IMAGE, command=["sh", "-c", 'trap "exit 143" TERM; echo up; '
-                                                               "while :; do sleep 1; done"],
-                         workdir="/", timeout_s=120.0, labels=labels)
+    spec = ContainerSpec(
+        image=TEST_IMAGE,
+        command=["sh", "-c", 'trap "exit 143" TERM; echo up; while :; do sleep 1; done'],
+        workdir="/",
+        timeout_s=120.0,
+        labels=labels,
+    )
     stopped: list[str] = []
 
     def stop_when_running() -> None:
@@ -67,8 +72,12 @@ def test_an_engine_stopped_mid_run_is_reported_with_how_to_resume(private_engine
     assert restarted.returncode == 0, restarted.stderr
     # the leftover of the interrupted step, if the engine kept it, is cleared by label as a resumed run does
     private_engine.connect().kill_labelled(labels)
-    assert docker.DockerClient(base_url=private_engine.url).containers.list(
-        all=True, filters={"label": f"org.dbstudio.test={labels['org.dbstudio.test']}"}) == []
+    assert (
+        docker.DockerClient(base_url=private_engine.url).containers.list(
+            all=True, filters={"label": f"org.dbstudio.test={labels['org.dbstudio.test']}"}
+        )
+        == []
+    )
 
 
 def test_stop_removes_the_engines_own_bridge_and_never_touches_docker0(private_engine):
@@ -88,7 +97,11 @@ def test_stop_removes_the_engines_own_bridge_and_never_touches_docker0(private_e
 def test_a_second_engine_may_not_delete_the_first_ones_bridge(tmp_path):
     if not Path("/sys/class/net/docker0").exists():
         pytest.fail("this machine's engine has no docker0 bridge; the check needs one (CI's engine makes it)")
-    env = {**without_engine_paths(), "DBSTUDIO_DOCKERD_DIR": str(tmp_path / "e"), "DBSTUDIO_DOCKERD_ARGS": "--bridge=none"}
+    env = {
+        **without_engine_paths(),
+        "DBSTUDIO_DOCKERD_DIR": str(tmp_path / "e"),
+        "DBSTUDIO_DOCKERD_ARGS": "--bridge=none",
+    }
     refused = dockerd("start", env=env)
     assert refused.returncode == 1
     assert "--bridge=none makes dockerd delete docker0" in refused.stderr

@@ -33,9 +33,25 @@ def test_a_full_disk_says_where_and_how_much_is_free(tmp_path, small_disk, test_
     project = three_subtask_project(tmp_path / "proj")
     harness = tmp_path / "fill.sh"
     harness.write_text(FILL, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "studio.cli.main", "run", str(project), "--harness",
-                           f"script:{harness}", "--image", test_image, "--runs-dir", str(small_disk)],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "studio.cli.main",
+            "run",
+            str(project),
+            "--harness",
+            f"script:{harness}",
+            "--image",
+            test_image,
+            "--runs-dir",
+            str(small_disk),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert f"No space left on the disk of {small_disk} while run " in done.stderr

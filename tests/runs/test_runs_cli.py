@@ -23,12 +23,30 @@ def cli_project(tmp_path_factory):
 
 def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, tmp_path, test_image):
     project, harness, runs = cli_project
-    code, out, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
-                             "--runs-dir", str(runs), "--cpus", "1", "--memory", "512m")
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        str(project),
+        "--harness",
+        f"script:{harness}",
+        "--image",
+        test_image,
+        "--runs-dir",
+        str(runs),
+        "--cpus",
+        "1",
+        "--memory",
+        "512m",
+    )
     assert code == 0, err
     run_id = out.splitlines()[0].split()[1]
-    for line in ("[0/3] T01 started", "[1/3] T01 checkpoint", "[1/3] T02 generated release written: M03",
-                 "[3/3] T03 checkpoint", f"run {run_id}: completed"):
+    for line in (
+        "[0/3] T01 started",
+        "[1/3] T01 checkpoint",
+        "[1/3] T02 generated release written: M03",
+        "[3/3] T03 checkpoint",
+        f"run {run_id}: completed",
+    ):
         assert line in out, line
     record = load_run(runs / run_id)
     assert record.settings.cpus == 1 and record.settings.memory == "512m"
@@ -79,20 +97,69 @@ def test_runs_commands_name_what_is_wrong(cli_project, capsys, tmp_path, test_im
     assert code == 2 and "no run 20990101" in err and "runs list" in err
     code, _, err = run_cli(capsys, "runs", "export", "x", "T01", "--runs-dir", str(runs))
     assert code == 2 and "give RUN SUBTASK|final OUT" in err
-    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image",
-                           "dbstudio/no-such-image:1", "--runs-dir", str(tmp_path / "r"))
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        str(project),
+        "--harness",
+        f"script:{harness}",
+        "--image",
+        "dbstudio/no-such-image:1",
+        "--runs-dir",
+        str(tmp_path / "r"),
+    )
     assert code == 2 and "dbstudio/no-such-image:1" in err and "docs/runs.md" in err
-    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{tmp_path}/missing.sh", "--image",
-                           test_image, "--runs-dir", str(tmp_path / "r"))
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        str(project),
+        "--harness",
+        f"script:{tmp_path}/missing.sh",
+        "--image",
+        test_image,
+        "--runs-dir",
+        str(tmp_path / "r"),
+    )
     assert code == 2 and "missing.sh" in err
-    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
-                           "--runs-dir", str(tmp_path / "r"), "--user", "0:0")
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        str(project),
+        "--harness",
+        f"script:{harness}",
+        "--image",
+        test_image,
+        "--runs-dir",
+        str(tmp_path / "r"),
+        "--user",
+        "0:0",
+    )
     assert code == 2 and "would run the untrusted agent as root" in err
-    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
-                           "--runs-dir", str(tmp_path / "r"), "--pids-limit", "3")
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        str(project),
+        "--harness",
+        f"script:{harness}",
+        "--image",
+        test_image,
+        "--runs-dir",
+        str(tmp_path / "r"),
+        "--pids-limit",
+        "3",
+    )
     assert code == 2 and "--pids-limit: Input should be greater than or equal to 16" in err
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
-    code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
-                           "--runs-dir", str(tmp_path / "r"))
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        str(project),
+        "--harness",
+        f"script:{harness}",
+        "--image",
+        test_image,
+        "--runs-dir",
+        str(tmp_path / "r"),
+    )
     assert code == 2 and "No Docker engine" in err and "DOCKER_HOST" in err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
