@@ -115,8 +115,11 @@ def test_the_created_container_drops_capabilities_and_caps_pids_and_log(docker_e
 
     watcher = threading.Thread(target=inspect_when_created, daemon=True)
     watcher.start()
-    docker_engine.run(spec, log=tmp_path / "log")
-    watcher.join(30)
+    try:
+        docker_engine.run(spec, log=tmp_path / "log")
+        watcher.join(30)
+    finally:
+        client.close()
     host = seen["HostConfig"]
     assert isinstance(host, dict)
     assert host["CapDrop"] == ["ALL"] and host["CapAdd"] == ["NET_BIND_SERVICE"]

@@ -266,6 +266,7 @@ def test_a_killed_cli_leaves_no_container_running_past_the_time_limit(project, t
     assert stopped_after < 8 + DEADLINE_GRACE_SECONDS + DEADLINE_CHECK_SECONDS + 10
     left = client.containers.list(all=True, filters={"label": labels}, sparse=True)
     assert [c.attrs["State"] for c in left] in ([], ["exited"])
+    client.close()
     _finish_with_a_fixed_harness(run_dir, harness)
     assert docker_engine.count_labelled({"dbstudio.run": run_dir.name}) == 0
 
