@@ -40,3 +40,14 @@ def git_identity_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Itera
         patch.setenv("GIT_CONFIG_GLOBAL", str(config))
         patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
         yield config
+
+
+@pytest.fixture(autouse=True)
+def collection_handed_back() -> Iterator[None]:
+    """A test that made a window's worker pool leaves Python collecting garbage automatically again,
+    once its own objects are collected here, on the main thread (studio.collector)."""
+    yield
+    from studio.collector import collector
+
+    if collector.owned:
+        collector.hand_back()

@@ -19,33 +19,61 @@ IMPORT_FORMATS = ("harbor",)
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("harbor: writes OUT/<project id>/ (a Harbor multi-step task, one step per subtask) and "
-                     "OUT/job.yaml (run it from OUT with `harbor run -c job.yaml`); no evaluator file is exported. "
-                     "See docs/scale-out.md")
+    parser.epilog = (
+        "harbor: writes OUT/<project id>/ (a Harbor multi-step task, one step per subtask) and "
+        "OUT/job.yaml (run it from OUT with `harbor run -c job.yaml`); no evaluator file is exported. "
+        "See docs/scale-out.md"
+    )
     parser.add_argument("format", choices=EXPORT_FORMATS, help="the format to write")
     parser.add_argument("project", help="the project folder")
     parser.add_argument("out", help="a new (or empty) folder for the export")
-    parser.add_argument("--image", help=f"the environment's base image (default: {DEFAULT_IMAGE}; it needs bash, "
-                                        "and python3 for the project's scripts)")
-    parser.add_argument("--agent-timeout-scale", type=float, default=1.0, metavar="X",
-                        help="multiply every subtask's time limit by X (default 1)")
-    parser.add_argument("--environment", choices=ENVIRONMENTS, default="docker",
-                        help="where Harbor runs the trials (default: the local Docker engine)")
-    parser.add_argument("--agent", default=DEFAULT_AGENT,
-                        help=f"the Harbor agent in the job config (default {DEFAULT_AGENT}; it must support resume)")
+    parser.add_argument(
+        "--image",
+        help=f"the environment's base image (default: {DEFAULT_IMAGE}; it needs bash, "
+        "and python3 for the project's scripts)",
+    )
+    parser.add_argument(
+        "--agent-timeout-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="multiply every subtask's time limit by X (default 1)",
+    )
+    parser.add_argument(
+        "--environment",
+        choices=ENVIRONMENTS,
+        default="docker",
+        help="where Harbor runs the trials (default: the local Docker engine)",
+    )
+    parser.add_argument(
+        "--agent",
+        default=DEFAULT_AGENT,
+        help=f"the Harbor agent in the job config (default {DEFAULT_AGENT}; it must support resume)",
+    )
     parser.add_argument("--model", help="the model the agent uses, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--attempts", type=int, default=1, metavar="N", help="trials in the job (default 1)")
-    parser.add_argument("--cpus", type=float, default=float(PAPER_CPUS),
-                        help=f"CPUs of each trial's environment (default {PAPER_CPUS}, as in the paper)")
-    parser.add_argument("--memory-mb", type=int, default=PAPER_MEMORY_MB, metavar="MB",
-                        help=f"memory of each trial's environment in MB (default {PAPER_MEMORY_MB})")
+    parser.add_argument(
+        "--cpus",
+        type=float,
+        default=float(PAPER_CPUS),
+        help=f"CPUs of each trial's environment (default {PAPER_CPUS}, as in the paper)",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=int,
+        default=PAPER_MEMORY_MB,
+        metavar="MB",
+        help=f"memory of each trial's environment in MB (default {PAPER_MEMORY_MB})",
+    )
     add_format_option(parser)
     parser.set_defaults(run=run_export)
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("harbor: one run per finished trial of the project's task, one checkpoint per completed step; "
-                     "importing the same job again adds only trials not imported yet")
+    parser.epilog = (
+        "harbor: one run per finished trial of the project's task, one checkpoint per completed step; "
+        "importing the same job again adds only trials not imported yet"
+    )
     parser.add_argument("format", choices=IMPORT_FORMATS, help="the format to read")
     parser.add_argument("job_dir", help="the Harbor job directory (jobs/<job name>)")
     parser.add_argument("project", help="the project folder the job's task was exported from")
@@ -62,16 +90,33 @@ def _fail(command: str, message: str) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from studio.runs.harbor_export import HarborSettings, export_harbor
 
-    settings = HarborSettings(image=args.image, agent_timeout_scale=args.agent_timeout_scale,
-                              environment=args.environment, agent=args.agent, model=args.model,
-                              attempts=args.attempts, cpus=args.cpus, memory_mb=args.memory_mb)
+    settings = HarborSettings(
+        image=args.image,
+        agent_timeout_scale=args.agent_timeout_scale,
+        environment=args.environment,
+        agent=args.agent,
+        model=args.model,
+        attempts=args.attempts,
+        cpus=args.cpus,
+        memory_mb=args.memory_mb,
+    )
     try:
         done = export_harbor(Path(args.project), Path(args.out), settings)
     except StudioError as exc:
         return _fail("export", str(exc))
     if args.format == "json":
-        print(json.dumps({"out": str(done.out), "task": str(done.task_dir), "job_config": str(done.job_config),
-                          "steps": list(done.steps), "files": done.files}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "out": str(done.out),
+                    "task": str(done.task_dir),
+                    "job_config": str(done.job_config),
+                    "steps": list(done.steps),
+                    "files": done.files,
+                },
+                indent=2,
+            )
+        )
     else:
         print(f"wrote a Harbor task of {len(done.steps)} steps ({', '.join(done.steps)}) to {done.task_dir}")
         print(f"run it:  cd {done.out} && harbor run -c {done.job_config.name}")
@@ -83,22 +128,33 @@ def run_import(args: argparse.Namespace) -> int:
     from studio.runs.harbor_import import import_harbor
 
     try:
-        report = import_harbor(Path(args.job_dir), Path(args.project),
-                               Path(args.runs_dir) if args.runs_dir else None)
+        report = import_harbor(Path(args.job_dir), Path(args.project), Path(args.runs_dir) if args.runs_dir else None)
     except StudioError as exc:
         return _fail("import", str(exc))
     if args.format == "json":
-        print(json.dumps({"job_id": report.job_id, "runs_dir": str(report.runs_dir),
-                          "trials": [vars(t) for t in report.trials]}, indent=2))
+        print(
+            json.dumps(
+                {"job_id": report.job_id, "runs_dir": str(report.runs_dir), "trials": [vars(t) for t in report.trials]},
+                indent=2,
+            )
+        )
         return ExitCode.OK
+    from studio.untrusted import shown
+
     for trial in report.trials:
+        name = shown(trial.trial)  # Harbor's trial names come from the job folder: printed escaped
         if trial.action == "imported":
-            print(f"{trial.trial}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints"
-                  + (f" ({trial.message})" if trial.done < trial.total else ""))
+            print(
+                f"{name}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints"
+                + (f" ({trial.message})" if trial.done < trial.total else "")
+            )
         elif trial.action == "already imported":
-            print(f"{trial.trial}: already imported as run {trial.run_id}")
+            print(f"{name}: already imported as run {trial.run_id}")
         else:
-            print(f"{trial.trial}: skipped, {trial.message}")
-    print(f"{len(report.added)} run{'s' if len(report.added) != 1 else ''} added to {report.runs_dir} "
-          f"from Harbor job {report.job_id}", file=sys.stderr)
+            print(f"{name}: skipped, {trial.message}")
+    print(
+        f"{len(report.added)} run{'s' if len(report.added) != 1 else ''} added to {report.runs_dir} "
+        f"from Harbor job {report.job_id}",
+        file=sys.stderr,
+    )
     return ExitCode.OK

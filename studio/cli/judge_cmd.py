@@ -25,29 +25,51 @@ ALL_SCOPES = "all"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = ("The endpoint is any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama, llama.cpp "
-                     "server): --endpoint or OPENAI_BASE_URL, the model --model or OPENAI_MODEL; the key from "
-                     "OPENAI_API_KEY or `keyring set dbstudio OPENAI_API_KEY`, never stored. Verdicts whose evidence, "
-                     "criterion, model and prompt are unchanged are reused (docs/judging.md).")
+    parser.epilog = (
+        "The endpoint is any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama, llama.cpp "
+        "server): --endpoint or OPENAI_BASE_URL, the model --model or OPENAI_MODEL; the key from "
+        "OPENAI_API_KEY or `keyring set dbstudio OPENAI_API_KEY`, never stored. Verdicts whose evidence, "
+        "criterion, model and prompt are unchanged are reused (docs/judging.md)."
+    )
     parser.add_argument("project", help="the project folder (its verdicts/ folder receives the verdicts)")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--run", dest="run_id", metavar="RUN", help="a run id (or its folder) of the project")
     what.add_argument("--submission", metavar="DIR", help="a folder of submitted files, judged with --scope")
-    parser.add_argument("--scope", metavar="SUBTASK|final|all",
-                        help="the rubric to judge: a subtask id, final, or (with --run) all, the default")
-    parser.add_argument("--id", dest="submission_id", metavar="NAME",
-                        help="with --submission: the name its verdicts are stored under (default: the folder's name)")
+    parser.add_argument(
+        "--scope",
+        metavar="SUBTASK|final|all",
+        help="the rubric to judge: a subtask id, final, or (with --run) all, the default",
+    )
+    parser.add_argument(
+        "--id",
+        dest="submission_id",
+        metavar="NAME",
+        help="with --submission: the name its verdicts are stored under (default: the folder's name)",
+    )
     parser.add_argument("--runs-dir", metavar="DIR", help="where the runs live (default: the project's runs/ folder)")
-    parser.add_argument("--endpoint", metavar="URL", help="base URL of the chat-completions API, e.g. "
-                        "http://localhost:11434/v1 (default: OPENAI_BASE_URL, else https://api.openai.com/v1)")
+    parser.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="base URL of the chat-completions API, e.g. "
+        "http://localhost:11434/v1 (default: OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
     parser.add_argument("--model", metavar="M", help="the judge model (default: OPENAI_MODEL, else gpt-4o-mini)")
     parser.add_argument("--batch", type=_positive, default=8, metavar="N", help="criteria per request (default 8)")
-    parser.add_argument("--parallel", type=_positive, default=4, metavar="N",
-                        help="requests at once (default 4)")
-    parser.add_argument("--attempts", type=_positive, default=2, metavar="N",
-                        help="attempts per batch, and per criterion alone after them (default 2)")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="request timeout in seconds "
-                        "(default 120)")
+    parser.add_argument("--parallel", type=_positive, default=4, metavar="N", help="requests at once (default 4)")
+    parser.add_argument(
+        "--attempts",
+        type=_positive,
+        default=2,
+        metavar="N",
+        help="attempts per batch, and per criterion alone after them (default 2)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds a whole request may take, the answer's last byte included (default 120)",
+    )
     parser.add_argument("--images", action="store_true", help="give the submission's images to a multimodal model")
     parser.set_defaults(run=run)
 
@@ -83,28 +105,42 @@ def run(args: argparse.Namespace) -> int:
     if loaded.problems:
         first = loaded.problems[0]
         line, column = loaded.locate(first)
-        return _fail(f"{project_dir / first.file}:{line}:{column}: {first.message}; the project must load before "
-                     f"judging ({len(loaded.problems)} problem(s): `dbstudio validate` lists them)")
+        return _fail(
+            f"{project_dir / first.file}:{line}:{column}: {first.message}; the project must load before "
+            f"judging ({len(loaded.problems)} problem(s): `dbstudio validate` lists them)"
+        )
     submissions = _submissions(args, loaded.project, project_dir)
     if isinstance(submissions, int):
         return submissions
-    settings = JudgeSettings(base_url=args.endpoint or default_base_url(), model=args.model or default_model(),
-                             batch=args.batch, parallel=args.parallel, attempts=args.attempts,
-                             timeout_s=args.timeout, images=args.images)
+    settings = JudgeSettings(
+        base_url=args.endpoint or default_base_url(),
+        model=args.model or default_model(),
+        batch=args.batch,
+        parallel=args.parallel,
+        attempts=args.attempts,
+        timeout_s=args.timeout,
+        images=args.images,
+    )
     store = VerdictStore(project_dir)
     total = JudgeSummary()
-    print(f"judging with {settings.model} at {settings.base_url} (batches of {settings.batch}, "
-          f"{settings.parallel} at once, {settings.attempts} attempts)", flush=True)
+    print(
+        f"judging with {settings.model} at {settings.base_url} (batches of {settings.batch}, "
+        f"{settings.parallel} at once, {settings.attempts} attempts)",
+        flush=True,
+    )
     with _cancel_on_interrupt() as cancelled, open_client(settings) as client:
         for submission in submissions:
-            summary = judge_submission(loaded, submission, settings, store, _show_progress, cancelled.is_set,
-                                       client=client)
+            summary = judge_submission(
+                loaded, submission, settings, store, _show_progress, cancelled.is_set, client=client
+            )
             print(f"{submission.id} {submission.scope}: {_counts(summary)}", flush=True)
             total.add(summary)
             if summary.cancelled:
                 break
-    print(f"judged {total.judged}, reused {total.reused}, missing {total.missing}, by checks {total.from_checks} "
-          f"({total.requests} requests); verdicts in {store.path(submissions[0].id, settings.rater).parent}")
+    print(
+        f"judged {total.judged}, reused {total.reused}, missing {total.missing}, by checks {total.from_checks} "
+        f"({total.requests} requests); verdicts in {store.path(submissions[0].id, settings.rater).parent}"
+    )
     if total.missing:
         print("missing (judge again to retry them): " + ", ".join(total.missing_ids))
     if total.cancelled:
@@ -137,13 +173,14 @@ def _cancel_on_interrupt() -> Iterator[threading.Event]:
 
 
 def _counts(summary: object) -> str:
-    return ", ".join(f"{name.replace('from_checks', 'by checks')} {getattr(summary, name)}"
-                     for name in ("judged", "reused", "missing", "from_checks"))
+    return ", ".join(
+        f"{name.replace('from_checks', 'by checks')} {getattr(summary, name)}"
+        for name in ("judged", "reused", "missing", "from_checks")
+    )
 
 
 def _show_progress(progress: JudgeProgress) -> None:
-    print(f"  [{progress.done}/{progress.total}] {progress.submission} {progress.scope} ({progress.phase})",
-          flush=True)
+    print(f"  [{progress.done}/{progress.total}] {progress.submission} {progress.scope} ({progress.phase})", flush=True)
 
 
 def _submissions(args: argparse.Namespace, project: Project, project_dir: Path) -> list[Submission] | int:

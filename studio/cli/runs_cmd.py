@@ -91,6 +91,7 @@ def _printer(verbose: bool = True) -> Any:
             "started": f"{where} started" if event.subtask else f"run {event.record.run_id}: going",
             "released": f"{where} materials released: {event.text}",
             "generated": f"{where} generated release written: {event.text}",
+            "repaired": f"{where} the agent's links in the way of the release were replaced: {event.text}",
             "harness": f"{where} harness finished ({event.text})",
             "checkpoint": f"{where} checkpoint {event.text[:12]}",
             "finished": f"run {event.record.run_id}: completed",
@@ -245,6 +246,8 @@ def _show(run_dir: Path) -> int:
             ", ".join(f"{k} {v}" for k, v in (sub.tokens or {}).items()),
         ]
         print(f"  {sub.id:<10} {sub.status.value:<10} " + "  ".join(part for part in extra if part))
+        for repair in sub.repairs:  # a link the agent planted where a release went: replaced, not followed
+            print(f"    repaired before {sub.id}: {repair}")
     if record.final:
         print(
             f"  final package {record.final[:12]}"
@@ -289,17 +292,18 @@ def _export(run_dir: Path, which: str, out: Path, force: bool) -> int:
 
 def _diff(run_dir: Path, a: str, b: str, stat_only: bool) -> int:
     from studio.runs.runner import store_of
+    from studio.untrusted import shown
 
     store = store_of(run_dir)
     first, second = _manifest(run_dir, a), _manifest(run_dir, b)
     diff = store.diff(first, second)
     for mark, paths in (("A", diff.added), ("D", diff.removed), ("M", diff.changed)):
         for path in paths:
-            print(f"{mark} {path}")
+            print(f"{mark} {shown(path)}")  # an agent's name may hold newlines or terminal escapes
     if not stat_only:
         for path in diff.changed:
             text = store.text_diff(first, second, path)
-            print(f"\n{text}" if text is not None else f"\nbinary file {path} differs")
+            print(f"\n{text}" if text is not None else f"\nbinary file {shown(path)} differs")
     if diff.is_empty():
         print(f"no difference between {a} and {b}")
     return ExitCode.OK

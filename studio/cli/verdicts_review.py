@@ -23,17 +23,30 @@ REVIEW_ACTIONS = ("queue", "give", "adjudicate")
 
 def configure_review(parser: argparse.ArgumentParser) -> None:
     """The options of the review actions (the positional operands of give/adjudicate follow OUT)."""
-    parser.add_argument("operands", nargs="*", metavar="SCOPE CRITERION VERDICT",
-                        help="give, adjudicate: RUN SCOPE CRITERION pass|fail|na after the project folder")
+    parser.add_argument(
+        "operands",
+        nargs="*",
+        metavar="SCOPE CRITERION VERDICT",
+        help="give, adjudicate: RUN SCOPE CRITERION pass|fail|na after the project folder",
+    )
     parser.add_argument("--scope", help="queue: only this subtask id or final")
-    parser.add_argument("--disagree", action="store_true", help="queue: only decisions where judge and an expert differ")
-    parser.add_argument("--adjudication", action="store_true",
-                        help="queue: only decisions where raters differ (experts, or judge and expert)")
-    parser.add_argument("--rater", metavar="NAME",
-                        help="give: the expert's name (their verdicts go to verdicts/RUN/NAME.yaml); "
-                             "queue: only decisions NAME has not reviewed yet")
-    parser.add_argument("--by", metavar="NAME",
-                        help="adjudicate: the adjudicator's name, recorded with the settled verdict")
+    parser.add_argument(
+        "--disagree", action="store_true", help="queue: only decisions where judge and an expert differ"
+    )
+    parser.add_argument(
+        "--adjudication",
+        action="store_true",
+        help="queue: only decisions where raters differ (experts, or judge and expert)",
+    )
+    parser.add_argument(
+        "--rater",
+        metavar="NAME",
+        help="give: the expert's name (their verdicts go to verdicts/RUN/NAME.yaml); "
+        "queue: only decisions NAME has not reviewed yet",
+    )
+    parser.add_argument(
+        "--by", metavar="NAME", help="adjudicate: the adjudicator's name, recorded with the settled verdict"
+    )
     parser.add_argument("--note", metavar="TEXT", help="give, adjudicate: a note kept with the verdict")
     parser.add_argument("--json", dest="as_json", action="store_true", help="queue: the decisions as JSON")
 
@@ -66,20 +79,47 @@ def _list(queue: ReviewQueue, args: argparse.Namespace) -> int:
     from studio.judging.queue import QueueFilter
 
     if args.out is not None or args.operands:
-        return _fail("queue takes the project folder only: choose decisions with --run, --scope, --disagree, "
-                     "--adjudication or --rater")
-    runs = args.runs or [None]
-    chosen = [d for run in runs
-              for d in queue.filtered(QueueFilter(submission=run, scope=args.scope, disagree=args.disagree,
-                                                  adjudication=args.adjudication, not_reviewed_by=args.rater))]
+        return _fail(
+            "queue takes the project folder only: choose decisions with --run, --scope, --disagree, "
+            "--adjudication or --rater"
+        )
+    from studio.judging.decisions import select_submissions
+
+    # refused as give refuses them: a run without verdicts, a scope without a rubric
+    runs: list[str | None] = list(select_submissions(queue.store, args.runs)) if args.runs else [None]
+    if args.scope is not None:
+        queue.check_scope(args.scope)
+    chosen = [
+        d
+        for run in runs
+        for d in queue.filtered(
+            QueueFilter(
+                submission=run,
+                scope=args.scope,
+                disagree=args.disagree,
+                adjudication=args.adjudication,
+                not_reviewed_by=args.rater,
+            )
+        )
+    ]
     if args.as_json:
         print(json.dumps([_entry(d) for d in chosen], indent=2, ensure_ascii=False))
         return ExitCode.OK
     raters = queue.raters()
     header = ["submission", "scope", "criterion", "weight", "target", "dimension", *raters, "counted"]
-    rows = [[d.submission, d.scope, d.criterion.id, f"{d.criterion.weight:+d}" if not d.criterion.gate else "gate",
-             d.criterion.target, d.criterion.dimension,
-             *[d.ratings[r].verdict if r in d.ratings else "-" for r in raters], d.counted()] for d in chosen]
+    rows = [
+        [
+            d.submission,
+            d.scope,
+            d.criterion.id,
+            f"{d.criterion.weight:+d}" if not d.criterion.gate else "gate",
+            d.criterion.target,
+            d.criterion.dimension,
+            *[d.ratings[r].verdict if r in d.ratings else "-" for r in raters],
+            d.counted(),
+        ]
+        for d in chosen
+    ]
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header) - 1)]
     for row in [header, *rows]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1])
@@ -89,27 +129,41 @@ def _list(queue: ReviewQueue, args: argparse.Namespace) -> int:
 
 def _entry(decision: Decision) -> dict[str, Any]:
     judge = decision.judge_verdict()
-    return {"submission": decision.submission, "scope": decision.scope, "criterion": decision.criterion.id,
-            "text": decision.criterion.text, "weight": decision.criterion.weight, "gate": decision.criterion.gate,
-            "target": decision.criterion.target, "dimension": decision.criterion.dimension,
-            "judge": None if judge is None else {"rater": judge.rater, "verdict": judge.verdict,
-                                                 "rationale": judge.note, "evidence": judge.evidence},
-            "verdicts": {rater: {"verdict": v.verdict, "note": v.note, **({"by": v.by} if v.by else {})}
-                         for rater, v in sorted(decision.ratings.items())},
-            "counted": decision.counted()}
+    return {
+        "submission": decision.submission,
+        "scope": decision.scope,
+        "criterion": decision.criterion.id,
+        "text": decision.criterion.text,
+        "weight": decision.criterion.weight,
+        "gate": decision.criterion.gate,
+        "target": decision.criterion.target,
+        "dimension": decision.criterion.dimension,
+        "judge": None
+        if judge is None
+        else {"rater": judge.rater, "verdict": judge.verdict, "rationale": judge.note, "evidence": judge.evidence},
+        "verdicts": {
+            rater: {"verdict": v.verdict, "note": v.note, **({"by": v.by} if v.by else {})}
+            for rater, v in sorted(decision.ratings.items())
+        },
+        "counted": decision.counted(),
+    }
 
 
 def _record(queue: ReviewQueue, args: argparse.Namespace) -> int:
     operands = ([args.out] if args.out is not None else []) + list(args.operands)
     if len(operands) != 4:
-        return _fail(f"{args.action} needs RUN SCOPE CRITERION VERDICT after the project folder "
-                     f"(got {len(operands)}: {' '.join(operands) or 'none'})")
+        return _fail(
+            f"{args.action} needs RUN SCOPE CRITERION VERDICT after the project folder "
+            f"(got {len(operands)}: {' '.join(operands) or 'none'})"
+        )
     run, scope, criterion, value = operands
     if args.action == "give" and not args.rater:
         return _fail("give needs the expert's name: --rater NAME")
     if args.action == "adjudicate" and args.rater:
-        return _fail("adjudicate records the settled verdict under the rater 'adjudicated': leave out --rater "
-                     "and name the adjudicator with --by NAME")
+        return _fail(
+            "adjudicate records the settled verdict under the rater 'adjudicated': leave out --rater "
+            "and name the adjudicator with --by NAME"
+        )
     if args.action == "adjudicate" and not (args.by or "").strip():
         return _fail("adjudicate needs the adjudicator's name: --by NAME (it is recorded with the settled verdict)")
     if args.action == "give" and args.by:
@@ -124,6 +178,9 @@ def _record(queue: ReviewQueue, args: argparse.Namespace) -> int:
         verdict = queue.adjudicate(decision, value, by=args.by, note=args.note)
     path = queue.store.path(submission, verdict.rater)
     settled_by = f" by {verdict.by}" if verdict.by else ""
-    print(f"{submission} {scope} {criterion}: {verdict.rater}{settled_by} {verdict.verdict} "
-          f"(counted: {decision.counted()}); stored in {path}", file=sys.stderr)
+    print(
+        f"{submission} {scope} {criterion}: {verdict.rater}{settled_by} {verdict.verdict} "
+        f"(counted: {decision.counted()}); stored in {path}",
+        file=sys.stderr,
+    )
     return ExitCode.OK

@@ -16,8 +16,9 @@ from typing import Any
 
 from openpyxl.utils import coordinate_to_tuple, get_column_letter
 
+from studio.collector import collector_paused
 from studio.judging.evidence import EvidenceLimits, extract_evidence, outside_problem
-from studio.judging.evidence_budget import ReadError, collector_paused
+from studio.judging.evidence_budget import ReadError
 from studio.judging.evidence_text import decode, read_bytes
 from studio.judging.evidence_xlsx import WorkbookCells, cell_text, sheet_prefix, value_text
 from studio.model.checks import WORKBOOK_SUFFIXES, CheckKind, CheckUse, CriterionCheck

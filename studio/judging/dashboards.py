@@ -21,11 +21,18 @@ def compute_scores(root: Path, project: Project, judge: str | None = None,
                    viewer: Viewer | None = None) -> tuple[ScoreSheet, bytes, bytes]:
     """The score sheet of the project's runs and its trajectory and profile charts (PNG); for a
     blind rater (`viewer`), over the verdicts they may see: the rest is missing to them."""
-    from studio.judging.charts import profile_png, trajectory_png
     from studio.judging.score_sheet import read_score_sheet
 
     sheet = read_score_sheet(root, project, judge, viewer=viewer)
-    return sheet, trajectory_png(sheet), profile_png(sheet)
+    return (sheet, *score_charts(sheet))
+
+
+def score_charts(sheet: ScoreSheet) -> tuple[bytes, bytes]:
+    """The trajectory chart and the target and dimension profiles of a score sheet (PNG): the app
+    draws them after the sheet is shown, which takes a small part of their time."""
+    from studio.judging.charts import profile_png, trajectory_png
+
+    return trajectory_png(sheet), profile_png(sheet)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from studio.collector import collector_paused
 from studio.judging.errors import JudgingError
 from studio.judging.verdicts import ADJUDICATED, Verdict, criterion_version, is_expert, is_judge
 
@@ -94,10 +95,9 @@ def collect(store: VerdictStore, versions: Mapping[tuple[str, str], str],
             submissions: Iterable[str] | None = None, viewer: Viewer | None = None) -> StoreDecisions:
     """Every current verdict of the chosen submissions (all by default), by decision; with a
     `viewer`, only the verdicts blind review lets them see (studio.judging.visibility)."""
-    from studio.judging.verdict_store import bulk_reading
 
     found = StoreDecisions()
-    with bulk_reading():
+    with collector_paused():
         _collect_into(found, store, versions, submissions)
     if viewer is not None and viewer.hides_any():
         seen = {key: viewer.visible(ratings) for key, ratings in found.decisions.items()}

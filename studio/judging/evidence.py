@@ -6,17 +6,22 @@ error (never an exception) when it is broken, so the judge sees the problem and 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError, collector_paused
+from studio.collector import collector_paused
+from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError
 from studio.judging.evidence_image import read_image
 from studio.judging.evidence_office import read_docx, read_pptx
 from studio.judging.evidence_pdf import read_pdf
 from studio.judging.evidence_text import read_csv, read_json, read_markdown, read_text
 from studio.judging.evidence_xlsx import read_xlsx
+from studio.untrusted import Limits, UntrustedFileError, shown
+from studio.untrusted.limits import DEFAULT_LIMITS
+from studio.untrusted.tree import HardLinks, open_reached, reach, walk
 
 __all__ = ["Evidence", "EvidenceLimits", "Excerpt", "FileEvidence", "extract_evidence", "kind_of", "locate"]
 
@@ -31,14 +36,44 @@ KINDS: dict[str, str] = {
     ".docx": "docx",
     ".pptx": "pptx",
     **dict.fromkeys((".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"), "image"),
-    **dict.fromkeys((".txt", ".text", ".log", ".rst", ".tex", ".yaml", ".yml", ".toml", ".ini", ".xml", ".html",
-                     ".htm", ".py", ".r", ".sql", ".sh", ".js", ".ts", ".css", ".ipynb"), "text"),
+    **dict.fromkeys(
+        (
+            ".txt",
+            ".text",
+            ".log",
+            ".rst",
+            ".tex",
+            ".yaml",
+            ".yml",
+            ".toml",
+            ".ini",
+            ".xml",
+            ".html",
+            ".htm",
+            ".py",
+            ".r",
+            ".sql",
+            ".sh",
+            ".js",
+            ".ts",
+            ".css",
+            ".ipynb",
+        ),
+        "text",
+    ),
 }
 """File kind by extension; a file with another extension is read as text when it looks like text."""
 
 READERS: dict[str, Reader] = {
-    "markdown": read_markdown, "text": read_text, "csv": read_csv, "json": read_json, "xlsx": read_xlsx,
-    "pdf": read_pdf, "docx": read_docx, "pptx": read_pptx, "image": read_image,
+    "markdown": read_markdown,
+    "text": read_text,
+    "csv": read_csv,
+    "json": read_json,
+    "xlsx": read_xlsx,
+    "pdf": read_pdf,
+    "docx": read_docx,
+    "pptx": read_pptx,
+    "image": read_image,
 }
 
 
@@ -57,11 +92,12 @@ class Evidence:
     files: tuple[FileEvidence, ...]
     folder: Path | None = None  # where the files are (images() gives their paths)
 
-    def render(self) -> str:
-        """The text the judge reads: one section per file, each excerpt after its ref in brackets."""
+    def render(self, file_mark: str = "###") -> str:
+        """The text the judge reads: one section per file, each excerpt after its ref in brackets. The
+        judge's prompt starts each file with a mark of its own (studio/judging/prompt.py fences it)."""
         sections = []
         for file in self.files:
-            lines = [f"### {file.path} ({file.kind})"]
+            lines = [f"{file_mark} {file.path} ({file.kind})"]
             if file.error:
                 lines.append(f"EVIDENCE ERROR: {file.error}")
             if file.cut:
@@ -69,7 +105,9 @@ class Evidence:
             if file.kind == "other" and not file.error:
                 lines.append("(not shown: a file of a kind the evidence does not read)")
             if file.kind == "xlsx" and file.excerpts:
-                lines.append(f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)")
+                lines.append(
+                    f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)"
+                )
             for excerpt in file.excerpts:
                 lines.append(f"[{excerpt.ref}]" + ("\n" if "\n" in excerpt.text else " ") + excerpt.text)
             sections.append("\n".join(lines))
@@ -83,10 +121,17 @@ class Evidence:
         return digest.hexdigest()
 
     def images(self) -> list[Path]:
-        """The readable image files, for a judge whose model takes images."""
+        """The readable images, for a judge whose model takes images (each reached again inside the folder)."""
         if self.folder is None:
             return []
-        return [self.folder / file.path for file in self.files if file.kind == "image" and file.error is None]
+        found = []
+        for file in self.files:
+            if file.kind == "image" and file.error is None:
+                try:
+                    found.append(reach(self.folder, file.path, tree=SUBMISSION, limits=DEFAULT_LIMITS).path)
+                except UntrustedFileError:
+                    continue  # gone or swapped for a link since the evidence was read
+        return found
 
 
 def kind_of(path: Path) -> str:
@@ -108,69 +153,94 @@ def kind_of(path: Path) -> str:
     return "text"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+SUBMISSION = "the submission"
+
+
+def _sha256(descriptor: int) -> str:
+    with open(descriptor, "rb", closefd=False) as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _hidden(rel: str) -> bool:
+    return any(part.startswith(".") or part == "__pycache__" for part in rel.split("/"))
 
 
 def submission_files(folder: Path) -> list[str]:
-    """Every file under the folder, sorted; hidden files and folders (.git, caches) are not evidence."""
+    """Every file under the folder, sorted; hidden files and folders (.git, caches) are not evidence.
+
+    The folder is walked without following a link (studio.untrusted): a link is listed when it does not
+    lead to a folder of the submission, so a link out, a dangling link or a loop shows as an evidence
+    error; devices, FIFOs and sockets are not files and are left out."""
     found = []
-    for path in folder.rglob("*"):
-        rel = path.relative_to(folder)
-        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
-            continue
-        if path.is_file():
-            found.append(rel.as_posix())
+    for member in walk(folder, _hidden):
+        if member.kind == "file":
+            found.append(member.path)
+        elif member.kind == "link" and not _inside_folder(folder, member.path):
+            found.append(member.path)
     return sorted(found)
+
+
+def _inside_folder(folder: Path, rel: str) -> bool:
+    try:
+        reach(folder, rel, tree=SUBMISSION)
+    except UntrustedFileError as refused:
+        return refused.reason == "folder"
+    return False
 
 
 def outside_problem(folder: Path, rel: str) -> str | None:
     """Why `rel` is no file of the submission to read, or None: a link out of the folder is never followed,
     so an agent's symlink cannot put a file of the machine into the judge's prompt."""
-    path = folder / rel
-    if not path.resolve().is_relative_to(folder.resolve()):
-        return f"{rel} is a link to a file outside the submission: not read"
-    if path.is_file():
-        return None
-    if path.is_dir():
-        return f"{rel} is a folder, not a file"
-    return f"{rel} is not a regular file" if path.exists() else f"{rel} does not exist in the submission"
-
-
-def _file_evidence(folder: Path, rel: str, budget: Budget, limits: EvidenceLimits) -> FileEvidence:
-    path = folder / rel
-    problem = outside_problem(folder, rel)
-    if problem is not None:
-        return FileEvidence(rel, KINDS.get(path.suffix.lower(), "other"), (), None, problem, "")
-    kind = kind_of(path)
     try:
-        sha = _sha256(path)
-    except OSError as unreadable:
-        return FileEvidence(rel, kind, (), None, f"cannot be read ({unreadable.strerror})", "")
+        reach(folder, rel, tree=SUBMISSION, limits=Limits())
+    except UntrustedFileError as refused:
+        return str(refused)
+    return None
+
+
+def _file_evidence(
+    folder: Path, rel: str, budget: Budget, limits: EvidenceLimits, links: HardLinks | None = None
+) -> FileEvidence:
+    name = shown(rel)  # what the judge reads and cites: never a raw byte or a terminal escape
+    try:
+        reached = reach(folder, rel, tree=SUBMISSION, limits=Limits(), links=links)
+        descriptor = open_reached(reached, rel)
+    except UntrustedFileError as refused:
+        return FileEvidence(name, KINDS.get(Path(rel).suffix.lower(), "other"), (), None, str(refused), "")
+    try:
+        path = reached.path
+        kind = kind_of(path)
+        try:
+            sha = _sha256(descriptor)
+        except OSError as unreadable:
+            return FileEvidence(name, kind, (), None, f"cannot be read ({unreadable.strerror})", "")
+    finally:
+        os.close(descriptor)
     if budget.limit == 0:
-        return FileEvidence(rel, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})",
-                            None, sha)
+        return FileEvidence(
+            name, kind, (), f"not shown: the evidence reached its total limit ({budget.reason})", None, sha
+        )
     reader = READERS.get(kind)
     cut = error = None
     if reader is not None:
         try:
-            cut, error = reader(path, rel, budget, limits)
+            cut, error = reader(path, name, budget, limits)
         except ReadError as problem:
             error = str(problem)
         except Exception as problem:  # noqa: BLE001 - a broken file must reach the judge as an error, never crash it
             error = f"cannot be read as {kind}: {type(problem).__name__}: {problem}"
-    return FileEvidence(rel, kind, tuple(budget.excerpts), cut, error, sha)
+    return FileEvidence(name, kind, tuple(budget.excerpts), cut, error, sha)
 
 
-def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
-                     limits: EvidenceLimits = EvidenceLimits()) -> Evidence:  # noqa: B008 - frozen, immutable
+def extract_evidence(
+    folder: Path,
+    paths: Sequence[str] | None = None,
+    limits: EvidenceLimits = EvidenceLimits(),  # noqa: B008 - frozen, immutable
+) -> Evidence:
     """The evidence of the files under `folder` (or only `paths`, relative to it), in path order."""
     folder = Path(folder)
     rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else submission_files(folder)
+    links = HardLinks(walk(folder)) if folder.is_dir() else None  # a file hard-linked only inside it is read
     files = []
     left = limits.total_chars
     with collector_paused():
@@ -179,7 +249,7 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
                 budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
             else:
                 budget = Budget(limits.file_chars, "the evidence's limit per file")
-            evidence = _file_evidence(folder, rel, budget, limits)
+            evidence = _file_evidence(folder, rel, budget, limits, links)
             left -= budget.used
             if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
                 left = 0
@@ -187,10 +257,15 @@ def extract_evidence(folder: Path, paths: Sequence[str] | None = None,
     return Evidence(tuple(files), folder)
 
 
-_CELL = re.compile(r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)"
-                   r"(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?$", re.IGNORECASE)
-_FRAGMENT = re.compile(r"^(?:L(?P<line>[0-9]+)(?:-L?[0-9]+)?|page=(?P<page>[0-9]+)|slide=(?P<slide>[0-9]+)"
-                       r"|p=(?P<paragraph>[0-9]+)(?:-[0-9]+)?|table=(?P<table>[0-9]+))$")
+_CELL = re.compile(
+    r"^(?P<path>.+?\.(?:xlsx|xlsm))!(?P<sheet>.+)!\$?(?P<column>[A-Za-z]{1,3})\$?(?P<row>[0-9]+)"
+    r"(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?$",
+    re.IGNORECASE,
+)
+_FRAGMENT = re.compile(
+    r"^(?:L(?P<line>[0-9]+)(?:-L?[0-9]+)?|page=(?P<page>[0-9]+)|slide=(?P<slide>[0-9]+)"
+    r"|p=(?P<paragraph>[0-9]+)(?:-[0-9]+)?|table=(?P<table>[0-9]+))$"
+)
 
 
 def locate(ref: str) -> tuple[str, dict[str, object]]:

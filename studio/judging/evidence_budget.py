@@ -5,10 +5,6 @@ cut is always stated, never silent."""
 
 from __future__ import annotations
 
-import gc
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from studio.judging.errors import JudgingError
@@ -76,33 +72,3 @@ class Budget:
         return f"cut at {self.limit:,} characters ({self.reason}) of {whole}"
 
 
-class _CollectorPause:
-    """Pauses Python's cyclic garbage collector while any thread extracts evidence.
-
-    Extraction allocates hundreds of thousands of small objects (cells, texts, excerpts) in no reference
-    cycle; the collector's passes over them are wasted work, about a quarter of a large workbook's extraction.
-    Counted, so overlapping extractions in two threads re-enable it only when the last one ends, and
-    only if it was enabled before."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._was_enabled = False
-
-    @contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._depth == 0:
-                self._was_enabled = gc.isenabled()
-                gc.disable()
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0 and self._was_enabled:
-                    gc.enable()
-
-
-collector_paused = _CollectorPause()

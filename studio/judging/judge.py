@@ -94,7 +94,7 @@ class JudgeSummary:
 
 
 class EvidenceLike(Protocol):
-    def render(self) -> str: ...
+    def render(self, file_mark: str = ...) -> str: ...
     def content_key(self) -> str: ...
 
 
@@ -103,25 +103,48 @@ class VerdictStoreLike(Protocol):
     def put(self, submission_id: str, verdicts: Sequence[Verdict]) -> None: ...
 
 
-def reuse_key(evidence_key: str, criterion: AskedCriterion, model: str, prompt_version: str,
-              context: ScopeContext) -> str:
+def reuse_key(
+    evidence_key: str, criterion: AskedCriterion, model: str, prompt_version: str, context: ScopeContext
+) -> str:
     """The hash a stored judge verdict must match to be reused."""
-    parts = [evidence_key, criterion.text, criterion.weight, criterion.gate, criterion.check_note, model,
-             prompt_version, context.title, context.text,
-             [[reference.id, reference.title, reference.text] for reference in context.references]]
+    parts = [
+        evidence_key,
+        criterion.text,
+        criterion.weight,
+        criterion.gate,
+        criterion.check_note,
+        model,
+        prompt_version,
+        context.title,
+        context.text,
+        [[reference.id, reference.title, reference.text] for reference in context.references],
+    ]
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def open_client(settings: JudgeSettings) -> ChatClient:
-    return ChatClient(settings.base_url, settings.model, api_key(), timeout_s=settings.timeout_s,
-                      max_retries=settings.max_retries_http, backoff_s=settings.backoff_s,
-                      connections=settings.parallel)
+    return ChatClient(
+        settings.base_url,
+        settings.model,
+        api_key(),
+        timeout_s=settings.timeout_s,
+        max_retries=settings.max_retries_http,
+        backoff_s=settings.backoff_s,
+        connections=settings.parallel,
+    )
 
 
-def judge_submission(project: LoadedProject, submission: Submission, settings: JudgeSettings,
-                     store: VerdictStoreLike, progress: Callable[[JudgeProgress], None] | None = None,
-                     cancel: Callable[[], bool] | None = None, *, client: ChatClient | None = None,
-                     evidence: EvidenceLike | None = None) -> JudgeSummary:
+def judge_submission(
+    project: LoadedProject,
+    submission: Submission,
+    settings: JudgeSettings,
+    store: VerdictStoreLike,
+    progress: Callable[[JudgeProgress], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+    *,
+    client: ChatClient | None = None,
+    evidence: EvidenceLike | None = None,
+) -> JudgeSummary:
     """Judge every criterion of the submission's scope and store the verdicts (rater "judge:MODEL").
     What was judged before an EndpointError is stored before the error is raised."""
     own_client = client is None
@@ -134,9 +157,17 @@ def judge_submission(project: LoadedProject, submission: Submission, settings: J
 
 
 class _Judging:
-    def __init__(self, project: LoadedProject, submission: Submission, settings: JudgeSettings,
-                 store: VerdictStoreLike, client: ChatClient, evidence: EvidenceLike | None,
-                 progress: Callable[[JudgeProgress], None] | None, cancel: Callable[[], bool] | None) -> None:
+    def __init__(
+        self,
+        project: LoadedProject,
+        submission: Submission,
+        settings: JudgeSettings,
+        store: VerdictStoreLike,
+        client: ChatClient,
+        evidence: EvidenceLike | None,
+        progress: Callable[[JudgeProgress], None] | None,
+        cancel: Callable[[], bool] | None,
+    ) -> None:
         self.submission = submission
         self.settings = settings
         self.store = store
@@ -150,7 +181,6 @@ class _Judging:
 
             evidence = extract_evidence(submission.folder)
         self.evidence = evidence
-        self.evidence_text = evidence.render()
         self.images = _image_urls(evidence, submission.folder) if settings.images else []
         self.summary = JudgeSummary()
         self.done = 0
@@ -158,8 +188,9 @@ class _Judging:
     def _report(self, count: int, phase: str) -> None:
         self.done += count
         if self.progress is not None:
-            self.progress(JudgeProgress(self.submission.id, self.submission.scope, self.done,
-                                        len(self.criteria), phase))
+            self.progress(
+                JudgeProgress(self.submission.id, self.submission.scope, self.done, len(self.criteria), phase)
+            )
 
     def go(self) -> JudgeSummary:
         from studio.judging.verdicts import criterion_version
@@ -189,7 +220,7 @@ class _Judging:
             self._report(self.summary.reused + self.summary.from_checks, "checks")
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
-            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence_text, self.images)
+            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
             return parse_answer(self.client.complete(request), ids)
 
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
@@ -197,13 +228,35 @@ class _Judging:
         now = datetime.now(UTC)
         for cid, answer in outcome.resolved.items():
             scoped, _, key = asked[cid]
-            new.append(_verdict(scoped, scope, answer.verdict, rater, now, criterion_version(scoped.scored),
-                                answer.rationale or None, answer.evidence, key))
+            new.append(
+                _verdict(
+                    scoped,
+                    scope,
+                    answer.verdict,
+                    rater,
+                    now,
+                    criterion_version(scoped.scored),
+                    answer.rationale or None,
+                    answer.evidence,
+                    key,
+                )
+            )
         for cid, reason in outcome.unresolved.items():
             scoped, _, key = asked[cid]
-            new.append(_verdict(scoped, scope, "missing", rater, now, criterion_version(scoped.scored),
-                                f"unresolved after {self.settings.attempts} attempt(s) in a batch and "
-                                f"{self.settings.attempts} alone: {reason}", [], key))
+            new.append(
+                _verdict(
+                    scoped,
+                    scope,
+                    "missing",
+                    rater,
+                    now,
+                    criterion_version(scoped.scored),
+                    f"unresolved after {self.settings.attempts} attempt(s) in a batch and "
+                    f"{self.settings.attempts} alone: {reason}",
+                    [],
+                    key,
+                )
+            )
             self.summary.missing_ids.append(f"{scope}/{cid}")
         self.summary.judged += len(outcome.resolved)
         self.summary.missing += len(outcome.unresolved)
@@ -227,23 +280,63 @@ class _Judging:
         except JudgingError as exc:
             self.summary.missing += 1
             self.summary.missing_ids.append(f"{self.submission.scope}/{scoped.id}")
-            return _verdict(scoped, self.submission.scope, "missing", self.settings.rater, now, version,
-                            f"programmatic check could not run: {exc}", [], None)
-        return _verdict(scoped, self.submission.scope, "pass" if result.passed else "fail", self.settings.rater,
-                        now, version, f"programmatic check: {result.detail}", list(result.refs), None)
+            return _verdict(
+                scoped,
+                self.submission.scope,
+                "missing",
+                self.settings.rater,
+                now,
+                version,
+                f"programmatic check could not run: {exc}",
+                [],
+                None,
+            )
+        return _verdict(
+            scoped,
+            self.submission.scope,
+            "pass" if result.passed else "fail",
+            self.settings.rater,
+            now,
+            version,
+            f"programmatic check: {result.detail}",
+            list(result.refs),
+            None,
+        )
 
 
-def _verdict(scoped: ScopedCriterion, scope: str, verdict: VerdictWord, rater: str, time: datetime, version: str,
-             note: str | None, evidence: list[str], key: str | None) -> Verdict:
+def _verdict(
+    scoped: ScopedCriterion,
+    scope: str,
+    verdict: VerdictWord,
+    rater: str,
+    time: datetime,
+    version: str,
+    note: str | None,
+    evidence: list[str],
+    key: str | None,
+) -> Verdict:
     from studio.judging.verdicts import Verdict
 
-    return Verdict(criterion=scoped.id, scope=scope, verdict=verdict, rater=rater, time=time,
-                   criterion_version=version, note=note, evidence=evidence, key=key)
+    return Verdict(
+        criterion=scoped.id,
+        scope=scope,
+        verdict=verdict,
+        rater=rater,
+        time=time,
+        criterion_version=version,
+        note=note,
+        evidence=evidence,
+        key=key,
+    )
 
 
 def _same_outcome(earlier: Verdict | None, now: Verdict) -> bool:
-    return earlier is not None and (earlier.verdict, earlier.note, list(earlier.evidence), earlier.criterion_version) \
-        == (now.verdict, now.note, list(now.evidence), now.criterion_version)
+    return earlier is not None and (
+        earlier.verdict,
+        earlier.note,
+        list(earlier.evidence),
+        earlier.criterion_version,
+    ) == (now.verdict, now.note, list(now.evidence), now.criterion_version)
 
 
 def _check_role(check: Any) -> str:

@@ -18,10 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studio.collector import collector_paused
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
-from studio.judging.scope import scope_context
-from studio.judging.verdict_store import VerdictStore, bulk_reading, rater_slug, scope_rank
+from studio.judging.scope import scope_context, scopes_of
+from studio.judging.verdict_store import VerdictStore, rater_slug, scope_rank
 from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
 from studio.model.vocabulary import FINAL_SCOPE
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from studio.store.loader import LoadedProject
 
 GIVEN_VALUES = ("pass", "fail", "na")  # what an expert or an adjudication records; "missing" is the judge's
+RATER_NAME_RULE = "letters, digits, spaces and - _ . @"
 
 
 @dataclass(frozen=True)
@@ -116,18 +118,24 @@ class QueueFilter:
         fixed by the decision's run, scope and criterion and answered from the queue's indexes."""
         if not (self.disagree or self.adjudication or self.not_reviewed_by is not None):
             return None
-        return QueueFilter(disagree=self.disagree, adjudication=self.adjudication,
-                           not_reviewed_by=self.not_reviewed_by, judge=self.judge)
+        return QueueFilter(
+            disagree=self.disagree,
+            adjudication=self.adjudication,
+            not_reviewed_by=self.not_reviewed_by,
+            judge=self.judge,
+        )
 
     def accepts(self, decision: Decision) -> bool:
-        return ((self.submission is None or decision.submission.startswith(self.submission))
-                and (self.scope is None or decision.scope == self.scope)
-                and (self.criterion is None or decision.criterion.id == self.criterion)
-                and (self.target is None or decision.criterion.target == self.target)
-                and (self.dimension is None or decision.criterion.dimension == self.dimension)
-                and (not self.disagree or decision.judge_and_expert_disagree(self.judge))
-                and (not self.adjudication or decision.raters_differ(self.judge))
-                and (self.not_reviewed_by is None or not decision.reviewed_by(self.not_reviewed_by)))
+        return (
+            (self.submission is None or decision.submission.startswith(self.submission))
+            and (self.scope is None or decision.scope == self.scope)
+            and (self.criterion is None or decision.criterion.id == self.criterion)
+            and (self.target is None or decision.criterion.target == self.target)
+            and (self.dimension is None or decision.criterion.dimension == self.dimension)
+            and (not self.disagree or decision.judge_and_expert_disagree(self.judge))
+            and (not self.adjudication or decision.raters_differ(self.judge))
+            and (self.not_reviewed_by is None or not decision.reviewed_by(self.not_reviewed_by))
+        )
 
 
 @dataclass(frozen=True)
@@ -162,8 +170,10 @@ class ReviewQueue:
         if loaded.problems or loaded.project.info is None:
             first = loaded.problems[0] if loaded.problems else None
             where = f": {loaded.root / first.file}: {first.message}" if first is not None else ""
-            raise JudgingError(f"{project_dir}: the project's files do not load{where}; fix them first "
-                               f"(`dbstudio validate {project_dir}` lists each)")
+            raise JudgingError(
+                f"{project_dir}: the project's files do not load{where}; fix them first "
+                f"(`dbstudio validate {project_dir}` lists each)"
+            )
         queue = cls(loaded)
         queue.reload()
         return queue
@@ -174,20 +184,23 @@ class ReviewQueue:
         versions = current_versions(project)
         found = collect(self.store, versions, submissions)
         self.left_out = found.left_out()
-        criteria = {scope: [QueueCriterion(e.id, e.text, e.target, e.dimension, e.weight, e.gate,
-                                           versions.get((scope, e.id), "")) for e in entries.values()]
-                    for scope, entries in _rubrics(project).items()}
+        criteria = {
+            scope: [
+                QueueCriterion(e.id, e.text, e.target, e.dimension, e.weight, e.gate, versions.get((scope, e.id), ""))
+                for e in entries.values()
+            ]
+            for scope, entries in _rubrics(project).items()
+        }
         scoped: dict[str, set[str]] = {}
         for submission, scope, _ in found.decisions:
             scoped.setdefault(submission, set()).add(scope)
         order = {sid: i for i, sid in enumerate(project.timeline())}
-        with bulk_reading():
+        with collector_paused():
             decisions = _decisions_of(found.decisions, scoped, criteria, order)
         self.decisions = decisions
         self._index = {d.key: i for i, d in enumerate(decisions)}
         self._positions = _positions_of(decisions)
         self._reviewed = {}
-
 
     def filtered(self, which: QueueFilter) -> list[Decision]:
         return [self.decisions[position] for position in self.positions(which)]
@@ -195,13 +208,20 @@ class ReviewQueue:
     def positions(self, which: QueueFilter) -> list[int]:
         """The queue positions of the decisions `which` accepts, in queue order."""
         chosen: list[int] | None = None
-        for name, value in (("scope", which.scope), ("criterion", which.criterion), ("target", which.target),
-                            ("dimension", which.dimension)):
+        for name, value in (
+            ("scope", which.scope),
+            ("criterion", which.criterion),
+            ("target", which.target),
+            ("dimension", which.dimension),
+        ):
             if value is not None:
                 chosen = _both(chosen, self._positions.get(name, {}).get(value, []))
         if which.submission is not None:
-            runs = [positions for submission, positions in self._positions.get("submission", {}).items()
-                    if submission.startswith(which.submission)]
+            runs = [
+                positions
+                for submission, positions in self._positions.get("submission", {}).items()
+                if submission.startswith(which.submission)
+            ]
             chosen = _both(chosen, sorted(position for positions in runs for position in positions))
         rest = which.by_ratings()
         if rest is None:
@@ -223,14 +243,24 @@ class ReviewQueue:
         """The decisions where raters differ (experts among themselves, or judge and expert)."""
         return self.filtered(QueueFilter(adjudication=True, judge=judge))
 
+    def check_scope(self, scope: str) -> str:
+        """A scope of the project's rubrics; JudgingError naming them when it is none."""
+        known = scopes_of(self.loaded.project)
+        if scope not in known:
+            raise JudgingError(f"the project has no rubric '{scope}': give one of {', '.join(known) or 'none'}")
+        return scope
+
     def find(self, submission: str, scope: str, criterion: str) -> Decision:
+        self.check_scope(scope)
         index = self._index.get((submission, scope, criterion))
         if index is None:
             known = sorted({d.submission for d in self.decisions})
             listed = ", ".join(known[:10]) or "none yet"
-            raise JudgingError(f"no decision {submission} {scope} {criterion} in the review queue (submissions with "
-                               f"verdicts: {listed}); the scope must be judged and the criterion in its current "
-                               f"rubric: `dbstudio verdicts queue {self.root}` lists them")
+            raise JudgingError(
+                f"no decision {submission} {scope} {criterion} in the review queue (submissions with "
+                f"verdicts: {listed}); the scope must be judged and the criterion in its current "
+                f"rubric: `dbstudio verdicts queue {self.root}` lists them"
+            )
         return self.decisions[index]
 
     def index_of(self, decision: Decision) -> int:
@@ -263,35 +293,71 @@ class ReviewQueue:
 
         run_dir = self.root / layout.RUNS_DIR / decision.submission
         if not (run_dir / RECORD_FILE).is_file():
-            raise JudgingError(f"{decision.submission} is no run of this project ({run_dir} has no {RECORD_FILE}): "
-                               "its files were handed over as a folder and are not kept with the project")
+            raise JudgingError(
+                f"{decision.submission} is no run of this project ({run_dir} has no {RECORD_FILE}): "
+                "its files were handed over as a folder and are not kept with the project"
+            )
         return submission_of_run(run_dir, decision.scope)
 
     # -- writing ---------------------------------------------------------------------------------
-    def give(self, decision: Decision, rater: str, value: str, note: str | None = None,
-             evidence: Sequence[str] = (), time: datetime | None = None) -> Verdict:
+    def give(
+        self,
+        decision: Decision,
+        rater: str,
+        value: str,
+        note: str | None = None,
+        evidence: Sequence[str] = (),
+        time: datetime | None = None,
+    ) -> Verdict:
         """Record an expert's verdict (pass, fail or na) on the decision, in the rater's own file."""
         rater = check_expert(rater)
         return self._record(decision, rater, value, note, evidence, time)
 
-    def adjudicate(self, decision: Decision, value: str, by: str, note: str | None = None,
-                   time: datetime | None = None) -> Verdict:
+    def adjudicate(
+        self, decision: Decision, value: str, by: str, note: str | None = None, time: datetime | None = None
+    ) -> Verdict:
         """Record the settled verdict of a decision under the rater `adjudicated`, with who settled it
         (`by`, the adjudicator's name: who answers for a settled verdict is part of the record)."""
         by = (by or "").strip()
         if not by:
-            raise JudgingError("give the adjudicator's name (--by NAME, or the rater box in the app): it is "
-                               "recorded with the settled verdict")
-        return self._record(decision, ADJUDICATED, value, note, (), time, by=check_expert(by))
+            raise JudgingError(
+                "give the adjudicator's name (--by NAME, or the rater box in the app): it is "
+                "recorded with the settled verdict"
+            )
+        by = check_expert(by)
+        check_value(value)
+        if not needs_adjudication(decision):
+            raise JudgingError(
+                f"{decision.submission} {decision.scope} {decision.criterion.id}: there is no "
+                "difference to settle (the experts and the judge agree, or fewer than two have "
+                "rated it); adjudicate a decision that `dbstudio verdicts queue --adjudication` "
+                "lists"
+            )
+        return self._record(decision, ADJUDICATED, value, note, (), time, by=by)
 
-    def _record(self, decision: Decision, rater: str, value: str, note: str | None, evidence: Sequence[str],
-                time: datetime | None, by: str | None = None) -> Verdict:
-        if value not in GIVEN_VALUES:
-            raise JudgingError(f"verdict {value!r}: give pass, fail or na (not applicable)")
+    def _record(
+        self,
+        decision: Decision,
+        rater: str,
+        value: str,
+        note: str | None,
+        evidence: Sequence[str],
+        time: datetime | None,
+        by: str | None = None,
+    ) -> Verdict:
+        check_value(value)
         note = (note or "").strip() or None
-        verdict = Verdict(criterion=decision.criterion.id, scope=decision.scope, verdict=value,
-                          rater=rater, time=time or datetime.now(UTC), criterion_version=decision.criterion.version,
-                          note=note, evidence=list(evidence), by=by)
+        verdict = Verdict(
+            criterion=decision.criterion.id,
+            scope=decision.scope,
+            verdict=value,
+            rater=rater,
+            time=time or datetime.now(UTC),
+            criterion_version=decision.criterion.version,
+            note=note,
+            evidence=list(evidence),
+            by=by,
+        )
         self.store.put(decision.submission, [verdict])
         if rater not in decision.ratings and rater in self._reviewed:
             self._reviewed[rater] += 1
@@ -299,8 +365,12 @@ class ReviewQueue:
         return verdict
 
 
-def _decisions_of(found: dict[DecisionKey, dict[str, Verdict]], scoped: dict[str, set[str]],
-                  criteria: dict[str, list[QueueCriterion]], order: dict[str, int]) -> list[Decision]:
+def _decisions_of(
+    found: dict[DecisionKey, dict[str, Verdict]],
+    scoped: dict[str, set[str]],
+    criteria: dict[str, list[QueueCriterion]],
+    order: dict[str, int],
+) -> list[Decision]:
     """Every criterion of each judged scope of each submission, with its current verdicts."""
     decisions = []
     for submission in sorted(scoped):
@@ -312,8 +382,9 @@ def _decisions_of(found: dict[DecisionKey, dict[str, Verdict]], scoped: dict[str
 
 
 def _positions_of(decisions: Sequence[Decision]) -> dict[str, dict[str, list[int]]]:
-    found: dict[str, dict[str, list[int]]] = {name: {} for name in ("submission", "scope", "criterion", "target",
-                                                                     "dimension")}
+    found: dict[str, dict[str, list[int]]] = {
+        name: {} for name in ("submission", "scope", "criterion", "target", "dimension")
+    }
     submission, scope, criterion, target, dimension = found.values()
     for position, decision in enumerate(decisions):
         submission.setdefault(decision.submission, []).append(position)
@@ -332,16 +403,38 @@ def _both(chosen: list[int] | None, positions: list[int]) -> list[int]:
     return [position for position in chosen if position in kept]
 
 
+def check_value(value: str) -> str:
+    if value not in GIVEN_VALUES:
+        raise JudgingError(f"verdict {value!r}: give pass, fail or na (not applicable)")
+    return value
+
+
+def needs_adjudication(decision: Decision) -> bool:
+    """Raters differ (studio.judging.queue.Decision.raters_differ), or two judges differ: a difference
+    for an adjudicator to settle. A decision already settled stays open to settling again."""
+    judged = {v.verdict for rater, v in decision.ratings.items() if is_judge(rater) and v.verdict != "missing"}
+    return decision.raters_differ() or len(judged) > 1 or decision.adjudicated is not None
+
+
 def check_expert(rater: str) -> str:
-    """An expert's name as a rater: one line, not a judge's or the adjudication's name, fit for a file name."""
+    """An expert's name as a rater: letters (any script), digits, spaces and - _ . @ only, so it names
+    a person and a file of the verdict store (no path, no control character), and not a judge's or
+    the adjudication's name. The CLI and the app both check names here."""
     name = (rater or "").strip()
     if not name:
         raise JudgingError("give the expert's name (--rater NAME, or the rater box in the app)")
     if not is_expert(name):
-        raise JudgingError(f"rater {name!r} is reserved (judges are 'judge:MODEL', settled verdicts "
-                           f"'{ADJUDICATED}'): give the expert's own name")
-    if any(ord(char) < 32 or ord(char) == 127 for char in name):
-        raise JudgingError(f"rater {name!r}: give a name on one line")
+        raise JudgingError(
+            f"rater {name!r} is reserved (judges are 'judge:MODEL', settled verdicts "
+            f"'{ADJUDICATED}'): give the expert's own name"
+        )
+    wrong = sorted({char for char in name if not (char.isalnum() or char in " -_.@")})
+    if wrong:
+        shown = " ".join(repr(char) for char in wrong)
+        raise JudgingError(
+            f"rater {name!r}: a name may hold {RATER_NAME_RULE}, not {shown}; "
+            "give the name without them (for example 'Marta Lindqvist' or 'm.lindqvist@bank')"
+        )
     rater_slug(name)
     return name
 

@@ -5,11 +5,16 @@ their own file, so two experts reviewing the same run on two machines never touc
 and a merge of their work cannot conflict. A file lists one verdict per block, sorted by scope
 along the timeline and then by criterion id, every field on one line in a fixed order: a change
 of one verdict is a change of its own lines in a diff.
+
+Writes are safe across processes: a store's read-merge-write of a rater's file happens under the
+project's verdict lock (<project>/.dbstudio/locks/verdicts.lock, a filelock held by one process at a
+time and released by the kernel if it dies), so two `dbstudio verdicts give`, a judge and the app
+storing at once never lose each other's verdicts; the file is read afresh under the lock.
 """
 
 from __future__ import annotations
 
-import gc
+import hashlib
 import re
 import threading
 import unicodedata
@@ -20,8 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from filelock import FileLock
+from filelock import Timeout as LockTimeout
 from pydantic import ValidationError
 
+from studio.collector import collector_paused
 from studio.judging.errors import JudgingError
 from studio.judging.verdict_lines import read_lines
 from studio.judging.verdicts import Verdict
@@ -37,34 +45,14 @@ _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _DIGITS = re.compile(r"(\d+)")
 # One rater's file is read, merged and written under this lock, so two threads of the app (a judge
-# running in the background, the expert's keystrokes) never lose each other's verdicts.
+# running in the background, the expert's keystrokes) never lose each other's verdicts; the file
+# lock below does the same between processes.
 _WRITING = threading.Lock()
+LOCK_FILE = ".dbstudio/locks/verdicts.lock"
+# A write holds the lock for milliseconds; a process holding it longer than this is stuck.
+LOCK_WAIT_S = 30.0
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-_PAUSING = threading.Lock()
-_paused = [0, False]  # readers inside `bulk_reading`, whether the collector was on when the first came in
-
-
-@contextmanager
-def bulk_reading() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a store's verdicts are read into objects: each of
-    its passes walks every object alive, and reading 200,000 verdicts (a million objects, none of them
-    garbage) would run dozens of them, a third of the time. Counted, so that two threads reading at
-    once leave the collector as they found it."""
-    with _PAUSING:
-        if _paused[0] == 0:
-            _paused[1] = gc.isenabled()
-            gc.disable()
-        _paused[0] += 1
-    try:
-        yield
-    finally:
-        with _PAUSING:
-            _paused[0] -= 1
-            if _paused[0] == 0 and _paused[1]:
-                gc.enable()
 
 
 class VerdictFileError(JudgingError):
@@ -81,17 +69,27 @@ def rater_slug(rater: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", rater).encode("ascii", "ignore").decode("ascii")
     slug = _SLUG_DROP.sub("-", ascii_text.lower()).strip("-.")
     if not slug:
-        raise JudgingError(f"rater name {rater!r} has no letter or digit a file name can hold: "
-                           "give the rater a name with letters or digits")
+        raise JudgingError(
+            f"rater name {rater!r} has no letter or digit a file name can hold: "
+            "give the rater a name with letters or digits"
+        )
     return slug
 
 
 def check_submission_id(submission_id: str) -> str:
     """A submission id names a folder under verdicts/: no path separator, not '.' or '..'."""
-    if (not submission_id or submission_id != submission_id.strip() or "/" in submission_id
-            or "\\" in submission_id or submission_id.startswith(".") or any(ord(char) < 32 for char in submission_id)):
-        raise JudgingError(f"submission id {submission_id!r} cannot name a folder of the verdict store: use a run id "
-                           "or a folder name without '/', '\\' or a leading '.'")
+    if (
+        not submission_id
+        or submission_id != submission_id.strip()
+        or "/" in submission_id
+        or "\\" in submission_id
+        or submission_id.startswith(".")
+        or any(ord(char) < 32 for char in submission_id)
+    ):
+        raise JudgingError(
+            f"submission id {submission_id!r} cannot name a folder of the verdict store: use a run id "
+            "or a folder name without '/', '\\' or a leading '.'"
+        )
     return submission_id
 
 
@@ -107,6 +105,7 @@ class VerdictStore:
         self.root = layout.verdicts_dir(self.project_dir)
         self._timeline: list[str] | None = None
         self._timeline_of = timeline
+        self.lock_wait_s = LOCK_WAIT_S
 
     # -- where ----------------------------------------------------------------------------------
     def path(self, submission_id: str, rater: str) -> Path:
@@ -116,8 +115,11 @@ class VerdictStore:
         """The submissions with at least one verdict file, by id."""
         if not self.root.is_dir():
             return []
-        return sorted(folder.name for folder in self.root.iterdir()
-                      if folder.is_dir() and not folder.name.startswith(".") and any(_files(folder)))
+        return sorted(
+            folder.name
+            for folder in self.root.iterdir()
+            if folder.is_dir() and not folder.name.startswith(".") and any(_files(folder))
+        )
 
     def raters(self, submission_id: str) -> list[str]:
         """The raters with a file for the submission (as each file names its rater), by file name."""
@@ -135,15 +137,18 @@ class VerdictStore:
 
     def verdicts(self, submission_id: str) -> list[Verdict]:
         """Every rater's verdicts on the submission, each file read once."""
-        with bulk_reading():
-            return [verdict for path in _files(self.root / check_submission_id(submission_id))
-                    for verdict in _read_file(path)[1]]
+        with collector_paused():
+            return [
+                verdict
+                for path in _files(self.root / check_submission_id(submission_id))
+                for verdict in _read_file(path)[1]
+            ]
 
     def all(self) -> Iterator[tuple[str, Verdict]]:
         """(submission id, verdict) of every verdict in the store."""
         for submission_id in self.submissions():
             for path in _files(self.root / submission_id):
-                with bulk_reading():
+                with collector_paused():
                     verdicts = _read_file(path)[1]
                 for verdict in verdicts:
                     yield submission_id, verdict
@@ -155,30 +160,61 @@ class VerdictStore:
         by_rater: dict[str, list[Verdict]] = {}
         for verdict in verdicts:
             by_rater.setdefault(verdict.rater, []).append(verdict)
-        with _WRITING:
+        with _WRITING, self._locked():
             for rater, given in by_rater.items():
                 self._merge(submission_id, rater, given)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The project's verdict lock, held by this process (JudgingError after LOCK_WAIT_S)."""
+        path = self.project_dir / LOCK_FILE
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = path.parent / ".gitignore"
+            if not ignore.is_file():  # never committed, whatever the project's own .gitignore says
+                ignore.write_text("*\n", encoding="utf-8")
+            lock = FileLock(path, timeout=self.lock_wait_s)
+            lock.acquire()
+        except LockTimeout:
+            raise JudgingError(
+                f"{path}: another process has been storing verdicts of this project for more than "
+                f"{self.lock_wait_s:g} s (a judge, `dbstudio verdicts`, or the app): nothing was "
+                "stored; let it finish and try again"
+            ) from None
+        except OSError as exc:
+            raise JudgingError(
+                f"{path}: cannot take the verdict store's lock ({exc.strerror or exc}); nothing "
+                "was stored: check the project folder can be written"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _merge(self, submission_id: str, rater: str, given: list[Verdict]) -> None:
         """The rater's file with `given` in place of their earlier verdicts on the same decisions."""
         path = self.path(submission_id, rater)
         merged: dict[tuple[str, str], Verdict] = {}
         if path.is_file():
-            found, earlier = _read_file(path)  # parsed once: this store's own last write is remembered
+            found, earlier = _read_to_merge(path)
             if found != rater:
-                raise JudgingError(f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
-                                   "same file: give the two raters names that differ in more than case or "
-                                   "punctuation")
+                raise JudgingError(
+                    f"{path} holds the verdicts of {found!r}, and {rater!r} would be stored in the "
+                    "same file: give the two raters names that differ in more than case or "
+                    "punctuation"
+                )
             merged = {(v.scope, v.criterion): v for v in earlier}
         merged.update({(v.scope, v.criterion): v for v in given})
         stored = self._sorted(merged.values())
-        data = render_file(submission_id, rater, stored)
+        encoded = render_file(submission_id, rater, stored).encode("utf-8")
         try:
-            write_atomic(path, data.encode("utf-8"))
+            write_atomic(path, encoded)
         except (AtomicWriteError, OSError) as exc:
-            raise JudgingError(f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
-                               "nothing was changed: check the folder can be written and try again") from None
-        _remember(path, rater, stored)
+            raise JudgingError(
+                f"{path}: cannot store the verdicts ({getattr(exc, 'strerror', None) or exc}); "
+                "nothing was changed: check the folder can be written and try again"
+            ) from None
+        _remember(path, rater, stored, encoded)
 
     def _sorted(self, verdicts: Iterable[Verdict]) -> list[Verdict]:
         order = {sid: i for i, sid in enumerate(self.timeline())}
@@ -232,16 +268,25 @@ def _scalar(value: str) -> str:
 
 
 def render_file(submission_id: str, rater: str, verdicts: Sequence[Verdict]) -> str:
-    lines = [f"# Verdicts of {rater} on {submission_id}: one block per verdict (dbstudio verdict store).",
-             f"format: {FORMAT_VERSION}",
-             f"submission: {_scalar(submission_id)}",
-             f"rater: {_scalar(rater)}",
-             "verdicts:" if verdicts else "verdicts: []"]
+    lines = [
+        f"# Verdicts of {rater} on {submission_id}: one block per verdict (dbstudio verdict store).",
+        f"format: {FORMAT_VERSION}",
+        f"submission: {_scalar(submission_id)}",
+        f"rater: {_scalar(rater)}",
+        "verdicts:" if verdicts else "verdicts: []",
+    ]
     for verdict in verdicts:
-        values = {"scope": verdict.scope, "criterion": verdict.criterion, "verdict": verdict.verdict,
-                  "time": verdict.time.isoformat().replace("+00:00", "Z"),
-                  "criterion_version": verdict.criterion_version, "note": verdict.note,
-                  "evidence": verdict.evidence, "key": verdict.key, "by": verdict.by}
+        values = {
+            "scope": verdict.scope,
+            "criterion": verdict.criterion,
+            "verdict": verdict.verdict,
+            "time": verdict.time.isoformat().replace("+00:00", "Z"),
+            "criterion_version": verdict.criterion_version,
+            "note": verdict.note,
+            "evidence": verdict.evidence,
+            "key": verdict.key,
+            "by": verdict.by,
+        }
         first = True
         for name in FIELD_ORDER:
             value = values[name]
@@ -271,7 +316,19 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
-def _remember(path: Path, rater: str, verdicts: list[Verdict]) -> None:
+# path -> (digest of the bytes this process last wrote there, its rater, its verdicts): a merge reads the
+# file's bytes under the lock and parses them again unless they are exactly what this process wrote.
+_WRITTEN: dict[Path, tuple[bytes, str, list[Verdict]]] = {}
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _remember(path: Path, rater: str, verdicts: list[Verdict], data: bytes) -> None:
+    if len(_WRITTEN) >= _PARSED_LIMIT:
+        _WRITTEN.clear()
+    _WRITTEN[path] = (_digest(data), rater, list(verdicts))
     signature = _signature(path)
     if signature is None:
         _PARSED.pop(path, None)
@@ -281,9 +338,23 @@ def _remember(path: Path, rater: str, verdicts: list[Verdict]) -> None:
     _PARSED[path] = (signature, rater, list(verdicts))
 
 
+def _read_to_merge(path: Path) -> tuple[str, list[Verdict]]:
+    """The file as it is now, for a write under the lock: a signature can repeat (a freed inode reused
+    within one tick of the clock), the bytes cannot lie, so another process's write is never missed."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    known = _WRITTEN.get(path)
+    if known is not None and known[0] == _digest(data):
+        return known[1], list(known[2])
+    return _parse_text(path, _decoded(path, data))
+
+
 def forget_parsed() -> None:
     """Parse every file afresh next time (a bench timing a cold read; nothing else needs it)."""
     _PARSED.clear()
+    _WRITTEN.clear()
 
 
 def _read_file(path: Path) -> tuple[str, list[Verdict]]:
@@ -302,28 +373,48 @@ def _read_file(path: Path) -> tuple[str, list[Verdict]]:
 
 def _parse_file(path: Path) -> tuple[str, list[Verdict]]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise VerdictFileError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from "
-                               "git (`git checkout -- FILE`)") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    return _parse_text(path, _decoded(path, data))
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    try:  # newlines read as text mode reads them: a file saved with CRLF is read the same
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        raise VerdictFileError(
+            path,
+            1,
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}): restore the file from git (`git checkout -- FILE`)",
+        ) from None
+
+
+def _parse_text(path: Path, text: str) -> tuple[str, list[Verdict]]:
     fast = read_lines(text)  # the store's own layout, read a block at a time; anything else goes the YAML way
     if fast is not None:
         return fast
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(CONFLICT_MARKERS):
-            raise VerdictFileError(path, number, f"a git merge conflict was left in the file ({line.split()[0]}); "
-                                   "two machines wrote the same rater's verdicts: keep one side of each block "
-                                   "and remove the marker lines")
+            raise VerdictFileError(
+                path,
+                number,
+                f"a git merge conflict was left in the file ({line.split()[0]}); "
+                "two machines wrote the same rater's verdicts: keep one side of each block "
+                "and remove the marker lines",
+            )
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         at = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc)
-        raise VerdictFileError(path, at, f"the verdict file is not valid YAML ({problem}); fix the line "
-                               "as the other blocks are written or restore the file from git") from None
+        raise VerdictFileError(
+            path,
+            at,
+            f"the verdict file is not valid YAML ({problem}); fix the line "
+            "as the other blocks are written or restore the file from git",
+        ) from None
     return _checked(path, text, data)
 
 
@@ -343,8 +434,10 @@ def _checked(path: Path, text: str, data: Any) -> tuple[str, list[Verdict]]:
     seen: dict[tuple[str, str], int] = {}
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise fail(_places(text).get((index, None), 1),
-                       f"verdict {index + 1} is not a block of fields (scope, criterion, verdict, ...)")
+            raise fail(
+                _places(text).get((index, None), 1),
+                f"verdict {index + 1} is not a block of fields (scope, criterion, verdict, ...)",
+            )
         try:
             verdict = Verdict.model_validate({**entry, "rater": rater})
         except ValidationError as exc:
@@ -352,15 +445,20 @@ def _checked(path: Path, text: str, data: Any) -> tuple[str, list[Verdict]]:
             name = ".".join(str(part) for part in error["loc"]) or "block"
             places = _places(text)
             at = places.get((index, str(error["loc"][0]) if error["loc"] else None)) or places.get((index, None), 1)
-            raise fail(at, f"verdict {index + 1}, field '{name}': {error['msg']}; verdicts are pass, fail, na or "
-                           "missing, times like \"2026-11-30T20:15:00Z\"") from None
+            raise fail(
+                at,
+                f"verdict {index + 1}, field '{name}': {error['msg']}; verdicts are pass, fail, na or "
+                'missing, times like "2026-11-30T20:15:00Z"',
+            ) from None
         decision = (verdict.scope, verdict.criterion)
         if decision in seen:
             places = _places(text)
-            raise fail(places.get((index, None), 1),
-                       f"{verdict.scope}/{verdict.criterion} is listed again (first at line "
-                       f"{places.get((seen[decision], None), 1)}): one rater gives one verdict per criterion; "
-                       "keep one of the two blocks")
+            raise fail(
+                places.get((index, None), 1),
+                f"{verdict.scope}/{verdict.criterion} is listed again (first at line "
+                f"{places.get((seen[decision], None), 1)}): one rater gives one verdict per criterion; "
+                "keep one of the two blocks",
+            )
         seen[decision] = index
         verdicts.append(verdict)
     return rater, verdicts

@@ -8,18 +8,38 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.previews.errors import PreviewError
+from studio.untrusted import Limits, UntrustedFileError
+from studio.untrusted.tree import reach
 
-__all__ = ["PreviewError", "preview_kind"]
+__all__ = ["PreviewError", "file_in_tree", "preview_kind"]
 
 _KINDS = {
     ".pdf": "pdf",
-    ".xlsx": "xlsx", ".xlsm": "xlsx",
-    ".csv": "csv", ".tsv": "csv",
-    ".md": "markdown", ".markdown": "markdown",
-    ".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image", ".bmp": "image", ".webp": "image",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".gif": "image",
+    ".bmp": "image",
+    ".webp": "image",
 }
 
 
 def preview_kind(path: Path | str) -> str:
     """How a file is previewed, by its suffix: pdf, xlsx, csv, markdown, image or text."""
     return _KINDS.get(Path(path).suffix.lower(), "text")
+
+
+def file_in_tree(folder: Path, rel: str, tree: str = "the submission") -> Path:
+    """The file `rel` of an agent's tree (a submission) to preview, with no link in its path: reached only
+    through links inside `folder`, a regular file within the limits (studio.untrusted). A link out (a host
+    file, the project's evaluator references), a loop, a device or a FIFO is a PreviewError saying so."""
+    try:
+        return reach(folder, rel, tree=tree, limits=Limits()).path
+    except UntrustedFileError as refused:
+        raise PreviewError(Path(folder) / rel, str(refused)) from None

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.errors import StudioError
+from studio.untrusted import shown
 
 
 class PreviewError(StudioError):
     """A file that cannot be previewed: the message names the file and what is wrong with it."""
 
     def __init__(self, path: Path | str, problem: str) -> None:
-        super().__init__(f"{Path(path).name}: {problem}")
+        super().__init__(f"{shown(Path(path).name)}: {problem}")
         self.path = Path(path)
         self.problem = problem
 

@@ -16,8 +16,8 @@ from typing import Any
 # Processes and threads together: a CLI agent (Node.js) runs a few dozen, a build a few hundred.
 DEFAULT_PIDS_LIMIT = 1024
 # What the engine keeps of a container's output (its json-file log, rotated); the run's own copy
-# in logs/<SUBTASK>.log is cut at LOG_LIMIT_BYTES (engine.py).
-ENGINE_LOG_MAX_SIZE = "10m"
+# in logs/<SUBTASK>.log keeps a head and a tail within studio.untrusted.LOG_LIMIT (engine.py).
+ENGINE_LOG_MAX_SIZE = "10m"  # engine.ENGINE_LOG_ROTATES_AT in bytes
 ENGINE_LOG_MAX_FILES = 3
 # Mounted nosuid and nodev; exec, since tools unpack and run helpers there (pip, npm, compilers).
 TMPFS = {"/tmp": "rw,nosuid,nodev,exec,mode=1777"}

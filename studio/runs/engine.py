@@ -1,5 +1,5 @@
 """The local Docker engine, through the `docker` SDK: one container per harness step, its output
-streamed to a log file as it comes (cut at LOG_LIMIT_BYTES), limits, least privilege
+streamed to a log file as it comes (within studio.untrusted.LOG_LIMIT), limits, least privilege
 (confinement.py), a time limit, cancelling, and clear messages when the engine or the image is
 missing or the engine goes away mid-run.
 """
@@ -21,6 +21,7 @@ import docker.types
 
 from studio.runs.confinement import DEFAULT_PIDS_LIMIT, create_options
 from studio.runs.errors import RunError
+from studio.untrusted.logs import CappedLog
 
 DEFAULT_URL = "unix:///var/run/docker.sock"
 # How often a waiting run looks at its time limit and at the cancel request.
@@ -29,8 +30,13 @@ POLL_SECONDS = 0.5
 KILL_GRACE_SECONDS = 20.0
 # How long the log writer may lag behind the container's exit before its tail is given up.
 LOG_DRAIN_SECONDS = 10.0
-# The most of a container's output kept in the run's log file; the rest is dropped, with a line saying so.
-LOG_LIMIT_BYTES = 64 * 1024 * 1024
+# The lines asked for when the log could not be read to its end in time (at most LOG_TAIL bytes kept).
+TAIL_LINES = 2000
+# Past one engine log file's size the stream may have ended early: its last END_BYTES are compared with
+# the engine's last ROTATION_CHECK_LINES lines.
+ENGINE_LOG_ROTATES_AT = 10 * 1024 * 1024
+END_BYTES = 64 * 1024
+ROTATION_CHECK_LINES = 20
 
 START_ENGINE = (
     "start it (as root: scripts/dockerd.sh start, which prints the address to export as "
@@ -165,13 +171,16 @@ class DockerEngine:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
             except (docker.errors.DockerException, OSError) as error:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
-            writer = threading.Thread(target=_write_log, args=(stream, log), name="container-log", daemon=True)
+            capped = CappedLog(log)
+            end = bytearray()
+            writer = threading.Thread(target=_write_log, args=(stream, capped, end), name="container-log", daemon=True)
             writer.start()
             exit_code, timed_out, cancelled = self._wait(container, spec, cancel)
             ended = _now()
         finally:
             if writer is not None:
                 writer.join(LOG_DRAIN_SECONDS)
+                _end_log(container, capped, writer, end)  # the end, where the error is, matters most
             self._remove(container)
         return ContainerResult(
             exit_code=exit_code,
@@ -339,25 +348,45 @@ class DockerEngine:
         )
 
 
-def _write_log(stream: Iterator[bytes], log: Path) -> None:
-    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live;
-    past LOG_LIMIT_BYTES the rest is read and dropped (an agent printing without end fills no disk)."""
-    limit = LOG_LIMIT_BYTES
-    written = 0
-    with open(log, "ab") as out:
-        try:
-            for chunk in stream:
-                if written >= limit:
-                    continue
-                kept = chunk[: limit - written]
-                out.write(kept)
-                written += len(kept)
-                if written >= limit:
-                    out.write(
-                        f"\n[dbstudio: the log is cut here, at {limit} bytes; the rest of the output "
-                        "was dropped]\n".encode()
-                    )
-                out.flush()
-        except (docker.errors.DockerException, OSError):
-            # The engine went away: the waiting side reports it; what arrived so far stays in the log.
-            pass
+def _write_log(stream: Iterator[bytes], log: CappedLog, end: bytearray) -> None:
+    """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live
+    (head and tail only past studio.untrusted.LOG_LIMIT); `end` keeps the last END_BYTES read. The log
+    is closed by the caller, who may still end it with the engine's own tail."""
+    try:
+        for chunk in stream:
+            log.write(chunk)
+            end += chunk
+            del end[:-END_BYTES]
+    except (docker.errors.DockerException, OSError, ValueError):
+        # The engine went away: the waiting side reports it; what arrived so far stays in the log.
+        pass
+
+
+def _end_log(container: Any, log: CappedLog, writer: threading.Thread, end: bytearray) -> None:
+    """Close the log, ending it with the engine's last lines when the stream did not reach them: it is
+    still going (more output than could be read in time), or the engine rotated its log file under
+    the stream (confinement's max-size), which ends a following stream early, before the end."""
+    if writer.is_alive():
+        _fetch_tail(
+            container, log, f"the container wrote more than could be read in {LOG_DRAIN_SECONDS:.0f} s after it ended"
+        )
+    elif log.total > ENGINE_LOG_ROTATES_AT:
+        last = _engine_tail(container, ROTATION_CHECK_LINES)
+        if last is not None and not bytes(end).endswith(last[-END_BYTES:]):
+            _fetch_tail(container, log, "the engine rotated its log file while it was read, which ended the stream")
+    log.close()
+
+
+def _engine_tail(container: Any, lines: int) -> bytes | None:
+    try:
+        return bytes(container.logs(stdout=True, stderr=True, stream=False, tail=lines))
+    except (docker.errors.DockerException, OSError):
+        return None
+
+
+def _fetch_tail(container: Any, log: CappedLog, why: str) -> None:
+    """End the log with the container's last lines, asked of the engine directly."""
+    tail = _engine_tail(container, TAIL_LINES)
+    if tail is None:
+        return
+    log.replace_tail([tail], f"output cut here after {log.total:,} bytes: {why}; its last {TAIL_LINES:,} lines follow")

@@ -14,6 +14,9 @@ from studio.runs.ownership import ContainerUser, hand_over
 from studio.runs.plan import GeneratedFile
 from studio.runs.record import RunRecord
 from studio.runs.scripts import script_command
+from studio.untrusted import Limits, UntrustedFileError
+from studio.untrusted.tree import open_reached, reach
+from studio.untrusted.writing import write_file
 
 GENERATOR_TIME_LIMIT_S = 600.0
 WORKSPACE = "/workspace"
@@ -26,9 +29,16 @@ class GeneratedReleaseError(RunError):
 
 
 def run_generator(
-    engine: DockerEngine, record: RunRecord, run_dir: Path, subtask: str, generated: GeneratedFile, user: ContainerUser
+    engine: DockerEngine,
+    record: RunRecord,
+    run_dir: Path,
+    subtask: str,
+    generated: GeneratedFile,
+    user: ContainerUser,
+    repairs: list[str] | None = None,
 ) -> str:
-    """Run the script, copy what it wrote to its place in the workspace; return its sha256."""
+    """Run the script, copy what it wrote to its place in the workspace (never through a link the agent
+    planted there: what was replaced is added to `repairs`); return its sha256."""
     script = run_dir / "inputs" / generated.script
     out_dir = run_dir / "generated" / subtask / generated.material
     shutil.rmtree(out_dir, ignore_errors=True)
@@ -65,7 +75,6 @@ def run_generator(
     log = run_dir / "logs" / f"{subtask}.generate.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     result = engine.run(spec, log=log)
-    written = out_dir / out_name
     where = f"the generated release {generated.material} ({generated.script}) before {subtask}"
     if result.timed_out:
         raise GeneratedReleaseError(
@@ -76,15 +85,23 @@ def run_generator(
             f"{where} failed with exit code {result.exit_code}: {_tail(log)} "
             f"(whole output in {log}); fix the script and start a new run"
         )
-    if not written.is_file():
+    try:
+        reached = reach(out_dir, out_name, tree="the script's output folder", limits=Limits())
+    except UntrustedFileError as refused:
         raise GeneratedReleaseError(
-            f"{where} exited 0 but wrote no {out_name}: it must write the file named by its last argument"
-        )
-    data = written.read_bytes()
-    target = run_dir / "workspace" / generated.dest
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(written, target)
-    return hashlib.sha256(data).hexdigest()
+            f"{where} exited 0 but wrote no usable {out_name} ({refused}): it must write "
+            "the file named by its last argument"
+        ) from None
+    descriptor = open_reached(reached, out_name)
+    with open(descriptor, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    try:
+        made = write_file(run_dir / "workspace", generated.dest, reached.path)
+    except UntrustedFileError as refused:
+        raise GeneratedReleaseError(f"{where}: cannot put it in the workspace: {refused}") from None
+    if repairs is not None:
+        repairs += made
+    return digest
 
 
 def _tail(log: Path, lines: int = 5) -> str:

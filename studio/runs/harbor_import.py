@@ -25,7 +25,7 @@ from studio.runs.harbor_job import (
     TrialResult,
     dockerfile_base,
     job_id,
-    read_hashes,
+    parse_hashes,
     read_trials,
     task_metadata,
 )
@@ -40,7 +40,11 @@ from studio.runs.record import (
     new_run_id,
     save_run,
 )
+from studio.runs.store import CheckpointError
 from studio.store import layout
+from studio.untrusted import FILE_LIMIT, UntrustedFileError, shown
+from studio.untrusted.logs import copy_log_file, copy_logs
+from studio.untrusted.tree import read_bytes, real_folder
 
 if TYPE_CHECKING:
     from studio.runs.store import CheckpointStore, Manifest
@@ -51,7 +55,7 @@ SOURCE = "harbor"
 @dataclass(frozen=True)
 class TrialOutcome:
     trial: str
-    action: str  # "imported", "already imported", "not finished", "other task"
+    action: str  # "imported", "already imported", "not finished", "other task", "duplicate"
     run_id: str | None = None
     done: int = 0
     total: int = 0
@@ -84,16 +88,39 @@ def import_harbor(job_dir: Path, project_dir: Path, runs_dir: Path | None = None
     runs_dir = Path(runs_dir).resolve() if runs_dir else project_dir / layout.RUNS_DIR
     known = imported_trials(runs_dir)
     report = HarborImport(the_job, job_dir, runs_dir)
+    seen: dict[str, str] = {}  # trial name -> the folder it was taken from
     for trial in trials:
         result = trial.result
         if result is None:
-            report.trials.append(TrialOutcome(trial.name, "not finished", message="it has no result.json yet: "
-                                              "import the job again when the trial is over"))
+            report.trials.append(
+                TrialOutcome(
+                    trial.name,
+                    "not finished",
+                    message="it has no result.json yet: import the job again when the trial is over",
+                )
+            )
             continue
         if result.task_name != task_name(project_id):
-            report.trials.append(TrialOutcome(trial.name, "other task",
-                                              message=f"it ran {result.task_name}, not {task_name(project_id)}"))
+            report.trials.append(
+                TrialOutcome(
+                    trial.name, "other task", message=f"it ran {result.task_name}, not {task_name(project_id)}"
+                )
+            )
             continue
+        first = seen.get(result.trial_name)
+        if first is not None:  # a trial is known by its name: a second folder of that name is not another trial
+            report.trials.append(
+                TrialOutcome(
+                    trial.name,
+                    "duplicate",
+                    message=(
+                        f"its folder {shown(trial.folder.name)} names the trial {shown(result.trial_name)} of the folder "
+                        f"{shown(first)}, which is the one imported; a job holds each trial once, so remove the copy"
+                    ),
+                )
+            )
+            continue
+        seen[result.trial_name] = trial.folder.name
         existing = known.get((the_job, result.trial_name))
         if existing is not None:
             report.trials.append(TrialOutcome(trial.name, "already imported", existing))
@@ -114,8 +141,16 @@ def imported_trials(runs_dir: Path) -> dict[tuple[str, str], str]:
     return found
 
 
-def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path, project_dir: Path,
-                  project_id: str, plan: RunPlan, runs_dir: Path) -> RunRecord:
+def _import_trial(
+    trial: Trial,
+    result: TrialResult,
+    the_job: str,
+    job_dir: Path,
+    project_dir: Path,
+    project_id: str,
+    plan: RunPlan,
+    runs_dir: Path,
+) -> RunRecord:
     from studio.runs.runner import store_of
 
     task_dir = trial.task_dir(job_dir)
@@ -127,15 +162,20 @@ def _import_trial(trial: Trial, result: TrialResult, the_job: str, job_dir: Path
     (run_dir / "logs").mkdir(parents=True)
     try:
         record = RunRecord(
-            run_id=run_id, project_id=project_id, project_dir=str(project_dir),
-            project_commit=exported.get("project_commit"), project_dirty=bool(exported.get("project_dirty", False)),
-            harness=f"{SOURCE}:{result.agent_info.name}", image=dockerfile_base(task_dir) or f"{SOURCE}:{result.environment_type()}",
+            run_id=run_id,
+            project_id=project_id,
+            project_dir=str(project_dir),
+            project_commit=exported.get("project_commit"),
+            project_dirty=bool(exported.get("project_dirty", False)),
+            harness=f"{SOURCE}:{result.agent_info.name}",
+            image=dockerfile_base(task_dir) or f"{SOURCE}:{result.environment_type()}",
             settings=RunSettings(network=True, time_limit_scale=scale),
-            created=result.started_at or datetime.now(UTC), plan=plan_to_json(plan),
+            created=result.started_at or datetime.now(UTC),
+            plan=plan_to_json(plan),
             subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
             origin=_origin(result, the_job, job_dir, trial),
         )
-        _copy_if_there(trial.folder / "trial.log", run_dir / "logs" / "harbor-trial.log")
+        copy_log_file(trial.folder, "trial.log", run_dir / "logs" / "harbor-trial.log", tree=f"the trial {trial.name}")
         store = store_of(run_dir)
         stopped = None
         for step in plan.subtasks:
@@ -157,19 +197,31 @@ def _check_timeline(trial: Trial, result: TrialResult, exported: dict[str, objec
     ran = [step.step_name for step in result.step_results or []]
     steps = exported.get("subtasks")
     if isinstance(steps, list) and [str(s) for s in steps] != timeline:
-        raise HarborJobError(f"{trial.folder}: the task was exported with the subtasks {', '.join(map(str, steps))} "
-                             f"but the project's timeline is now {', '.join(timeline)}: import into the project "
-                             f"as it was exported (commit {exported.get('project_commit', 'unknown')})")
+        raise HarborJobError(
+            f"{trial.folder}: the task was exported with the subtasks {', '.join(map(str, steps))} "
+            f"but the project's timeline is now {', '.join(timeline)}: import into the project "
+            f"as it was exported (commit {exported.get('project_commit', 'unknown')})"
+        )
     unknown = [name for name in ran if name not in timeline]
     if unknown:
-        raise HarborJobError(f"{trial.folder}: its steps {', '.join(unknown)} are not subtasks of the project "
-                             f"({', '.join(timeline)}): import into the project the task was exported from")
+        raise HarborJobError(
+            f"{trial.folder}: its steps {', '.join(unknown)} are not subtasks of the project "
+            f"({', '.join(timeline)}): import into the project the task was exported from"
+        )
 
 
 def _origin(result: TrialResult, the_job: str, job_dir: Path, trial: Trial) -> dict[str, str]:
-    origin = {"source": SOURCE, "job_id": the_job, "job_dir": str(job_dir), "trial": result.trial_name,
-              "trial_id": result.id, "agent": result.agent_info.name, "agent_version": result.agent_info.version,
-              "environment": result.environment_type(), "task_checksum": result.task_checksum}
+    origin = {
+        "source": SOURCE,
+        "job_id": the_job,
+        "job_dir": str(job_dir),
+        "trial": result.trial_name,
+        "trial_id": result.id,
+        "agent": result.agent_info.name,
+        "agent_version": result.agent_info.version,
+        "environment": result.environment_type(),
+        "task_checksum": result.task_checksum,
+    }
     model = result.agent_info.model_info
     if model is not None:
         origin["model"] = model.name
@@ -186,8 +238,15 @@ def _origin(result: TrialResult, the_job: str, job_dir: Path, trial: Trial) -> d
     return origin
 
 
-def _import_step(trial: Trial, result: TrialResult, step: SubtaskPlan, sub: SubtaskRecord, scale: float,
-                 store: CheckpointStore, run_dir: Path) -> str | None:
+def _import_step(
+    trial: Trial,
+    result: TrialResult,
+    step: SubtaskPlan,
+    sub: SubtaskRecord,
+    scale: float,
+    store: CheckpointStore,
+    run_dir: Path,
+) -> str | None:
     """Fill `sub` from Harbor's step; returns why the trial stopped here, or None when the step is done."""
     harbor_step = result.step(step.subtask)
     if harbor_step is None:
@@ -206,12 +265,22 @@ def _import_step(trial: Trial, result: TrialResult, step: SubtaskPlan, sub: Subt
     if problem is not None and not sub.timed_out:
         sub.status = SubtaskStatus.FAILED
         return f"failed ({problem.describe()})"
-    workspace = trial.step_dir(step.subtask) / "artifacts" / WORKSPACE_ARTIFACT
-    if not workspace.is_dir():
+    step_rel = f"steps/{step.subtask}"
+    workspace_rel = f"{step_rel}/artifacts/{WORKSPACE_ARTIFACT}"
+    try:  # Harbor never makes these links: one means the job folder was changed to point elsewhere
+        workspace = real_folder(trial.folder, workspace_rel, tree=f"the trial folder {shown(trial.folder.name)}")
+    except UntrustedFileError as refused:
         sub.status = SubtaskStatus.FAILED
-        return f"has no workspace in {workspace.relative_to(trial.folder)} (Harbor collected none)"
-    manifest = store.snapshot(workspace)
-    damaged = _differs(manifest, read_hashes(trial.step_dir(step.subtask) / "verifier" / WORKSPACE_HASHES))
+        return f"has no workspace that can be imported: {refused}"
+    if workspace is None:
+        sub.status = SubtaskStatus.FAILED
+        return f"has no workspace in {workspace_rel} (Harbor collected none)"
+    try:
+        manifest = store.snapshot(workspace, tree=f"the workspace of {step.subtask}")
+    except CheckpointError as refused:
+        sub.status = SubtaskStatus.FAILED
+        return f"has a workspace that cannot be imported ({refused})"
+    damaged = _differs(manifest, _hashes(trial.folder, f"{step_rel}/verifier/{WORKSPACE_HASHES}"))
     if damaged:
         sub.status = SubtaskStatus.FAILED
         return f"has an incomplete copy of its workspace ({damaged} differs from what the step left)"
@@ -224,6 +293,15 @@ def _import_step(trial: Trial, result: TrialResult, step: SubtaskPlan, sub: Subt
     return None
 
 
+def _hashes(folder: Path, rel: str) -> dict[str, str] | None:
+    """The listing test.sh wrote, read only when it is a file of the trial (never through a link)."""
+    try:
+        data = read_bytes(folder, rel, limit=FILE_LIMIT, tree="the trial folder")
+    except UntrustedFileError:
+        return None
+    return parse_hashes(data.decode("utf-8", errors="replace"))
+
+
 def _differs(manifest: Manifest, listed: dict[str, str] | None) -> str | None:
     """The first file test.sh listed that Harbor's copy lacks or holds otherwise (None: it matches)."""
     if listed is None:
@@ -231,7 +309,7 @@ def _differs(manifest: Manifest, listed: dict[str, str] | None) -> str | None:
     for path, digest in sorted(listed.items()):
         entry = manifest.entries.get(path)
         if entry is None or entry.sha256 != digest:
-            return path
+            return shown(path)
     return None
 
 
@@ -248,27 +326,32 @@ def _command(result: TrialResult) -> str:
 def _keep_logs(trial: Trial, subtask: str, harbor_step: StepResult, run_dir: Path) -> str:
     """Copy the step's agent and verifier logs into the run; return the summary log's path in the run."""
     kept = run_dir / "logs" / f"{subtask}.harbor"
+    notes = []
     for part in ("agent", "verifier"):
-        source = trial.step_dir(subtask) / part
-        if source.is_dir():
-            shutil.copytree(source, kept / part, symlinks=True)
-    lines = [f"Harbor step {subtask} of trial {trial.name}"]
+        where = f"steps/{subtask}/{part}"
+        try:
+            source = real_folder(trial.folder, where, tree=f"the trial folder {shown(trial.folder.name)}")
+        except UntrustedFileError as refused:
+            notes.append(str(refused))
+            continue
+        if source is not None:
+            notes += [f"{part}/{note}" for note in copy_logs(source, kept / part, tree=f"Harbor's {where}")]
+    lines = [f"Harbor step {subtask} of trial {shown(trial.name)}"]
     if harbor_step.agent_execution is not None:
-        lines.append(f"agent ran from {harbor_step.agent_execution.started_at} to "
-                     f"{harbor_step.agent_execution.finished_at}")
+        lines.append(
+            f"agent ran from {harbor_step.agent_execution.started_at} to {harbor_step.agent_execution.finished_at}"
+        )
     if harbor_step.exception_info is not None:
         lines.append(f"Harbor recorded: {harbor_step.exception_info.describe()}")
     if kept.is_dir():
         lines.append(f"Harbor's logs of the step are in {kept.relative_to(run_dir)}/:")
-        lines += [f"  {path.relative_to(kept)}" for path in sorted(kept.rglob("*")) if path.is_file()]
+        lines += [f"  {shown(str(path.relative_to(kept)))}" for path in sorted(kept.rglob("*")) if path.is_file()]
+    if notes:
+        lines.append("Not copied as they were (studio.untrusted, docs/security.md):")
+        lines += [f"  {note}" for note in notes]
     log = run_dir / "logs" / f"{subtask}.log"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return log.relative_to(run_dir).as_posix()
-
-
-def _copy_if_there(source: Path, target: Path) -> None:
-    if source.is_file():
-        shutil.copyfile(source, target)
 
 
 def _finish(record: RunRecord, result: TrialResult, stopped: str | None, store: CheckpointStore) -> None:
@@ -286,7 +369,12 @@ def _finish(record: RunRecord, result: TrialResult, stopped: str | None, store: 
     failed = at.status == SubtaskStatus.FAILED or result.exception_info is not None
     record.status = RunStatus.FAILED if failed else RunStatus.INTERRUPTED
     later = [s.step_name for s in result.step_results or [] if s.step_name not in kept and s.step_name != at.id]
-    record.message = (f"{where}: stopped at {at.id}, which {stopped}; "
-                      + (f"checkpoints kept: {', '.join(kept)}" if kept else "no checkpoint kept")
-                      + (f"; Harbor went on with {', '.join(later)} after it, not imported since they build on "
-                         "an unfinished step" if later else ""))
+    record.message = (
+        f"{where}: stopped at {at.id}, which {stopped}; "
+        + (f"checkpoints kept: {', '.join(kept)}" if kept else "no checkpoint kept")
+        + (
+            f"; Harbor went on with {', '.join(later)} after it, not imported since they build on an unfinished step"
+            if later
+            else ""
+        )
+    )

@@ -145,18 +145,25 @@ def job_id(job_dir: Path, trials: list[Trial]) -> str:
     for trial in trials:
         if trial.result and trial.result.config.get("job_id"):
             return str(trial.result.config["job_id"])
-    raise HarborJobError(f"{job_dir}: neither its {RESULT} nor any trial names the job's id; "
-                         "import again when Harbor has written the job's result.json")
+    raise HarborJobError(
+        f"{job_dir}: neither its {RESULT} nor any trial names the job's id; "
+        "import again when Harbor has written the job's result.json"
+    )
 
 
 def read_trials(job_dir: Path) -> list[Trial]:
     """Every trial folder of the job, by name; a trial still running has no result yet."""
     job_dir = Path(job_dir)
     if not (job_dir / JOB_CONFIG).is_file():
-        raise HarborJobError(f"{job_dir}: not a Harbor job directory (it has no {JOB_CONFIG}); "
-                             "give the folder `harbor run` made under its jobs folder")
+        raise HarborJobError(
+            f"{job_dir}: not a Harbor job directory (it has no {JOB_CONFIG}); "
+            "give the folder `harbor run` made under its jobs folder"
+        )
     trials = []
-    for folder in sorted(p for p in job_dir.iterdir() if p.is_dir() and (p / JOB_CONFIG).is_file()):
+    # a trial folder that is a link is not a trial Harbor made: never followed
+    for folder in sorted(
+        p for p in job_dir.iterdir() if not p.is_symlink() and p.is_dir() and (p / JOB_CONFIG).is_file()
+    ):
         path = folder / RESULT
         result = None
         if path.is_file():
@@ -202,6 +209,10 @@ def read_hashes(path: Path) -> dict[str, str] | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    return parse_hashes(text)
+
+
+def parse_hashes(text: str) -> dict[str, str]:
     found = {}
     for line in text.splitlines():
         digest, _, name = line.partition("  ")

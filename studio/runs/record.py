@@ -69,6 +69,9 @@ class SubtaskRecord(BaseModel):
     log: str | None = None  # relative to the run folder
     tokens: dict[str, int] | None = None
     attempts: int = 0
+    # What the release before the subtask found in the way and replaced, never followed: a link the
+    # agent planted where a material goes ("materials was a symbolic link to /etc: replaced by a folder").
+    repairs: list[str] = Field(default_factory=list)
 
     @property
     def done(self) -> bool:

@@ -37,8 +37,10 @@ from studio.runs.record import (
     new_run_id,
     save_run,
 )
-from studio.runs.store import CheckpointStore
+from studio.runs.store import CheckpointError, CheckpointStore
 from studio.store import layout
+from studio.untrusted import UntrustedFileError
+from studio.untrusted.writing import write_file
 
 WORKSPACE = "/workspace"
 HOME = "/studio/home"
@@ -50,7 +52,8 @@ CANCEL_FILE = "cancel"
 @dataclass(frozen=True)
 class RunEvent:
     """Something a run did, for a progress display: `kind` is one of started, released,
-    generated, harness, checkpoint, stopped, finished."""
+    generated, repaired (a link the agent planted where a release goes was replaced), harness,
+    checkpoint, stopped, finished."""
 
     kind: str
     record: RunRecord
@@ -70,8 +73,14 @@ def store_of(run_dir: Path) -> CheckpointStore:
     return CheckpointStore(Path(run_dir).parent / STORE_DIR)
 
 
-def create_run(project_dir: Path, harness_spec: str, image: str, settings: RunSettings | None = None,
-               runs_dir: Path | None = None, engine: DockerEngine | None = None) -> Path:
+def create_run(
+    project_dir: Path,
+    harness_spec: str,
+    image: str,
+    settings: RunSettings | None = None,
+    runs_dir: Path | None = None,
+    engine: DockerEngine | None = None,
+) -> Path:
     """Check everything a run needs (project, harness, engine, image) and record a new run."""
     project_dir = Path(project_dir).resolve()
     loaded, plan = checked_plan(project_dir, RunError, "a run")
@@ -100,9 +109,17 @@ def create_run(project_dir: Path, harness_spec: str, image: str, settings: RunSe
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(project_dir / rel, target)
         record = RunRecord(
-            run_id=run_id, project_id=project.info.id, project_dir=str(project_dir), project_commit=commit,
-            project_dirty=dirty, harness=_keep_harness(harness_spec, run_dir), image=image, image_id=image_id,
-            settings=settings or RunSettings(), created=datetime.now(UTC), plan=plan_to_json(plan),
+            run_id=run_id,
+            project_id=project.info.id,
+            project_dir=str(project_dir),
+            project_commit=commit,
+            project_dirty=dirty,
+            harness=_keep_harness(harness_spec, run_dir),
+            image=image,
+            image_id=image_id,
+            settings=settings or RunSettings(),
+            created=datetime.now(UTC),
+            plan=plan_to_json(plan),
             subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
         )
         save_run(run_dir, record)
@@ -118,7 +135,7 @@ def _keep_harness(spec: str, run_dir: Path) -> str:
     """A script harness is copied into the run, so a resume runs the same script."""
     if not spec.startswith(SCRIPT_PREFIX):
         return spec
-    script = Path(spec[len(SCRIPT_PREFIX):]).expanduser().resolve()
+    script = Path(spec[len(SCRIPT_PREFIX) :]).expanduser().resolve()
     kept = run_dir / "harness" / script.name
     kept.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(script, kept)
@@ -126,8 +143,9 @@ def _keep_harness(spec: str, run_dir: Path) -> str:
 
 
 def _harness_step(step: SubtaskPlan) -> HarnessStep:
-    return HarnessStep(subtask=step.subtask, first=step.position == 1,
-                       instruction=f"{TASK}/{step.subtask}/instruction.md")
+    return HarnessStep(
+        subtask=step.subtask, first=step.position == 1, instruction=f"{TASK}/{step.subtask}/instruction.md"
+    )
 
 
 def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerEngine | None = None) -> RunRecord:
@@ -140,8 +158,10 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
     if record.status == RunStatus.COMPLETED:
         return record
     if record.origin is not None:  # made elsewhere (dbstudio import harbor): its record stays as imported
-        raise RunError(f"run {record.run_id} was imported from {record.origin.get('source', 'elsewhere')} and "
-                       "cannot be resumed here: run the project again (dbstudio run, or a new Harbor job)")
+        raise RunError(
+            f"run {record.run_id} was imported from {record.origin.get('source', 'elsewhere')} and "
+            "cannot be resumed here: run the project again (dbstudio run, or a new Harbor job)"
+        )
     with holding_run(run_dir, record.run_id):
         (run_dir / CANCEL_FILE).unlink(missing_ok=True)
         record.status, record.message = RunStatus.RUNNING, None
@@ -158,8 +178,12 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
                 full = no_space_cause(error)
                 if full is None or isinstance(error, DiskFull):
                     raise
-                raise disk_full(full, run_dir.parent, f"run {record.run_id} wrote its files",
-                                f"`dbstudio runs resume {record.run_id}` goes on from its last checkpoint") from error
+                raise disk_full(
+                    full,
+                    run_dir.parent,
+                    f"run {record.run_id} wrote its files",
+                    f"`dbstudio runs resume {record.run_id}` goes on from its last checkpoint",
+                ) from error
         except StudioError as exc:
             if record.status == RunStatus.RUNNING:
                 record.status = RunStatus.INTERRUPTED if isinstance(exc, EngineError) else RunStatus.FAILED
@@ -171,8 +195,11 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
         except BaseException as stopped:
             # Ctrl-C or SIGTERM (KeyboardInterrupt), or a bug: the subtask that was going is rerun on resume.
             record.status = RunStatus.INTERRUPTED
-            why = ("stopped by the user" if isinstance(stopped, KeyboardInterrupt | SystemExit)
-                   else f"stopped by an internal error ({type(stopped).__name__}: a bug, see the crash report)")
+            why = (
+                "stopped by the user"
+                if isinstance(stopped, KeyboardInterrupt | SystemExit)
+                else f"stopped by an internal error ({type(stopped).__name__}: a bug, see the crash report)"
+            )
             record.message = f"{why}; `dbstudio runs resume {record.run_id}` goes on"
             _stop_leftovers(engine, record)
             _save_if_room(run_dir, record)
@@ -180,8 +207,11 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
         finally:
             if own_engine and engine is not None:
                 engine.close()
-        report(RunEvent("finished" if record.status == RunStatus.COMPLETED else "stopped", record,
-                        text=record.message or ""))
+        report(
+            RunEvent(
+                "finished" if record.status == RunStatus.COMPLETED else "stopped", record, text=record.message or ""
+            )
+        )
         return record
 
 
@@ -258,37 +288,57 @@ class _Execution:
         sub.generated = {}
         save_run(self.run_dir, record)
         self.report(RunEvent("started", record, sid))
+        sub.repairs = []
         inputs = self.run_dir / "inputs"
         if step.position == 1:
-            _copy(inputs / record.run_plan().brief, self.workspace / BRIEF_IN_WORKSPACE)
+            self._release(sub, inputs / record.run_plan().brief, BRIEF_IN_WORKSPACE)
         for release in step.releases:
-            _copy(inputs / release.source, self.workspace / release.dest)
+            self._release(sub, inputs / release.source, release.dest)
         if step.releases:
             self.report(RunEvent("released", record, sid, ", ".join(r.material for r in step.releases)))
         for generated in step.generated:
             self._hand_over()
-            sub.generated[generated.material] = run_generator(self.engine, record, self.run_dir, sid, generated,
-                                                              self.user)
+            sub.generated[generated.material] = run_generator(
+                self.engine, record, self.run_dir, sid, generated, self.user, repairs=sub.repairs
+            )
             self._take_back()
             save_run(self.run_dir, record)
             self.report(RunEvent("generated", record, sid, generated.material))
+        if sub.repairs:
+            save_run(self.run_dir, record)
+            self.report(RunEvent("repaired", record, sid, "; ".join(sub.repairs)))
         task_dir = self.run_dir / "task" / sid
         _copy(inputs / step.instruction, task_dir / "instruction.md")
 
         hstep = _harness_step(step)
         limit = step.time_limit_minutes * 60 * record.settings.time_limit_scale
         spec = ContainerSpec(
-            image=record.image, command=self.harness.command(hstep), workdir=WORKSPACE,
+            image=record.image,
+            command=self.harness.command(hstep),
+            workdir=WORKSPACE,
             env=self.harness.environment(hstep),
-            mounts=[Mount(self.workspace, WORKSPACE, False), Mount(self.home, HOME, False),
-                    Mount(task_dir, f"{TASK}/{sid}", True), *self.harness.mounts()],
-            cpus=record.settings.cpus, memory=record.settings.memory, network=record.settings.network,
-            timeout_s=limit, labels={"dbstudio.run": record.run_id, "dbstudio.subtask": sid, "dbstudio.role": "agent"},
-            user=self.user.spec(), capabilities=self.harness.capabilities,
-            read_only_root=not record.settings.writable_root, pids_limit=record.settings.pids_limit,
+            mounts=[
+                Mount(self.workspace, WORKSPACE, False),
+                Mount(self.home, HOME, False),
+                Mount(task_dir, f"{TASK}/{sid}", True),
+                *self.harness.mounts(),
+            ],
+            cpus=record.settings.cpus,
+            memory=record.settings.memory,
+            network=record.settings.network,
+            timeout_s=limit,
+            labels={"dbstudio.run": record.run_id, "dbstudio.subtask": sid, "dbstudio.role": "agent"},
+            user=self.user.spec(),
+            capabilities=self.harness.capabilities,
+            read_only_root=not record.settings.writable_root,
+            pids_limit=record.settings.pids_limit,
         )
         log = self.run_dir / "logs" / f"{sid}.log"
-        sub.log, sub.command, sub.time_limit_s = log.relative_to(self.run_dir).as_posix(), self.harness.describe(), limit
+        sub.log, sub.command, sub.time_limit_s = (
+            log.relative_to(self.run_dir).as_posix(),
+            self.harness.describe(),
+            limit,
+        )
         save_run(self.run_dir, record)
         self._hand_over()
         try:
@@ -301,22 +351,44 @@ class _Execution:
         if result.cancelled:
             sub.status = SubtaskStatus.PENDING
             record.status = RunStatus.CANCELLED
-            record.message = (f"cancelled during {sid}; `dbstudio runs resume {record.run_id}` reruns {sid} "
-                              "from the checkpoint before it")
+            record.message = (
+                f"cancelled during {sid}; `dbstudio runs resume {record.run_id}` reruns {sid} "
+                "from the checkpoint before it"
+            )
             save_run(self.run_dir, record)
             return False
         if not result.timed_out and result.exit_code != 0:
             sub.status = SubtaskStatus.FAILED
             record.status = RunStatus.FAILED
-            record.message = (f"the harness exited with code {result.exit_code} in {sid}"
-                              f"{low_space_note(self.run_dir)}: read its log ({log}), fix the harness or the "
-                              f"image, then `dbstudio runs resume {record.run_id}` reruns {sid} from the "
-                              "checkpoint before it")
+            record.message = (
+                f"the harness exited with code {result.exit_code} in {sid}"
+                f"{low_space_note(self.run_dir)}: read its log ({log}), fix the harness or the "
+                f"image, then `dbstudio runs resume {record.run_id}` reruns {sid} from the "
+                "checkpoint before it"
+            )
             save_run(self.run_dir, record)
             raise HarnessFailed(record.message)
         self.report(RunEvent("harness", record, sid, "timed out" if result.timed_out else "exit 0"))
-        checkpoint = self.store.snapshot(self.workspace, stat_cache=self.run_dir / "statcache.json")
-        state = self.store.snapshot(self.home)
+        try:
+            checkpoint = self.store.snapshot(self.workspace, stat_cache=self.run_dir / "statcache.json")
+            state = self.store.snapshot(self.home, tree="the harness's state folder")
+        except CheckpointError as refused:
+            full = no_space_cause(refused)
+            if full is not None:  # not the workspace's fault: the disk of the runs folder is full
+                raise disk_full(
+                    full,
+                    self.run_dir.parent,
+                    f"storing the checkpoint of {sid}",
+                    f"`dbstudio runs resume {record.run_id}` reruns {sid} from the checkpoint before it",
+                ) from refused
+            sub.status = SubtaskStatus.FAILED
+            record.status = RunStatus.FAILED
+            record.message = (
+                f"{sid} left a workspace that cannot be checkpointed: {refused}. "
+                f"`dbstudio runs resume {record.run_id}` reruns {sid} from the checkpoint before it"
+            )
+            save_run(self.run_dir, record)
+            raise CheckpointRefused(record.message) from None
         sub.checkpoint, sub.state = checkpoint.id, state.id
         sub.status = SubtaskStatus.TIMED_OUT if result.timed_out else SubtaskStatus.COMPLETED
         save_run(self.run_dir, record)
@@ -341,9 +413,21 @@ class _Execution:
         record.message = None
         save_run(self.run_dir, record)
 
+    def _release(self, sub: SubtaskRecord, source: Path, dest: str) -> None:
+        """Copy a file of the run into the workspace the agent controls, never through a link it planted:
+        a link or file standing in the way is replaced, and the repair recorded (studio.untrusted)."""
+        try:
+            sub.repairs += write_file(self.workspace, dest, source)
+        except UntrustedFileError as refused:
+            raise RunError(f"cannot release {dest} into {self.workspace}: {refused}") from None
+
 
 class HarnessFailed(RunError):
     """The harness exited non-zero: the subtask has no checkpoint and is rerun on resume."""
+
+
+class CheckpointRefused(RunError):
+    """The workspace broke a limit of studio.untrusted (a file too large, a hard link out): no checkpoint."""
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -380,5 +464,3 @@ def cancel_run(run_dir: Path) -> RunRecord:
         except RunError:
             pass
     return record
-
-

@@ -30,6 +30,9 @@ from studio.runs import store_files as files
 from studio.runs.store_export import export_folder, export_tar
 from studio.runs.store_restore import restore_tree
 from studio.store.atomic import AtomicWriteError, write_atomic
+from studio.untrusted import Limits, UntrustedFileError, shown
+from studio.untrusted.limits import DEFAULT_LIMITS
+from studio.untrusted.tree import Member, check_tree
 
 MANIFEST_FORMAT = 1
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -106,12 +109,22 @@ class CheckpointStore:
         self._read: dict[str, Manifest] = {}  # manifests never change once written
 
     # -- taking a checkpoint ---------------------------------------------------------------------
-    def snapshot(self, folder: Path, *, exclude: Callable[[str], bool] | None = None,
-                 stat_cache: Path | None = None) -> Manifest:
+    def snapshot(
+        self,
+        folder: Path,
+        *,
+        exclude: Callable[[str], bool] | None = None,
+        stat_cache: Path | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        tree: str = "the workspace",
+    ) -> Manifest:
         """Store every file under `folder` and return the checkpoint's manifest.
 
         A file whose (size, mtime_ns, ino, ctime_ns) match `stat_cache` is neither read nor copied;
-        others are hashed and, if their content is new to the store, copied into it.
+        others are hashed and, if their content is new to the store, copied into it. The whole tree is
+        checked against `limits` before anything is copied (studio.untrusted): a file over the limit
+        per file (apparent size or on disk), a total over the limit per tree, or a file hard-linked
+        outside `folder` is a CheckpointError naming it, and the store is left as it was.
         """
         folder = Path(folder)
         if not folder.is_dir():
@@ -120,7 +133,17 @@ class CheckpointStore:
         entries: dict[str, Entry] = {}
         touched: set[Path] = set()
         with _naming(folder, "checkpoint"):
-            for found in files.walk(str(folder), exclude):
+            found_all = list(files.walk(str(folder), exclude))
+            try:
+                check_tree(
+                    (Member(f.path, f.kind, f.full, f.info) for f in found_all if f.info is not None), limits, tree
+                )
+            except UntrustedFileError as refused:
+                raise CheckpointError(
+                    f"Cannot checkpoint {folder}: {refused}; remove it from {tree} "
+                    "(or make it smaller) and take the checkpoint again"
+                ) from None
+            for found in found_all:
                 if found.kind == "link":
                     entries[found.path] = Entry("link", None, 0, False, found.target)
                 elif found.kind == "dir":
@@ -138,7 +161,9 @@ class CheckpointStore:
         checkpoint, say): CheckpointError when one of them is not."""
         for path, entry in entries.items():
             if entry.kind == "file" and not self.object_path(entry.sha256 or "").is_file():
-                raise CheckpointError(f"Cannot record {path}: its content {entry.sha256} is not in the store {self.root}")
+                raise CheckpointError(
+                    f"Cannot record {path}: its content {entry.sha256} is not in the store {self.root}"
+                )
         try:
             for path in entries:
                 _check_path(path)
@@ -167,13 +192,16 @@ class CheckpointStore:
             try:
                 before = os.fstat(descriptor)
                 digest = files.hash_descriptor(descriptor)
-                if files.same_state(before, os.fstat(descriptor)) and self._keep_object(descriptor, digest,
-                                                                                       before, touched):
+                if files.same_state(before, os.fstat(descriptor)) and self._keep_object(
+                    descriptor, digest, before, touched
+                ):
                     return digest, before
             finally:
                 os.close(descriptor)
-        raise CheckpointError(f"{found.full} kept changing while it was checkpointed: stop whatever is "
-                              "writing to the workspace, then take the checkpoint again")
+        raise CheckpointError(
+            f"{found.full} kept changing while it was checkpointed: stop whatever is "
+            "writing to the workspace, then take the checkpoint again"
+        )
 
     def _keep_object(self, descriptor: int, digest: str, before: os.stat_result, touched: set[Path]) -> bool:
         """Copy the content in under its hash unless it is there already; False if the file changed meanwhile."""
@@ -229,24 +257,30 @@ class CheckpointStore:
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise CheckpointError(f"Checkpoint {manifest_id} is not in the store {self.root}: its manifest "
-                                  f"{path} is missing; check the runs folder (--runs-dir)") from None
+            raise CheckpointError(
+                f"Checkpoint {manifest_id} is not in the store {self.root}: its manifest "
+                f"{path} is missing; check the runs folder (--runs-dir)"
+            ) from None
         except OSError as exc:
             raise CheckpointError(f"Cannot read the manifest {path}: {exc.strerror or exc}") from exc
         if hashlib.sha256(data).hexdigest() != manifest_id:
-            raise CheckpointError(f"The manifest {path} is damaged (its content no longer matches its name): "
-                                  "this checkpoint cannot be read; rerun the subtask that made it")
+            raise CheckpointError(
+                f"The manifest {path} is damaged (its content no longer matches its name): "
+                "this checkpoint cannot be read; rerun the subtask that made it"
+            )
         try:  # the bytes hash to the id, so they are canonical JSON: entries come sorted, the id is known
             manifest = Manifest(MappingProxyType(_decode(json.loads(data))), manifest_id)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise CheckpointError(f"The manifest {path} is not a checkpoint manifest ({exc}): "
-                                  "rerun the subtask that made it") from exc
+            raise CheckpointError(
+                f"The manifest {path} is not a checkpoint manifest ({exc}): rerun the subtask that made it"
+            ) from exc
         self._read[manifest_id] = manifest
         return manifest
 
     def has(self, manifest_id: str) -> bool:
-        return manifest_id in self._read or (bool(_HEX64.fullmatch(manifest_id))
-                                             and self._manifest_path(manifest_id).is_file())
+        return manifest_id in self._read or (
+            bool(_HEX64.fullmatch(manifest_id)) and self._manifest_path(manifest_id).is_file()
+        )
 
     def object_path(self, sha256: str) -> Path:
         return self._objects / sha256[:2] / sha256[2:]
@@ -260,8 +294,10 @@ class CheckpointStore:
         with _naming(source, "read the stored content of " + path + " from"):
             data = source.read_bytes()
         if len(data) != entry.size:
-            raise CheckpointError(f"The stored content of {path} ({source}) is damaged: it has {len(data)} bytes, "
-                                  f"not {entry.size}; rerun the subtask that made this checkpoint")
+            raise CheckpointError(
+                f"The stored content of {path} ({source}) is damaged: it has {len(data)} bytes, "
+                f"not {entry.size}; rerun the subtask that made this checkpoint"
+            )
         return data
 
     # -- restoring and exporting -----------------------------------------------------------------
@@ -281,8 +317,9 @@ class CheckpointStore:
         """Write the checkpoint as a new folder `out` (which must not exist, or be empty); all or nothing."""
         out = Path(out)
         if out.is_symlink() or out.exists() and (not out.is_dir() or any(out.iterdir())):
-            raise CheckpointError(f"Cannot export to {out}: it exists and is not an empty folder; "
-                                  "choose a new name or empty it first")
+            raise CheckpointError(
+                f"Cannot export to {out}: it exists and is not an empty folder; choose a new name or empty it first"
+            )
         with _naming(out, "export the checkpoint to"):
             export_folder(manifest.entries, out, self.object_path)
 
@@ -294,30 +331,39 @@ class CheckpointStore:
     # -- comparing -------------------------------------------------------------------------------
     def diff(self, a: Manifest, b: Manifest) -> CheckpointDiff:
         before, after = a.entries, b.entries
-        return CheckpointDiff(added=sorted(after.keys() - before.keys()),
-                              removed=sorted(before.keys() - after.keys()),
-                              changed=sorted(path for path in before.keys() & after.keys()
-                                             if before[path] != after[path]))
+        return CheckpointDiff(
+            added=sorted(after.keys() - before.keys()),
+            removed=sorted(before.keys() - after.keys()),
+            changed=sorted(path for path in before.keys() & after.keys() if before[path] != after[path]),
+        )
 
     def text_diff(self, a: Manifest, b: Manifest, path: str, context: int = 3) -> str | None:
         """The unified diff of `path` from `a` to `b`; None when either side is binary (or over 8 MiB).
 
-        A side without the path reads as empty; a symbolic link reads as the line "-> TARGET".
+        A side without the path reads as empty; a symbolic link reads as the line "-> TARGET". Names and
+        link targets are the agent's: they are shown escaped (studio.untrusted.shown), never raw.
         """
         if path not in a.entries and path not in b.entries:
             raise CheckpointError(f"{path} is in neither checkpoint {a.id[:12]} nor {b.id[:12]}")
         texts = [self._text(manifest, path) for manifest in (a, b)]
         if texts[0] is None or texts[1] is None:
             return None
-        return "".join(difflib.unified_diff(texts[0].splitlines(keepends=True), texts[1].splitlines(keepends=True),
-                                            fromfile=f"a/{path}", tofile=f"b/{path}", n=context))
+        return "".join(
+            difflib.unified_diff(
+                texts[0].splitlines(keepends=True),
+                texts[1].splitlines(keepends=True),
+                fromfile=f"a/{shown(path)}",
+                tofile=f"b/{shown(path)}",
+                n=context,
+            )
+        )
 
     def _text(self, manifest: Manifest, path: str) -> str | None:
         entry = manifest.entries.get(path)
         if entry is None or entry.kind == "dir":
             return ""
         if entry.kind == "link":
-            return f"-> {entry.target}\n"
+            return f"-> {shown(entry.target or '')}\n"
         if entry.size > TEXT_DIFF_LIMIT:
             return None
         data = self.read_bytes(manifest, path)
@@ -370,15 +416,21 @@ def _naming(subject: Path | str, action: str) -> Iterator[None]:
         if isinstance(exc, StudioError):
             raise
         name = exc.filename if exc.filename is not None else subject
-        raise CheckpointError(f"{name}: {exc.strerror or exc}, while trying to {action} {subject}: check that it "
-                              "exists and can be read and written, and that the disk has room, then try again") from exc
+        raise CheckpointError(
+            f"{name}: {exc.strerror or exc}, while trying to {action} {subject}: check that it "
+            "exists and can be read and written, and that the disk has room, then try again"
+        ) from exc
 
 
 # -- the manifest's JSON -------------------------------------------------------------------------
 def _canonical(entries: Mapping[str, Entry]) -> bytes:
     # ASCII escapes keep names that are not UTF-8 (surrogate-escaped by os.fsdecode) exact.
-    return json.dumps({"format": MANIFEST_FORMAT, "entries": {path: _encode(entry) for path, entry in entries.items()}},
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return json.dumps(
+        {"format": MANIFEST_FORMAT, "entries": {path: _encode(entry) for path, entry in entries.items()}},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+    ).encode("ascii")
 
 
 def _encode(entry: Entry) -> dict[str, Any]:
@@ -398,8 +450,13 @@ def _decode(data: Any) -> dict[str, Entry]:
         kind = raw["kind"]
         if kind == "file":
             digest, size, executable = raw["sha256"], raw["size"], raw["executable"]
-            if not (isinstance(digest, str) and _HEX64.fullmatch(digest) and type(size) is int and size >= 0
-                    and isinstance(executable, bool)):
+            if not (
+                isinstance(digest, str)
+                and _HEX64.fullmatch(digest)
+                and type(size) is int
+                and size >= 0
+                and isinstance(executable, bool)
+            ):
                 raise ValueError(f"the file entry of {path!r} is malformed")
             entries[path] = Entry("file", digest, size, executable, None)
         elif kind == "link" and isinstance(raw["target"], str) and raw["target"]:
@@ -413,8 +470,13 @@ def _decode(data: Any) -> dict[str, Entry]:
 
 
 def _check_path(path: object) -> None:
-    if not isinstance(path, str) or not path or path.startswith("/") or "\0" in path or any(
-            part in ("", ".", "..") for part in path.split("/")):
+    if (
+        not isinstance(path, str)
+        or not path
+        or path.startswith("/")
+        or "\0" in path
+        or any(part in ("", ".", "..") for part in path.split("/"))
+    ):
         raise ValueError(f"{path!r} is not a relative path inside the workspace")
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from studio.untrusted.tree import walk as untrusted_walk
+
 TEMPORARY_SUFFIX = ".tmp"
 # An unchanged file is recognised by these four numbers; ctime moves on every write and chmod, so
 # a file rewritten with the same size and its old mtime put back (cp -p, rsync -t) is still seen.
@@ -50,32 +52,15 @@ class Found:
 
 
 def walk(root: str, exclude: Callable[[str], bool] | None) -> Iterator[Found]:
-    """Every file, symbolic link and empty folder under `root`, never following a link.
-
-    An excluded folder is not entered. Sockets, pipes and devices hold no content and are left
-    out. A folder whose every child is excluded counts as empty.
-    """
-    stack = [("", root)]
-    while stack:
-        prefix, folder = stack.pop()
-        with os.scandir(folder) as listing:
-            children = list(listing)
-        kept = 0
-        for child in children:
-            path = prefix + child.name
-            if exclude is not None and exclude(path):
-                continue
-            if child.is_symlink():
-                yield Found(path, "link", child.path, target=os.readlink(child.path))
-            elif child.is_dir(follow_symlinks=False):
-                stack.append((path + "/", child.path))
-            elif child.is_file(follow_symlinks=False):
-                yield Found(path, "file", child.path, info=child.stat(follow_symlinks=False))
-            else:
-                continue
-            kept += 1
-        if not kept and prefix:
-            yield Found(prefix[:-1], "dir", folder)
+    """Every file, symbolic link and empty folder under `root`, never following a link (the walk of
+    studio.untrusted). Sockets, pipes and devices hold no content and are left out."""
+    for member in untrusted_walk(root, exclude):
+        if member.kind == "file":
+            yield Found(member.path, "file", member.full, info=member.info)
+        elif member.kind == "link":
+            yield Found(member.path, "link", member.full, target=member.target)
+        elif member.kind == "dir":
+            yield Found(member.path, "dir", member.full)
 
 
 def open_for_reading(path: str) -> int:
@@ -104,8 +89,11 @@ def hash_file(path: str) -> str:
 
 def same_state(before: os.stat_result, after: os.stat_result) -> bool:
     """True if nothing wrote to the file between the two stats."""
-    return (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (after.st_size, after.st_mtime_ns,
-                                                                       after.st_ctime_ns)
+    return (before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
+        after.st_size,
+        after.st_mtime_ns,
+        after.st_ctime_ns,
+    )
 
 
 def temporary_path(folder: Path, stem: str) -> Path:
@@ -158,7 +146,7 @@ def _read_write(source: int, target: int) -> None:
     while chunk := os.read(source, 1 << 20):
         view = memoryview(chunk)
         while view:
-            view = view[os.write(target, view):]
+            view = view[os.write(target, view) :]
 
 
 def flush_folder(folder: Path) -> None:
@@ -210,8 +198,9 @@ class StatCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = temporary_path(self.path.parent, self.path.name)
         try:
-            temporary.write_bytes(json.dumps({"format": _STAT_CACHE_FORMAT, "files": self._new},
-                                             separators=(",", ":")).encode("ascii"))
+            temporary.write_bytes(
+                json.dumps({"format": _STAT_CACHE_FORMAT, "files": self._new}, separators=(",", ":")).encode("ascii")
+            )
             os.replace(temporary, self.path)
         except BaseException:
             temporary.unlink(missing_ok=True)

@@ -1,7 +1,9 @@
 """A real chat-completions server on loopback for the judge's tests and bench, scripted per test.
 
 Each request is handed to `reply(request)`, which returns a `Reply`: an HTTP status, a body (a
-dict sent as JSON, or raw text), headers, and an optional delay before answering. The default
+dict sent as JSON, or raw text), headers, an optional delay before answering, and optionally a
+pause between bytes (a server drip-feeding its answer: headers at once, then the body a byte at a
+time, with the Content-Length of the whole body, as any HTTP/1.1 server may send it). The default
 answers "pass" for every criterion the prompt asks about. The server records every request and
 the most requests it served at once; `stop()` releases any request still waiting.
 """
@@ -49,18 +51,34 @@ class Reply:
     body: dict[str, Any] | str = ""
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0  # seconds between the body's bytes; 0 sends the body in one write
 
 
 def completion(content: str) -> dict[str, Any]:
     """A chat-completions response carrying `content` as the assistant's message."""
-    return {"id": "chatcmpl-test", "object": "chat.completion", "model": "test-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
 
 
 def verdicts_json(ids: list[str], verdict: str | Callable[[str], str] = "pass") -> str:
     decide = verdict if callable(verdict) else (lambda _cid: verdict)
-    return json.dumps({"verdicts": [{"criterion": cid, "verdict": decide(cid), "rationale": f"because of {cid}",
-                                     "evidence": ["outputs/report.md#L1"]} for cid in ids]})
+    return json.dumps(
+        {
+            "verdicts": [
+                {
+                    "criterion": cid,
+                    "verdict": decide(cid),
+                    "rationale": f"because of {cid}",
+                    "evidence": ["outputs/report.md#L1"],
+                }
+                for cid in ids
+            ]
+        }
+    )
 
 
 def answer_all(request: Request) -> Reply:
@@ -95,8 +113,7 @@ class ChatServer:
 
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._http.daemon_threads = True
-        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="chat-server",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="chat-server", daemon=True)
 
     @property
     def url(self) -> str:
@@ -124,8 +141,12 @@ class ChatServer:
         with self._lock:
             self._active += 1
             self.max_concurrent = max(self.max_concurrent, self._active)
-            request = Request(handler.path, {k.lower(): v for k, v in handler.headers.items()},
-                              json.loads(raw or b"{}"), len(self.requests) + 1)
+            request = Request(
+                handler.path,
+                {k.lower(): v for k, v in handler.headers.items()},
+                json.loads(raw or b"{}"),
+                len(self.requests) + 1,
+            )
             self.requests.append(request)
         try:
             if handler.path != "/v1/chat/completions":
@@ -142,9 +163,19 @@ class ChatServer:
                 for name, value in reply.headers.items():
                     handler.send_header(name, value)
                 handler.end_headers()
-                handler.wfile.write(data)
+                if reply.drip_s > 0:
+                    self._drip(handler, data, reply.drip_s)
+                else:
+                    handler.wfile.write(data)
             except OSError:  # the client gave up (its timeout) before the answer
                 pass
         finally:
             with self._lock:
                 self._active -= 1
+
+    def _drip(self, handler: BaseHTTPRequestHandler, data: bytes, pause_s: float) -> None:
+        for index in range(len(data)):
+            handler.wfile.write(data[index : index + 1])
+            handler.wfile.flush()
+            if self._stopping.wait(pause_s):
+                return

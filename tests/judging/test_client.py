@@ -4,7 +4,9 @@ clear errors for a refused key, a wrong address and a server that is not there."
 
 from __future__ import annotations
 
+import json
 import socket
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -15,6 +17,7 @@ import keyring.backend
 import pytest
 
 from studio.judging.client import (
+    MAX_ANSWER_BYTES,
     AttemptFailed,
     ChatClient,
     EndpointError,
@@ -63,7 +66,8 @@ def start(started: list[ChatServer], server: ChatServer) -> ChatServer:
 
 
 def test_an_answer_is_the_assistants_text_and_the_request_carries_model_key_and_json_mode(
-        server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server_factory: list[ChatServer], sleeps: list[float]
+) -> None:
     server = start(server_factory, scripted(Reply(body=completion('{"verdicts": []}'))))
     with client_for(server, sleeps) as client:
         assert client.complete(ASK) == '{"verdicts": []}'
@@ -75,10 +79,16 @@ def test_an_answer_is_the_assistants_text_and_the_request_carries_model_key_and_
     assert sleeps == []
 
 
-def test_429_is_retried_after_the_seconds_retry_after_asks(server_factory: list[ChatServer],
-                                                           sleeps: list[float]) -> None:
-    server = start(server_factory, scripted(Reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "7"}),
-                                            Reply(429, {"error": "slow down"}, {"Retry-After": "3"})))
+def test_429_is_retried_after_the_seconds_retry_after_asks(
+    server_factory: list[ChatServer], sleeps: list[float]
+) -> None:
+    server = start(
+        server_factory,
+        scripted(
+            Reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "7"}),
+            Reply(429, {"error": "slow down"}, {"Retry-After": "3"}),
+        ),
+    )
     with client_for(server, sleeps) as client:
         assert client.complete(ASK) == "done"
     assert len(server.requests) == 3
@@ -102,8 +112,9 @@ def test_retries_end_in_a_failed_attempt(server_factory: list[ChatServer], sleep
     assert len(server.requests) == 3 and len(sleeps) == 2
 
 
-def test_a_retry_after_beyond_the_longest_wait_fails_the_attempt_at_once(server_factory: list[ChatServer],
-                                                                        sleeps: list[float]) -> None:
+def test_a_retry_after_beyond_the_longest_wait_fails_the_attempt_at_once(
+    server_factory: list[ChatServer], sleeps: list[float]
+) -> None:
     server = start(server_factory, scripted(Reply(429, "quota", {"Retry-After": "86400"})))
     with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="wait 86400 s"):
         client.complete(ASK)
@@ -126,15 +137,17 @@ def test_a_timeout_is_a_failed_attempt(server_factory: list[ChatServer], sleeps:
 
 
 @pytest.mark.parametrize("body", ["not json at all", '{"choices": []}', '{"choices": [{"message": {}}]}'])
-def test_an_answer_that_is_no_chat_completion_is_a_failed_attempt(server_factory: list[ChatServer],
-                                                                  sleeps: list[float], body: str) -> None:
+def test_an_answer_that_is_no_chat_completion_is_a_failed_attempt(
+    server_factory: list[ChatServer], sleeps: list[float], body: str
+) -> None:
     server = start(server_factory, scripted(Reply(body=body)))
     with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="no chat completion"):
         client.complete(ASK)
 
 
-def test_a_refused_key_names_the_endpoint_and_how_to_give_a_key(server_factory: list[ChatServer],
-                                                               sleeps: list[float]) -> None:
+def test_a_refused_key_names_the_endpoint_and_how_to_give_a_key(
+    server_factory: list[ChatServer], sleeps: list[float]
+) -> None:
     server = start(server_factory, scripted(Reply(401, {"error": {"message": "Incorrect API key provided"}})))
     with client_for(server, sleeps) as client, pytest.raises(EndpointError) as error:
         client.complete(ASK)
@@ -143,8 +156,9 @@ def test_a_refused_key_names_the_endpoint_and_how_to_give_a_key(server_factory: 
     assert "Incorrect API key provided" in message and KEY not in message
 
 
-def test_a_wrong_path_or_model_says_to_check_the_base_url_and_model(server_factory: list[ChatServer],
-                                                                   sleeps: list[float]) -> None:
+def test_a_wrong_path_or_model_says_to_check_the_base_url_and_model(
+    server_factory: list[ChatServer], sleeps: list[float]
+) -> None:
     server = start(server_factory, ChatServer())
     client = ChatClient(server.url.removesuffix("/v1"), "no-such-model", KEY, sleep=sleeps.append)
     with client, pytest.raises(EndpointError) as error:
@@ -198,8 +212,9 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(before)
 
 
-def test_the_key_comes_from_the_environment_before_the_keyring(monkeypatch: pytest.MonkeyPatch,
-                                                               memory_keyring: MemoryKeyring) -> None:
+def test_the_key_comes_from_the_environment_before_the_keyring(
+    monkeypatch: pytest.MonkeyPatch, memory_keyring: MemoryKeyring
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert api_key() is None
     keyring.set_password("dbstudio", "OPENAI_API_KEY", "from-keyring")
@@ -213,3 +228,75 @@ def test_the_base_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
     assert default_base_url() == "https://api.openai.com/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
     assert default_base_url() == "http://localhost:8000/v1"
+
+
+def test_the_timeout_bounds_the_whole_request_of_a_server_that_drip_feeds_its_answer(
+    server_factory: list[ChatServer], sleeps: list[float]
+) -> None:
+    # one byte a second: each read is quick, so a per-read timeout would wait for all ~200 bytes
+    server = start(server_factory, scripted(Reply(body=completion("a slow answer"), drip_s=1.0)))
+    with client_for(server, sleeps, timeout_s=1.5) as client:
+        began = time.monotonic()
+        with pytest.raises(AttemptFailed, match=r"no whole answer within the request timeout of 1.5 s"):
+            client.complete(ASK)
+        took = time.monotonic() - began
+        assert 1.4 <= took < 3.0, took
+        assert client.complete(ASK) == "done"  # the pool is usable afterwards
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 100_000 + "]" * 100_000,  # Python's parser would run out of stack
+        json.dumps(completion("x")).replace('"x"', "[" * 40 + "]" * 40),
+    ],
+)
+def test_an_answer_nested_too_deep_is_a_failed_attempt_not_a_crash(
+    server_factory: list[ChatServer], sleeps: list[float], body: str
+) -> None:
+    server = start(server_factory, scripted(Reply(body=body)))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="the server's answer is too deep"):
+        client.complete(ASK)
+
+
+def test_an_error_body_nested_too_deep_is_shown_as_text(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(400, "[" * 100_000)))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match=r"HTTP 400: \[\[\["):
+        client.complete(ASK)
+
+
+def test_an_answer_too_large_is_refused_unread(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(body=completion("x" * (MAX_ANSWER_BYTES + 10)))))
+    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match="the server's answer is too large"):
+        client.complete(ASK)
+
+
+def echo_key(status: int, shape: str) -> ChatServer:
+    """A server that quotes the request's Authorization header back: in an answer, an error or garbage."""
+
+    def reply(request: Request) -> Reply:
+        header = request.headers["authorization"]
+        if shape == "answer":
+            return Reply(body=completion(f"you sent {header}"))
+        if shape == "error":
+            return Reply(status, {"error": {"message": f"bad header {header}"}})
+        return Reply(status, f"<html>garbage {header}</html>")
+
+    return ChatServer(reply)
+
+
+@pytest.mark.parametrize(
+    ("status", "shape"),
+    [(200, "answer"), (400, "error"), (200, "garbage"), (401, "error"), (404, "garbage"), (500, "garbage")],
+)
+def test_the_key_echoed_by_the_server_is_cut_out_of_answers_and_errors(
+    server_factory: list[ChatServer], sleeps: list[float], status: int, shape: str
+) -> None:
+    server = start(server_factory, echo_key(status, shape))
+    with client_for(server, sleeps, max_retries=0) as client:
+        try:
+            shown = client.complete(ASK)
+        except (AttemptFailed, EndpointError) as error:
+            shown = str(error)
+    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"  # the key did travel
+    assert KEY not in shown and "Bearer [API key]" in shown

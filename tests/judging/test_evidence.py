@@ -37,6 +37,7 @@ def _file(evidence: Evidence, path: str) -> FileEvidence:
 
 # ---- Markdown, text, CSV, JSON ---------------------------------------------------------------------------------
 
+
 def test_markdown_blocks_start_at_headings_and_cite_the_lines_they_hold(tmp_path: Path) -> None:
     lines = ["# Memo", "", "Net debt is 4,471.", "", "## Covenants", "Leverage below 3.5x.", "", "## Sign-off", "Done."]
     (tmp_path / "outputs").mkdir()
@@ -49,7 +50,7 @@ def test_markdown_blocks_start_at_headings_and_cite_the_lines_they_hold(tmp_path
         assert path == "outputs/memo.md"
         first, last = (int(n) for n in ref.split("#L")[1].split("-L"))
         assert where == {"line": first}
-        assert text == "\n".join(lines[first - 1: last]).strip("\n")
+        assert text == "\n".join(lines[first - 1 : last]).strip("\n")
     assert _file(evidence, "outputs/memo.md").kind == "markdown"
     assert "[outputs/memo.md#L5-L7]\n## Covenants\nLeverage below 3.5x." in evidence.render()
 
@@ -106,12 +107,25 @@ def test_json_as_lines_minified_json_indented_and_malformed_json_named(tmp_path:
 
 # ---- Workbooks -------------------------------------------------------------------------------------------------
 
+
 def _model(path: Path) -> Path:
-    return write_workbook(path, {
-        "Debt": {"A1": "Senior", "B1": 1000, "B2": 2000.5, "B3": 1470.5, "B4": "=SUM(B1:B3)", "B5": "=B4*2",
-                 "C1": True, "C2": datetime.datetime(2025, 3, 31)},
-        "Cash Flow": {"A1": "=Debt!B4", "D9": "two\nlines"},
-    }, saved={"Debt!B4": 4471, "Cash Flow!A1": 4471})
+    return write_workbook(
+        path,
+        {
+            "Debt": {
+                "A1": "Senior",
+                "B1": 1000,
+                "B2": 2000.5,
+                "B3": 1470.5,
+                "B4": "=SUM(B1:B3)",
+                "B5": "=B4*2",
+                "C1": True,
+                "C2": datetime.datetime(2025, 3, 31),
+            },
+            "Cash Flow": {"A1": "=Debt!B4", "D9": "two\nlines"},
+        },
+        saved={"Debt!B4": 4471, "Cash Flow!A1": 4471},
+    )
 
 
 def test_every_cell_of_every_sheet_with_its_saved_value_and_formula(tmp_path: Path) -> None:
@@ -127,8 +141,10 @@ def test_every_cell_of_every_sheet_with_its_saved_value_and_formula(tmp_path: Pa
         "outputs/model.xlsx!'Cash Flow'!A1": "A1 = 4471 (formula =Debt!B4)",
         "outputs/model.xlsx!'Cash Flow'!D9": "D9 = two\\nlines",
     }
-    assert ("(one line per row: CELL = saved value (formula ...); cite a cell as outputs/model.xlsx!Sheet!A1)\n"
-            "[outputs/model.xlsx!Debt!A1:C1] A1 = Senior | B1 = 1000 | C1 = TRUE\n") in evidence.render()
+    assert (
+        "(one line per row: CELL = saved value (formula ...); cite a cell as outputs/model.xlsx!Sheet!A1)\n"
+        "[outputs/model.xlsx!Debt!A1:C1] A1 = Senior | B1 = 1000 | C1 = TRUE\n"
+    ) in evidence.render()
     assert locate("outputs/model.xlsx!Debt!B2:C2") == ("outputs/model.xlsx", {"sheet": "Debt", "cell": "B2"})
     assert locate("outputs/model.xlsx!'Cash Flow'!A1") == ("outputs/model.xlsx", {"sheet": "Cash Flow", "cell": "A1"})
     assert locate("outputs/model.xlsx!Debt!B4") == ("outputs/model.xlsx", {"sheet": "Debt", "cell": "B4"})
@@ -142,17 +158,42 @@ def test_the_one_pass_reading_gives_what_openpyxl_gives_in_its_two_read_only_pas
     assert one == two and len(one) == 7
     values = openpyxl.load_workbook(path, data_only=True)
     assert [(s, r, c, v) for s, r, cells in one for c, v, _ in cells if v is not None] == [
-        (sheet.title, cell.row, cell.column, cell.value) for sheet in values.worksheets for row in sheet.iter_rows()
-        for cell in row if cell.value is not None]
+        (sheet.title, cell.row, cell.column, cell.value)
+        for sheet in values.worksheets
+        for row in sheet.iter_rows()
+        for cell in row
+        if cell.value is not None
+    ]
 
 
 def test_saved_values_of_every_type_and_formulas_as_excel_writes_them(tmp_path: Path) -> None:
-    path = write_workbook(tmp_path / "m.xlsx", {"Calc": {
-        "A1": 1, "A2": 2, "A3": 3,
-        "B1": "=A1*2", "B2": "=A2*2", "B3": "=A3*2",  # filled down: saved as one shared formula
-        "C1": "=DATE(2025,3,31)", "C2": "=A1>0", "C3": "=A1/0", "C4": '="net "&A1',
-    }}, saved={"Calc!B1": 2, "Calc!B2": 4, "Calc!B3": 6, "Calc!C1": 45747, "Calc!C2": True, "Calc!C3": "#DIV/0!",
-               "Calc!C4": "net 1"}, formats={"Calc!C1": "yyyy-mm-dd"})
+    path = write_workbook(
+        tmp_path / "m.xlsx",
+        {
+            "Calc": {
+                "A1": 1,
+                "A2": 2,
+                "A3": 3,
+                "B1": "=A1*2",
+                "B2": "=A2*2",
+                "B3": "=A3*2",  # filled down: saved as one shared formula
+                "C1": "=DATE(2025,3,31)",
+                "C2": "=A1>0",
+                "C3": "=A1/0",
+                "C4": '="net "&A1',
+            }
+        },
+        saved={
+            "Calc!B1": 2,
+            "Calc!B2": 4,
+            "Calc!B3": 6,
+            "Calc!C1": 45747,
+            "Calc!C2": True,
+            "Calc!C3": "#DIV/0!",
+            "Calc!C4": "net 1",
+        },
+        formats={"Calc!C1": "yyyy-mm-dd"},
+    )
     share_formula(path, 1, "B1", ["B2", "B3"])
     assert _texts(extract_evidence(tmp_path), "m.xlsx") == {
         "m.xlsx!Calc!A1:C1": "A1 = 1 | B1 = 2 (formula =A1*2) | C1 = 2025-03-31T00:00:00 (formula =DATE(2025,3,31))",
@@ -167,7 +208,7 @@ def test_saved_values_of_every_type_and_formulas_as_excel_writes_them(tmp_path: 
 def test_the_collector_is_paused_during_extraction_and_restored_after(tmp_path: Path) -> None:
     import gc
 
-    from studio.judging.evidence_budget import collector_paused
+    from studio.collector import collector_paused
 
     (tmp_path / "a.md").write_text("A\n")
     assert gc.isenabled()
@@ -188,8 +229,10 @@ def test_a_workbook_is_cut_at_the_cell_limit_and_the_note_names_what_is_not_show
     write_workbook(tmp_path / "m.xlsx", {"A": {f"A{n}": n for n in range(1, 101)}, "B": {"A1": 1}, "C": {"A1": 2}})
     file = _file(extract_evidence(tmp_path, limits=EvidenceLimits(cells=40)), "m.xlsx")
     assert len(file.excerpts) == 40 and file.excerpts[-1] == Excerpt("m.xlsx!A!A40", "A40 = 40")
-    assert file.cut == ("cut at 40 cells (the evidence's limit per workbook); "
-                        "not shown: the rest of sheet 'A' from cell A41 and sheets 'B', 'C'")
+    assert file.cut == (
+        "cut at 40 cells (the evidence's limit per workbook); "
+        "not shown: the rest of sheet 'A' from cell A41 and sheets 'B', 'C'"
+    )
     by_chars = _file(extract_evidence(tmp_path, limits=EvidenceLimits(file_chars=300)), "m.xlsx")
     assert by_chars.cut is not None and by_chars.cut.startswith("cut at 300 characters (the evidence's limit per file)")
     assert 10 < len(by_chars.excerpts) < 40
@@ -197,19 +240,26 @@ def test_a_workbook_is_cut_at_the_cell_limit_and_the_note_names_what_is_not_show
 
 
 def test_a_row_reaching_a_limit_is_cut_between_cells_and_the_note_names_the_first_cell_not_shown(
-        tmp_path: Path) -> None:
-    write_workbook(tmp_path / "m.xlsx", {"Wide": {f"{column}{row}": row * 100 + index
-                                                  for row in (1, 2) for index, column in enumerate("ABCDEFGHIJ")}})
+    tmp_path: Path,
+) -> None:
+    write_workbook(
+        tmp_path / "m.xlsx",
+        {"Wide": {f"{column}{row}": row * 100 + index for row in (1, 2) for index, column in enumerate("ABCDEFGHIJ")}},
+    )
     file = _file(extract_evidence(tmp_path, limits=EvidenceLimits(cells=13)), "m.xlsx")
     assert [e.ref for e in file.excerpts] == ["m.xlsx!Wide!A1:J1", "m.xlsx!Wide!A2:C2"]
     assert file.excerpts[1].text == "A2 = 200 | B2 = 201 | C2 = 202"
-    assert file.cut == "cut at 13 cells (the evidence's limit per workbook); not shown: the rest of sheet 'Wide' from cell D2"
+    assert (
+        file.cut
+        == "cut at 13 cells (the evidence's limit per workbook); not shown: the rest of sheet 'Wide' from cell D2"
+    )
     first_row = "A1 = 100 | B1 = 101 | C1 = 102 | D1 = 103 | E1 = 104"
     limit = len("m.xlsx!Wide!A1:J1") + len(first_row) + 4
     by_chars = _file(extract_evidence(tmp_path, limits=EvidenceLimits(file_chars=limit)), "m.xlsx")
     assert [(e.ref, e.text) for e in by_chars.excerpts] == [("m.xlsx!Wide!A1:E1", first_row)]
-    assert by_chars.cut == (f"cut at {limit} characters (the evidence's limit per file); "
-                            "not shown: the rest of sheet 'Wide' from cell F1")
+    assert by_chars.cut == (
+        f"cut at {limit} characters (the evidence's limit per file); not shown: the rest of sheet 'Wide' from cell F1"
+    )
 
 
 @pytest.mark.parametrize("breakage", ["not a zip", "cut in half", "sheet xml"])
@@ -233,6 +283,7 @@ def test_a_damaged_workbook_is_an_error_not_an_exception(tmp_path: Path, breakag
 
 
 # ---- PDF, Word, PowerPoint, images ---------------------------------------------------------------------------
+
 
 def test_pdf_text_per_page_with_page_refs_and_a_page_without_text_said(tmp_path: Path) -> None:
     write_pdf(tmp_path / "memo.pdf", ["Net debt 4,471", "", "Covenant headroom 12%"])
@@ -287,10 +338,13 @@ def test_pptx_slides_with_text_tables_and_notes(tmp_path: Path) -> None:
     assert locate("deck.pptx#slide=2") == ("deck.pptx", {"slide": 2})
 
 
-@pytest.mark.parametrize(("kind", "writer", "message"), [
-    ("docx", write_docx, "the Word document is damaged: it is not a complete .docx package"),
-    ("pptx", write_pptx, "the presentation is damaged: it is not a complete .pptx package"),
-])
+@pytest.mark.parametrize(
+    ("kind", "writer", "message"),
+    [
+        ("docx", write_docx, "the Word document is damaged: it is not a complete .docx package"),
+        ("pptx", write_pptx, "the presentation is damaged: it is not a complete .pptx package"),
+    ],
+)
 def test_damaged_office_files_are_errors(tmp_path: Path, kind: str, writer, message: str) -> None:  # noqa: ANN001
     damage(writer(tmp_path / f"f.{kind}"))
     (tmp_path / f"g.{kind}").write_bytes(b"PK\x03\x04 not really")
@@ -318,7 +372,8 @@ def test_images_are_listed_and_given_to_a_multimodal_judge_unless_broken(tmp_pat
     (tmp_path / "charts" / "fake.jpg").write_text("not an image")
     evidence = extract_evidence(tmp_path)
     assert _texts(evidence, "charts/ebitda.png") == {
-        "charts/ebitda.png": "(image, 64 x 48 pixels, PNG; given to a judge that reads images)"}
+        "charts/ebitda.png": "(image, 64 x 48 pixels, PNG; given to a judge that reads images)"
+    }
     for broken in ("charts/broken.png", "charts/fake.jpg"):
         file = _file(evidence, broken)
         assert file.kind == "image" and file.error is not None and file.error.startswith("the image is damaged")
@@ -327,6 +382,7 @@ def test_images_are_listed_and_given_to_a_multimodal_judge_unless_broken(tmp_pat
 
 
 # ---- The whole submission --------------------------------------------------------------------------------------
+
 
 def test_a_submission_of_every_kind_renders_one_section_per_file(tmp_path: Path) -> None:
     _model(tmp_path / "outputs" / "model.xlsx")
@@ -340,8 +396,13 @@ def test_a_submission_of_every_kind_renders_one_section_per_file(tmp_path: Path)
     (tmp_path / "outputs" / ".~lock.model.xlsx#").write_text("lock")
     evidence = extract_evidence(tmp_path)
     assert [(f.path, f.kind) for f in evidence.files] == [
-        ("outputs/archive.zip", "other"), ("outputs/deck.pptx", "pptx"), ("outputs/memo.docx", "docx"),
-        ("outputs/memo.pdf", "pdf"), ("outputs/model.xlsx", "xlsx"), ("outputs/notes.md", "markdown")]
+        ("outputs/archive.zip", "other"),
+        ("outputs/deck.pptx", "pptx"),
+        ("outputs/memo.docx", "docx"),
+        ("outputs/memo.pdf", "pdf"),
+        ("outputs/model.xlsx", "xlsx"),
+        ("outputs/notes.md", "markdown"),
+    ]
     text = evidence.render()
     assert text.index("### outputs/deck.pptx (pptx)") < text.index("### outputs/model.xlsx (xlsx)")
     assert "### outputs/archive.zip (other)\n(not shown: a file of a kind the evidence does not read)" in text
@@ -358,8 +419,9 @@ def test_the_total_limit_leaves_later_files_out_with_a_note(tmp_path: Path) -> N
     a, b, c = evidence.files
     assert a.cut is None and len(a.excerpts) == 1
     assert b.cut is not None and "the evidence's limit of 200 characters over all files" in b.cut
-    assert c.excerpts == () and c.cut == ("not shown: the evidence reached its total limit "
-                                         "(the evidence's limit of 200 characters over all files)")
+    assert c.excerpts == () and c.cut == (
+        "not shown: the evidence reached its total limit (the evidence's limit of 200 characters over all files)"
+    )
     assert c.sha256 and evidence.render().count("x" * 60) == 1
 
 
@@ -373,7 +435,7 @@ def test_only_the_given_paths_and_a_missing_one_is_an_error(tmp_path: Path) -> N
         ("outputs", "other", "outputs is a folder, not a file"),
         ("outputs/b.md", "markdown", None),
         ("outputs/missing.xlsx", "xlsx", "outputs/missing.xlsx does not exist in the submission"),
-        ("outputs/pipe", "other", "outputs/pipe is not a regular file"),
+        ("outputs/pipe", "other", "outputs/pipe is a FIFO (named pipe), not a regular file"),
     ]
     assert [f.path for f in extract_evidence(tmp_path).files] == ["outputs/a.md", "outputs/b.md"]
 
@@ -389,7 +451,8 @@ def test_a_link_out_of_the_submission_is_never_followed(tmp_path: Path) -> None:
     (submission / "outputs" / "same-memo.md").symlink_to(submission / "outputs" / "memo.md")
     evidence = extract_evidence(submission)
     assert _file(evidence, "outputs/notes.txt").error == (
-        "outputs/notes.txt is a link to a file outside the submission: not read")
+        "outputs/notes.txt is a link to a file outside the submission: not read"
+    )
     assert _file(evidence, "outputs/same-memo.md").excerpts == (Excerpt("outputs/same-memo.md#L1", "Net debt 4,417"),)
     assert "sk-not-for-the-judge" not in evidence.render()
 
@@ -416,3 +479,48 @@ def test_locate_leaves_a_ref_naming_no_place_at_the_file() -> None:
     assert locate("o.xlsx!'It''s'!c7") == ("o.xlsx", {"sheet": "It's", "cell": "C7"})
     assert locate("outputs/notes.md#somewhere") == ("outputs/notes.md", {})
     assert locate("outputs/memo.pdf") == ("outputs/memo.pdf", {})
+
+
+def test_hostile_submission_files_are_evidence_errors_never_host_content_or_a_crash(tmp_path: Path) -> None:
+    from tests.untrusted.hostile import HOST_SECRET, device_node, host_secret
+
+    secret = host_secret(tmp_path)
+    project = tmp_path / "project"
+    (project / "evaluator").mkdir(parents=True)
+    (project / "evaluator" / "reference.md").write_text("EVALUATOR-ONLY reference answer\n")
+    submission = project / "runs" / "run-1" / "submissions" / "T01"
+    (submission / "outputs").mkdir(parents=True)
+    (submission / "outputs" / "memo.md").write_text("Net debt 4,417\n")
+    (submission / "outputs" / "loop.md").symlink_to("loop.md")
+    (submission / "outputs" / "reference.md").symlink_to("../../../../../evaluator/reference.md")
+    (submission / "outputs" / "passwd.txt").symlink_to("/" + os.path.relpath(secret, "/"))
+    (submission / "outputs" / "host").symlink_to(secret.parent)
+    os.link(secret, submission / "outputs" / "hard.txt")
+    device_node(submission / "outputs" / "zero.txt")
+    os.close(os.open(os.fsencode(submission) + b"/outputs/bad-\xff.md", os.O_CREAT | os.O_WRONLY, 0o644))
+    with open(os.fsencode(submission) + b"/outputs/bad-\xff.md", "wb") as handle:
+        handle.write(b"written under a name that is not UTF-8\n")
+
+    evidence = extract_evidence(submission)
+    errors = {file.path: file.error for file in evidence.files}
+    assert errors == {
+        "outputs/bad-\\xff.md": None,
+        "outputs/host": "outputs/host is a link to a file outside the submission: not read",
+        "outputs/hard.txt": "outputs/hard.txt has 2 hard links, one of them outside the submission: it may be a "
+        "file of the machine, so it is not read",
+        "outputs/loop.md": "outputs/loop.md is a loop of symbolic links: not read",
+        "outputs/memo.md": None,
+        "outputs/passwd.txt": "outputs/passwd.txt is a link to a file outside the submission: not read",
+        "outputs/reference.md": "outputs/reference.md leads out of the submission (through ..): not read",
+    }  # the device node holds no content: not listed
+    assert _file(evidence, "outputs/bad-\\xff.md").excerpts[0].ref == "outputs/bad-\\xff.md#L1"
+    text = evidence.render()
+    assert HOST_SECRET.strip() not in text and "EVALUATOR-ONLY" not in text
+    text.encode("utf-8")
+    assert len(evidence.content_key()) == 64  # raised UnicodeEncodeError on the raw name before
+    asked = extract_evidence(submission, ["outputs/loop.md", "outputs/zero.txt", "outputs/host/passwd"])
+    assert [file.error for file in asked.files] == [
+        "outputs/host/passwd is a link to a file outside the submission: not read",
+        "outputs/loop.md is a loop of symbolic links: not read",  # was RuntimeError: Symlink loop
+        "outputs/zero.txt is a device node, not a regular file",
+    ]

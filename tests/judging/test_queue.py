@@ -25,8 +25,11 @@ def test_the_queue_lists_each_criterion_of_the_judged_scope_with_what_the_expert
     assert [d.key for d in queue.decisions] == [(RUN_ID, "T01", criterion_id(n)) for n in range(1, 11)]
     first = queue.decisions[0]
     assert first.criterion.text == "The report states item 1 of the brief."
-    assert (first.criterion.weight, first.criterion.target, first.criterion.dimension) == (5, "checkpoint",
-                                                                                           "completeness")
+    assert (first.criterion.weight, first.criterion.target, first.criterion.dimension) == (
+        5,
+        "checkpoint",
+        "completeness",
+    )
     assert [d.criterion.weight for d in queue.decisions] == [WEIGHTS[n] for n in range(1, 11)]
     judge = first.judge_verdict()
     assert judge is not None and judge.rater == JUDGE and judge.verdict == "pass"
@@ -73,7 +76,7 @@ def test_adjudication_lists_decisions_where_raters_differ_and_settles_them(proje
     # who settled it is part of the record, read back from the file
     (stored,) = VerdictStore(project).read(RUN_ID, "adjudicated")
     assert (stored.verdict, stored.by) == ("fail", "Carla Ruiz")
-    assert "    by: \"Carla Ruiz\"\n" in (project / "verdicts" / RUN_ID / "adjudicated.yaml").read_text(encoding="utf-8")
+    assert '    by: "Carla Ruiz"\n' in (project / "verdicts" / RUN_ID / "adjudicated.yaml").read_text(encoding="utf-8")
     assert choose(ReviewQueue.of_project(project).find(RUN_ID, "T01", criterion_id(2)).ratings).value == "fail"
 
 
@@ -104,6 +107,12 @@ def test_a_verdict_needs_an_experts_name_and_pass_fail_or_na(project: Path) -> N
     for name in ("", "  ", "judge:me", "adjudicated"):
         with pytest.raises(JudgingError, match="adjudicator|reserved"):
             queue.adjudicate(decision, "pass", by=name)
+    for name in ("../tmp/evil", "C:\\x", "a:b", "Anna <a@b>", "tab\tname"):
+        with pytest.raises(JudgingError, match=r"a name may hold letters, digits, spaces and - _ \. @, not"):
+            queue.give(decision, name, "pass")  # the app's review gives through here too (ReviewSession.give)
+        with pytest.raises(JudgingError, match="a name may hold"):
+            queue.adjudicate(decision, "pass", by=name)
+    assert not list((project / "verdicts").rglob("tmp-evil*"))
     assert VerdictStore(project).raters(RUN_ID) == [JUDGE]
     assert check_expert(" Anna ") == "Anna"
     with pytest.raises(JudgingError, match="no decision"):

@@ -5,7 +5,6 @@ the rater's file again."""
 
 from __future__ import annotations
 
-import pathlib
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -21,8 +20,15 @@ T0 = datetime(2026, 11, 30, 20, 15, 3, tzinfo=UTC)
 
 
 def verdict(criterion: str, scope: str, value: str = "pass", rater: str = "Marta Lindqvist", **extra) -> Verdict:
-    return Verdict(criterion=criterion, scope=scope, verdict=value, rater=rater, time=extra.pop("time", T0),
-                   criterion_version=extra.pop("criterion_version", "0123456789abcdef"), **extra)
+    return Verdict(
+        criterion=criterion,
+        scope=scope,
+        verdict=value,
+        rater=rater,
+        time=extra.pop("time", T0),
+        criterion_version=extra.pop("criterion_version", "0123456789abcdef"),
+        **extra,
+    )
 
 
 @pytest.fixture
@@ -37,8 +43,12 @@ def yaml_way(path: Path) -> tuple[str, list[Verdict]]:
 
 def test_a_file_the_store_wrote_reads_back_without_yaml(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     given = [
-        verdict("T01-C01", "T01", note="Stated in the memo, with its source: net debt 41.2m (p. 3).",
-                evidence=["outputs/memo.md#L3-L4", "outputs/model.xlsx!Sheet1!B4"]),
+        verdict(
+            "T01-C01",
+            "T01",
+            note="Stated in the memo, with its source: net debt 41.2m (p. 3).",
+            evidence=["outputs/memo.md#L3-L4", "outputs/model.xlsx!Sheet1!B4"],
+        ),
         verdict("T01-C02", "T01", "fail", note="Kein Beleg für die Zahl — ni la source.", key="k-7"),
         verdict("T01-C10", "T01", "na", time=datetime(2026, 12, 1, 1, 2, 3, tzinfo=timezone(timedelta(hours=5)))),
         verdict("A-01", "final", "fail", note=""),
@@ -48,8 +58,11 @@ def test_a_file_the_store_wrote_reads_back_without_yaml(project: Path, monkeypat
     store = VerdictStore(project)
     store.put("harness@run-1", [*given, *judge, *settled])
     forget_parsed()
-    paths = [store.path("harness@run-1", "Marta Lindqvist"), store.path("harness@run-1", "judge:gpt-4o"),
-             store.path("harness@run-1", "adjudicated")]
+    paths = [
+        store.path("harness@run-1", "Marta Lindqvist"),
+        store.path("harness@run-1", "judge:gpt-4o"),
+        store.path("harness@run-1", "adjudicated"),
+    ]
     expected = [yaml_way(path) for path in paths]
 
     def no_yaml(*_args: object) -> None:
@@ -57,20 +70,24 @@ def test_a_file_the_store_wrote_reads_back_without_yaml(project: Path, monkeypat
 
     monkeypatch.setattr(verdict_store, "_checked", no_yaml)
     assert store.read("harness@run-1", "Marta Lindqvist") == expected[0][1]
-    assert [v.model_dump() for v in expected[0][1]] == [v.model_dump() for v in store.read("harness@run-1",
-                                                                                           "Marta Lindqvist")]
+    assert [v.model_dump() for v in expected[0][1]] == [
+        v.model_dump() for v in store.read("harness@run-1", "Marta Lindqvist")
+    ]
     assert sorted(given, key=lambda v: v.criterion) == sorted(expected[0][1], key=lambda v: v.criterion)
     assert store.read("harness@run-1", "judge:gpt-4o") == judge == expected[1][1]  # a quoted all-digit version
     assert store.read("harness@run-1", "adjudicated") == settled == expected[2][1]
     assert store.read("harness@run-1", "adjudicated")[0].by == "Anna Berg"
 
 
-@pytest.mark.parametrize(("edit", "kept"), [
-    # an escape in a note (the store writes one for a quote or a backslash): YAML reads it
-    (lambda text: text.replace('note: "one two"', 'note: "say \\"one two\\""'), 'say "one two"'),
-    # a hand-edited plain note
-    (lambda text: text.replace('note: "one two"', "note: one two"), "one two"),
-])
+@pytest.mark.parametrize(
+    ("edit", "kept"),
+    [
+        # an escape in a note (the store writes one for a quote or a backslash): YAML reads it
+        (lambda text: text.replace('note: "one two"', 'note: "say \\"one two\\""'), 'say "one two"'),
+        # a hand-edited plain note
+        (lambda text: text.replace('note: "one two"', "note: one two"), "one two"),
+    ],
+)
 def test_a_file_in_another_layout_is_read_the_yaml_way_to_the_same_verdicts(project: Path, edit, kept) -> None:
     store = VerdictStore(project)
     store.put("run-1", [verdict("T01-C01", "T01", note="one two"), verdict("T01-C02", "T01")])
@@ -80,13 +97,19 @@ def test_a_file_in_another_layout_is_read_the_yaml_way_to_the_same_verdicts(proj
     assert store.read("run-1", "Marta Lindqvist") == yaml_way(path)[1]
 
 
-@pytest.mark.parametrize(("edit", "line", "words"), [
-    (lambda text: text.replace("criterion: T01-C02", "criterion: T01-C01"), 11, "is listed again (first at line 6)"),
-    (lambda text: text.replace("criterion: T01-C02", "criterion: 12"), 12, "field 'criterion'"),
-    (lambda text: text.replace("verdict: fail", "verdict: fail\n    adjudicator: Anna"), 14, "adjudicator"),
-])
-def test_a_file_the_fast_reader_refuses_gets_the_yaml_readers_located_error(project: Path, edit, line,
-                                                                            words) -> None:
+@pytest.mark.parametrize(
+    ("edit", "line", "words"),
+    [
+        (
+            lambda text: text.replace("criterion: T01-C02", "criterion: T01-C01"),
+            11,
+            "is listed again (first at line 6)",
+        ),
+        (lambda text: text.replace("criterion: T01-C02", "criterion: 12"), 12, "field 'criterion'"),
+        (lambda text: text.replace("verdict: fail", "verdict: fail\n    adjudicator: Anna"), 14, "adjudicator"),
+    ],
+)
+def test_a_file_the_fast_reader_refuses_gets_the_yaml_readers_located_error(project: Path, edit, line, words) -> None:
     store = VerdictStore(project)
     store.put("run-1", [verdict("T01-C01", "T01"), verdict("T01-C02", "T01", "fail")])
     path = store.path("run-1", "Marta Lindqvist")
@@ -96,26 +119,27 @@ def test_a_file_the_fast_reader_refuses_gets_the_yaml_readers_located_error(proj
     assert raised.value.path == path and raised.value.line == line and words in raised.value.problem
 
 
-def test_storing_verdict_after_verdict_does_not_read_the_file_again(project: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_storing_verdict_after_verdict_does_not_read_the_file_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = VerdictStore(project)
     store.put("run-1", [verdict(f"T01-C{n:02d}", "T01") for n in range(1, 40)])
     path = store.path("run-1", "Marta Lindqvist")
-    reads: list[Path] = []
-    original = pathlib.Path.read_text
+    reads: list[Path] = []  # files parsed
+    original = verdict_store._parse_text
 
-    def counted(self: Path, *args, **kwargs) -> str:
-        reads.append(self)
-        return original(self, *args, **kwargs)
+    def counted(at: Path, text: str) -> tuple[str, list[Verdict]]:
+        reads.append(at)
+        return original(at, text)
 
-    monkeypatch.setattr(pathlib.Path, "read_text", counted)
+    monkeypatch.setattr(verdict_store, "_parse_text", counted)
     for n in range(1, 6):
         store.put("run-1", [verdict(f"T01-C{n:02d}", "T01", "fail")])
-    assert path not in reads  # the store knows what it wrote last
+    assert path not in reads  # the store knows what it wrote last (its bytes are checked, not parsed)
     assert [v.verdict for v in store.read("run-1", "Marta Lindqvist")[:6]] == ["fail"] * 5 + ["pass"]
     assert path not in reads
     # a change on disk (another clone merged, a hand edit) is read again, and kept by the next store
-    path.write_text(original(path, encoding="utf-8").replace("verdict: pass", "verdict: na", 1), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("verdict: pass", "verdict: na", 1), encoding="utf-8")
     store.put("run-1", [verdict("T01-C39", "T01", "fail")])
     assert path in reads
     values = [v.verdict for v in store.read("run-1", "Marta Lindqvist")]

@@ -8,11 +8,12 @@ import os
 import stat
 import threading
 import uuid
+from pathlib import Path
 
 import docker
 import pytest
 
-from studio.runs import engine as engine_module
+from studio.runs.confinement import ENGINE_LOG_MAX_FILES, ENGINE_LOG_MAX_SIZE
 from studio.runs.engine import ContainerSpec, Mount
 from studio.runs.ownership import TRIAL_UID, ContainerUser, hand_over
 from studio.runs.record import RunSettings, RunStatus, load_run
@@ -159,18 +160,36 @@ def test_a_fork_bomb_stops_at_the_pids_limit(docker_engine, test_image, tmp_path
     assert 30 <= forked < 40  # 40 with docker-init and the bomb itself
 
 
-def test_the_run_log_is_cut_at_its_limit(docker_engine, test_image, tmp_path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(engine_module, "LOG_LIMIT_BYTES", 100_000)
+def test_the_engine_keeps_no_more_of_the_output_than_its_log_cap(docker_engine, test_image, tmp_path):
+    # 12 MB of short lines is about 60 MB in the engine's json-file log (a JSON object per line) without
+    # a cap; with it, the log and its rotated files hold at most max-file x max-size.
+    script = "yes 0123456789abcdef | head -c 12000000; echo written; sleep 60"
+    spec = _spec(test_image, ["sh", "-c", script])
     log = tmp_path / "log"
-    result = docker_engine.run(
-        _spec(test_image, ["sh", "-c", "yes 0123456789 | head -c 3000000; echo; echo done"]), log=log
-    )
-    assert result.exit_code == 0
-    data = log.read_bytes()
-    kept, _, note = data.partition(b"\n[dbstudio: the log is cut here")
-    assert len(kept) == 100_000 and kept.startswith(b"0123456789\n")
-    assert note.startswith(b", at 100000 bytes; the rest of the output was dropped]")
-    assert b"done" not in data
+    sizes: list[int] = []
+    client = docker.from_env()
+
+    def measure_when_written() -> None:
+        while not sizes:
+            if log.exists() and log.read_bytes().endswith(b"written\n"):
+                [found] = client.containers.list(
+                    filters={"label": f"org.dbstudio.test={spec.labels['org.dbstudio.test']}"}
+                )
+                path = Path(client.api.inspect_container(found.id)["LogPath"])
+                sizes.extend(kept.stat().st_size for kept in path.parent.glob(path.name + "*"))
+                client.api.kill(found.id)
+            threading.Event().wait(0.2)
+
+    watcher = threading.Thread(target=measure_when_written, daemon=True)
+    watcher.start()
+    try:
+        docker_engine.run(spec, log=log)
+        watcher.join(30)
+    finally:
+        client.close()
+    assert ENGINE_LOG_MAX_SIZE == "10m"
+    assert 2 <= len(sizes) <= ENGINE_LOG_MAX_FILES  # it did rotate
+    assert sum(sizes) <= ENGINE_LOG_MAX_FILES * 10 * 1024 * 1024 + 64 * 1024
 
 
 def test_a_non_root_cli_runs_its_containers_as_itself(monkeypatch: pytest.MonkeyPatch):

@@ -26,9 +26,12 @@ COMPLETE, STOPPED, RUNNING = "new-project__Acm4Ex2", "new-project__Bst0pD3", "ne
 
 def _workspace_after(step: str, trial: str) -> dict[str, str]:
     """What the agent's workspace holds after each step of a trial (T02 also gets the generated M03)."""
-    files = {"brief.md": "# Brief\n", "materials/source-notes.md": "notes\n",
-             "outputs/report.md": f"# Draft report ({trial})\nThe objective is stated here.\n",
-             "outputs/notes.txt": "scratch\n"}
+    files = {
+        "brief.md": "# Brief\n",
+        "materials/source-notes.md": "notes\n",
+        "outputs/report.md": f"# Draft report ({trial})\nThe objective is stated here.\n",
+        "outputs/notes.txt": "scratch\n",
+    }
     if step in ("T02", "T03"):
         del files["outputs/notes.txt"]
         files["materials/client-correction.md"] = "correction\n"
@@ -40,11 +43,22 @@ def _workspace_after(step: str, trial: str) -> dict[str, str]:
     return files
 
 
-def _step(name: str, minute: int, tokens: list[int] | None = None, exception: dict[str, str] | None = None,
-          cost: float | None = None) -> dict[str, Any]:
-    return {"name": name, "started_at": f"2026-11-30T10:{minute:02d}:00+00:00",
-            "finished_at": f"2026-11-30T10:{minute + 9:02d}:30+00:00", "tokens": tokens, "cost": cost,
-            "exception": exception, "verified": True}
+def _step(
+    name: str,
+    minute: int,
+    tokens: list[int] | None = None,
+    exception: dict[str, str] | None = None,
+    cost: float | None = None,
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "started_at": f"2026-11-30T10:{minute:02d}:00+00:00",
+        "finished_at": f"2026-11-30T10:{minute + 9:02d}:30+00:00",
+        "tokens": tokens,
+        "cost": cost,
+        "exception": exception,
+        "verified": True,
+    }
 
 
 def _error(kind: str, message: str) -> dict[str, str]:
@@ -56,10 +70,19 @@ def make_job(tmp_path: Path, trials: list[dict[str, Any]], job_id: str | None = 
     step's collected workspace and test.sh's hash listing of it."""
     project = three_subtask_project(tmp_path / "project")
     export = export_harbor(project, tmp_path / "export")
-    spec = {"jobs_dir": str(export.out / "jobs"), "job_name": "2026-11-30__10-00-00", "job_id": job_id or str(uuid.uuid4()),
-            "agent": "claude-code", "agent_version": "2.0.31", "model": "anthropic/claude-sonnet-4-5",
-            "task_path": PROJECT_ID, "task_name": f"dbstudio/{PROJECT_ID}", "trials": trials,
-            "started_at": "2026-11-30T10:00:00+00:00", "finished_at": "2026-11-30T11:00:00+00:00"}
+    spec = {
+        "jobs_dir": str(export.out / "jobs"),
+        "job_name": "2026-11-30__10-00-00",
+        "job_id": job_id or str(uuid.uuid4()),
+        "agent": "claude-code",
+        "agent_version": "2.0.31",
+        "model": "anthropic/claude-sonnet-4-5",
+        "task_path": PROJECT_ID,
+        "task_name": f"dbstudio/{PROJECT_ID}",
+        "trials": trials,
+        "started_at": "2026-11-30T10:00:00+00:00",
+        "finished_at": "2026-11-30T11:00:00+00:00",
+    }
     (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     layout = probe("make-job", tmp_path / "spec.json")
     for trial, made in layout["trials"].items():
@@ -76,15 +99,39 @@ def make_job(tmp_path: Path, trials: list[dict[str, Any]], job_id: str | None = 
 
 
 TRIALS = [
-    {"name": COMPLETE, "started_at": "2026-11-30T10:00:00+00:00", "finished_at": "2026-11-30T10:40:00+00:00",
-     "steps": [_step("T01", 0, [12000, 3000, 800], cost=0.25),
-               _step("T02", 10, [9000, 8000, 600], _error("AgentTimeoutError", "Agent execution timed out after 3600.0 seconds"), 0.5),
-               _step("T03", 20, [4000, 1000, 200], cost=0.125)]},
-    {"name": STOPPED, "started_at": "2026-11-30T10:01:00+00:00", "finished_at": "2026-11-30T10:35:00+00:00",
-     "steps": [_step("T01", 1, [1, 2, 3]), _step("T02", 11, [4, 5, 6]),
-               _step("T03", 21, None, _error("NonZeroAgentExitCodeError", "claude exited with code 1\nmore"))]},
-    {"name": RUNNING, "started_at": "2026-11-30T10:02:00+00:00", "finished_at": None, "finished": False,
-     "steps": [_step("T01", 2, [1, 1, 1])]},
+    {
+        "name": COMPLETE,
+        "started_at": "2026-11-30T10:00:00+00:00",
+        "finished_at": "2026-11-30T10:40:00+00:00",
+        "steps": [
+            _step("T01", 0, [12000, 3000, 800], cost=0.25),
+            _step(
+                "T02",
+                10,
+                [9000, 8000, 600],
+                _error("AgentTimeoutError", "Agent execution timed out after 3600.0 seconds"),
+                0.5,
+            ),
+            _step("T03", 20, [4000, 1000, 200], cost=0.125),
+        ],
+    },
+    {
+        "name": STOPPED,
+        "started_at": "2026-11-30T10:01:00+00:00",
+        "finished_at": "2026-11-30T10:35:00+00:00",
+        "steps": [
+            _step("T01", 1, [1, 2, 3]),
+            _step("T02", 11, [4, 5, 6]),
+            _step("T03", 21, None, _error("NonZeroAgentExitCodeError", "claude exited with code 1\nmore")),
+        ],
+    },
+    {
+        "name": RUNNING,
+        "started_at": "2026-11-30T10:02:00+00:00",
+        "finished_at": None,
+        "finished": False,
+        "steps": [_step("T01", 2, [1, 1, 1])],
+    },
 ]
 
 
@@ -99,8 +146,11 @@ def test_each_finished_trial_becomes_a_run_with_a_checkpoint_per_completed_step(
     runs_dir = tmp_path / "runs"
     report = import_harbor(job_dir, project, runs_dir)
 
-    assert [(t.trial, t.action) for t in report.trials] == \
-        [(COMPLETE, "imported"), (STOPPED, "imported"), (RUNNING, "not finished")]
+    assert [(t.trial, t.action) for t in report.trials] == [
+        (COMPLETE, "imported"),
+        (STOPPED, "imported"),
+        (RUNNING, "not finished"),
+    ]
     runs = {record.origin["trial"]: (path, record) for path, record in list_runs(runs_dir)}
     assert set(runs) == {COMPLETE, STOPPED}
     store = CheckpointStore(runs_dir / "store")
@@ -115,11 +165,17 @@ def test_each_finished_trial_becomes_a_run_with_a_checkpoint_per_completed_step(
     for sub in complete.subtasks:
         assert _files(store, sub.checkpoint) == _workspace_after(sub.id, COMPLETE)
     t01, t02, t03 = complete.subtasks
-    assert (t01.status, t02.status, t03.status) == \
-        (SubtaskStatus.COMPLETED, SubtaskStatus.TIMED_OUT, SubtaskStatus.COMPLETED)
+    assert (t01.status, t02.status, t03.status) == (
+        SubtaskStatus.COMPLETED,
+        SubtaskStatus.TIMED_OUT,
+        SubtaskStatus.COMPLETED,
+    )
     assert t02.timed_out and not t01.timed_out
     assert t01.tokens == {"input": 9000, "cache_read": 3000, "output": 800}  # Harbor: 12000 in, cache included
-    assert (t01.started.isoformat(), t01.ended.isoformat()) == ("2026-11-30T10:00:00+00:00", "2026-11-30T10:09:30+00:00")
+    assert (t01.started.isoformat(), t01.ended.isoformat()) == (
+        "2026-11-30T10:00:00+00:00",
+        "2026-11-30T10:09:30+00:00",
+    )
     assert t01.time_limit_s == 240 * 60  # the template's T01 limit, at the exported task's scale 1
     generated = _workspace_after("T02", COMPLETE)["materials/M03.md"]
     assert t02.generated == {"M03": hashlib.sha256(generated.encode()).hexdigest()}
@@ -130,12 +186,18 @@ def test_each_finished_trial_becomes_a_run_with_a_checkpoint_per_completed_step(
 
     _, stopped = runs[STOPPED]
     assert stopped.status == RunStatus.FAILED and stopped.progress() == (2, 3)
-    assert [s.status for s in stopped.subtasks] == [SubtaskStatus.COMPLETED, SubtaskStatus.COMPLETED,
-                                                    SubtaskStatus.FAILED]
+    assert [s.status for s in stopped.subtasks] == [
+        SubtaskStatus.COMPLETED,
+        SubtaskStatus.COMPLETED,
+        SubtaskStatus.FAILED,
+    ]
     assert stopped.subtasks[2].checkpoint is None  # Harbor collected its workspace, but the step failed
     assert _files(store, stopped.subtasks[1].checkpoint) == _workspace_after("T02", STOPPED)
-    assert "stopped at T03" in stopped.message and "NonZeroAgentExitCodeError: claude exited with code 1" in \
-        stopped.message and "checkpoints kept: T01, T02" in stopped.message
+    assert (
+        "stopped at T03" in stopped.message
+        and "NonZeroAgentExitCodeError: claude exited with code 1" in stopped.message
+        and "checkpoints kept: T01, T02" in stopped.message
+    )
     assert stopped.final is None
 
 
@@ -147,8 +209,9 @@ def test_importing_the_same_job_again_adds_nothing_and_a_trial_that_finished_sin
     objects = sorted(p.name for p in (runs_dir / "store").rglob("*") if p.is_file())
     again = import_harbor(job_dir, project, runs_dir)
     assert again.added == [] and again.job_id == first.job_id
-    assert [(t.trial, t.action, t.run_id) for t in again.trials[:2]] == \
-        [(t.trial, "already imported", t.run_id) for t in first.trials[:2]]
+    assert [(t.trial, t.action, t.run_id) for t in again.trials[:2]] == [
+        (t.trial, "already imported", t.run_id) for t in first.trials[:2]
+    ]
     assert sorted(path.name for path in runs_dir.iterdir()) == listed
     assert sorted(p.name for p in (runs_dir / "store").rglob("*") if p.is_file()) == objects
 
@@ -172,8 +235,9 @@ def test_a_workspace_copy_that_differs_from_test_sh_listing_is_not_a_checkpoint(
     assert "incomplete copy of its workspace (outputs/report.md differs" in report.trials[0].message
 
 
-def test_the_command_reports_each_trial_and_refuses_a_folder_that_is_not_a_job(tmp_path: Path,
-                                                                               capsys: pytest.CaptureFixture[str]):
+def test_the_command_reports_each_trial_and_refuses_a_folder_that_is_not_a_job(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
     job_dir, project, _ = make_job(tmp_path, TRIALS)
     runs_dir = tmp_path / "runs"
     code, out, err = run_cli(capsys, "import", "harbor", str(job_dir), str(project), "--runs-dir", str(runs_dir))
@@ -192,10 +256,12 @@ def test_a_project_whose_timeline_changed_since_the_export_is_refused(tmp_path: 
     job_dir, project, _ = make_job(tmp_path, TRIALS[:1])
     stages = project / "stages.yaml"
     text = stages.read_text(encoding="utf-8")
-    stages.write_text(text.replace("- T01\n", "- TXX\n").replace("- T02\n", "- T01\n").replace("- TXX\n", "- T02\n"),
-                      encoding="utf-8")
-    with pytest.raises(HarborJobError, match="exported with the subtasks T01, T02, T03 but the project's timeline "
-                                             "is now T02, T01, T03"):
+    stages.write_text(
+        text.replace("- T01\n", "- TXX\n").replace("- T02\n", "- T01\n").replace("- TXX\n", "- T02\n"), encoding="utf-8"
+    )
+    with pytest.raises(
+        HarborJobError, match="exported with the subtasks T01, T02, T03 but the project's timeline is now T02, T01, T03"
+    ):
         import_harbor(job_dir, project, tmp_path / "runs")
     assert list_runs(tmp_path / "runs") == []
 
@@ -211,3 +277,66 @@ def test_an_imported_run_that_stopped_part_way_is_not_resumed_here_and_stays_as_
     with pytest.raises(RunError, match="was imported from harbor and cannot be resumed here"):
         execute_run(run_dir)
     assert (run_dir / "run.json").read_bytes() == before and record.status == RunStatus.FAILED
+
+
+def test_a_hostile_job_folder_brings_no_host_file_in_and_a_duplicate_trial_is_imported_once(tmp_path: Path):
+    import os
+    import shutil
+
+    from tests.untrusted.hostile import HOST_SECRET, device_node, host_secret
+
+    secret = host_secret(tmp_path)
+    host_workspace = tmp_path / "host-workspace"
+    write(host_workspace, "outputs/report.md", HOST_SECRET)
+    job_dir, project, layout = make_job(tmp_path, TRIALS[:2])
+    shutil.copytree(job_dir / COMPLETE, job_dir / "zz-copy-of-a-trial")  # same trial name in result.json
+    steps = layout["trials"][COMPLETE]["steps"]
+    t02 = Path(steps["T02"]["artifacts"]) / "workspace"
+    shutil.rmtree(t02)
+    t02.symlink_to(host_workspace)  # the workspace artifact is a link to a host folder
+    agent = Path(steps["T01"]["agent"])
+    (agent / "secret.txt").symlink_to(secret)
+    (agent / "host").symlink_to(secret.parent)
+    device_node(agent / "null", minor=3)
+    os.mkfifo(agent / "pipe")
+    (agent / "tool").write_text("#!/bin/sh\n")
+    os.chmod(agent / "tool", 0o4755)
+    (job_dir / COMPLETE / "trial.log").unlink()
+    (job_dir / COMPLETE / "trial.log").symlink_to(secret)
+    stopped_steps = job_dir / STOPPED / "steps"  # the steps folder is a link to a copy elsewhere
+    shutil.move(stopped_steps, tmp_path / "elsewhere-steps")
+    stopped_steps.symlink_to(tmp_path / "elsewhere-steps")
+
+    runs_dir = tmp_path / "runs"
+    report = import_harbor(job_dir, project, runs_dir)
+    assert [(t.trial, t.action) for t in report.trials] == [
+        (COMPLETE, "imported"),
+        (STOPPED, "imported"),
+        (COMPLETE, "duplicate"),
+    ]
+    assert "its folder zz-copy-of-a-trial names the trial" in report.trials[2].message
+    assert len(list_runs(runs_dir)) == 2
+    runs = {record.origin["trial"]: (path, record) for path, record in list_runs(runs_dir)}
+    run_dir, complete = runs[COMPLETE]
+    assert complete.progress() == (1, 3) and complete.subtasks[1].status == SubtaskStatus.FAILED
+    assert (
+        f"stopped at T02, which has no workspace that can be imported: steps/T02/artifacts/workspace in "
+        f"the trial folder {COMPLETE} is a symbolic link (to {host_workspace}): it is not followed"
+    ) in complete.message
+    _, stopped = runs[STOPPED]
+    assert stopped.progress() == (0, 3) and "steps in the trial folder" in stopped.message
+    stored = [p.read_bytes() for p in (runs_dir / "store").rglob("*") if p.is_file()]
+    kept_logs = [p for p in run_dir.rglob("*") if p.is_file() or p.is_symlink()]
+    assert all(HOST_SECRET.encode() not in data for data in stored)
+    assert all(not p.is_symlink() and HOST_SECRET not in p.read_text(errors="replace") for p in kept_logs)
+    assert sorted(p.name for p in (run_dir / "logs" / "T01.harbor" / "agent").iterdir()) == ["claude-code.txt", "tool"]
+    assert oct((run_dir / "logs" / "T01.harbor" / "agent" / "tool").stat().st_mode & 0o7777) == "0o644"
+    summary = (run_dir / "logs" / "T01.log").read_text()
+    for note in (
+        f"agent/secret.txt is a symbolic link (to {secret}): not copied",
+        "agent/null is a device node",
+        "agent/pipe is a FIFO (named pipe): not copied",
+        f"agent/host is a symbolic link (to {secret.parent})",
+    ):
+        assert note in summary
+    assert not (run_dir / "logs" / "harbor-trial.log").exists()

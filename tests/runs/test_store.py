@@ -139,8 +139,7 @@ def test_same_content_is_stored_once(tmp_path: Path, store: CheckpointStore):
     assert len(list((store.root / "manifests").iterdir())) == 2
 
 
-def test_fourteen_checkpoints_with_five_percent_changes_store_only_the_changes(tmp_path: Path,
-                                                                            store: CheckpointStore):
+def test_fourteen_checkpoints_with_five_percent_changes_store_only_the_changes(tmp_path: Path, store: CheckpointStore):
     rng = random.Random(12)
     workspace = tmp_path / "ws"
     names = [f"f{i:02d}.bin" for i in range(40)]
@@ -212,8 +211,9 @@ def test_an_unchanged_big_file_costs_no_reads(tmp_path: Path, store: CheckpointS
     assert bytes_read() - before >= 8 << 20
 
 
-def test_a_same_size_change_is_seen_through_mtime_and_through_ctime(tmp_path: Path, store: CheckpointStore,
-                                                                    hash_calls: list[int]):
+def test_a_same_size_change_is_seen_through_mtime_and_through_ctime(
+    tmp_path: Path, store: CheckpointStore, hash_calls: list[int]
+):
     workspace = tmp_path / "ws"
     path = write(workspace / "data.txt", b"aaaa")
     write(workspace / "other.txt", b"unchanged")
@@ -238,8 +238,7 @@ def test_a_same_size_change_is_seen_through_mtime_and_through_ctime(tmp_path: Pa
     assert third.entries["data.txt"].sha256 == hashlib.sha256(b"cccc").hexdigest()
 
 
-def test_a_file_as_new_as_the_cache_is_hashed_again(tmp_path: Path, store: CheckpointStore,
-                                                    hash_calls: list[int]):
+def test_a_file_as_new_as_the_cache_is_hashed_again(tmp_path: Path, store: CheckpointStore, hash_calls: list[int]):
     """Racily clean: an mtime not older than the cache could hide a write in the same clock tick."""
     workspace = tmp_path / "ws"
     path = write(workspace / "fresh.txt", b"fresh")
@@ -253,8 +252,9 @@ def test_a_file_as_new_as_the_cache_is_hashed_again(tmp_path: Path, store: Check
     assert len(hash_calls) == 1
 
 
-def test_a_damaged_cache_or_a_missing_object_only_costs_a_rehash(tmp_path: Path, store: CheckpointStore,
-                                                                 hash_calls: list[int]):
+def test_a_damaged_cache_or_a_missing_object_only_costs_a_rehash(
+    tmp_path: Path, store: CheckpointStore, hash_calls: list[int]
+):
     workspace = tmp_path / "ws"
     write(workspace / "a.txt", b"alpha")
     write(workspace / "b.txt", b"beta")
@@ -272,8 +272,9 @@ def test_a_damaged_cache_or_a_missing_object_only_costs_a_rehash(tmp_path: Path,
     assert fresh_store.read_bytes(manifest, "a.txt") == b"alpha"
 
 
-def test_a_restore_teaches_the_cache_so_the_next_snapshot_reads_nothing(tmp_path: Path, store: CheckpointStore,
-                                                                        hash_calls: list[int]):
+def test_a_restore_teaches_the_cache_so_the_next_snapshot_reads_nothing(
+    tmp_path: Path, store: CheckpointStore, hash_calls: list[int]
+):
     manifest = store.snapshot(sample_tree(tmp_path / "ws"))
     cache = tmp_path / "statcache.json"
     store.restore(manifest, tmp_path / "out", stat_cache=cache)
@@ -285,7 +286,8 @@ def test_a_restore_teaches_the_cache_so_the_next_snapshot_reads_nothing(tmp_path
 
 # -- restore into a folder that already holds things -----------------------------------------------
 def test_restore_makes_a_dirty_folder_exactly_the_checkpoint_and_leaves_right_files_alone(
-        tmp_path: Path, store: CheckpointStore):
+    tmp_path: Path, store: CheckpointStore
+):
     workspace = sample_tree(tmp_path / "ws")
     manifest = store.snapshot(workspace)
     out = tmp_path / "out"
@@ -329,13 +331,17 @@ def test_restore_never_writes_through_a_link_standing_where_a_folder_belongs(tmp
 
 
 names = st.text(alphabet=st.sampled_from("ab\u00e9\u65e5 .-_"), min_size=1, max_size=6).filter(
-    lambda n: n not in (".", ".."))
+    lambda n: n not in (".", "..")
+)
 contents = st.sampled_from([b"", b"one", b"two\n", b"\0binary\xff", b"x" * 3000])
 nodes = st.recursive(
-    st.one_of(st.tuples(st.just("file"), contents, st.booleans()),
-              st.tuples(st.just("link"), st.sampled_from(["a", "../b", "/abs/path", "\u00e9"]))),
+    st.one_of(
+        st.tuples(st.just("file"), contents, st.booleans()),
+        st.tuples(st.just("link"), st.sampled_from(["a", "../b", "/abs/path", "\u00e9"])),
+    ),
     lambda children: st.dictionaries(names, children, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 trees = st.dictionaries(names, nodes, max_size=5)
 
 
@@ -353,8 +359,9 @@ def build(folder: Path, tree: dict) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(original=trees, dirt=trees)
-def test_any_tree_restored_into_any_dirty_folder_comes_back_exactly(tmp_path_factory: pytest.TempPathFactory,
-                                                                    original: dict, dirt: dict):
+def test_any_tree_restored_into_any_dirty_folder_comes_back_exactly(
+    tmp_path_factory: pytest.TempPathFactory, original: dict, dirt: dict
+):
     base = tmp_path_factory.mktemp("tree")
     build(base / "ws", original)
     store = CheckpointStore(base / "store")
@@ -404,10 +411,12 @@ def test_text_diff_of_text_files_and_none_for_binary(tmp_path: Path, store: Chec
     (workspace / "link").symlink_to("added.txt")
     after = store.snapshot(workspace)
     assert store.text_diff(before, after, "memo.md", context=1) == (
-        "--- a/memo.md\n+++ b/memo.md\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+line two\n r\u00e9sum\u00e9\n")
+        "--- a/memo.md\n+++ b/memo.md\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+line two\n r\u00e9sum\u00e9\n"
+    )
     assert store.text_diff(before, after, "added.txt") == "--- a/added.txt\n+++ b/added.txt\n@@ -0,0 +1 @@\n+new\n"
     assert store.text_diff(before, after, "link") == (
-        "--- a/link\n+++ b/link\n@@ -1 +1 @@\n--> memo.md\n+-> added.txt\n")
+        "--- a/link\n+++ b/link\n@@ -1 +1 @@\n--> memo.md\n+-> added.txt\n"
+    )
     assert store.text_diff(before, after, "data.bin") is None
     assert store.text_diff(before, before, "latin1.txt") is None  # not UTF-8
     assert store.text_diff(before, before, "memo.md") == ""
@@ -431,8 +440,7 @@ def test_read_bytes_gives_a_files_content_and_refuses_the_rest(tmp_path: Path, s
 
 
 # -- exports ---------------------------------------------------------------------------------------
-def test_export_folder_writes_the_checkpoint_and_refuses_a_folder_with_content(tmp_path: Path,
-                                                                               store: CheckpointStore):
+def test_export_folder_writes_the_checkpoint_and_refuses_a_folder_with_content(tmp_path: Path, store: CheckpointStore):
     workspace = sample_tree(tmp_path / "ws")
     manifest = store.snapshot(workspace)
     store.export_folder(manifest, tmp_path / "exports" / "new")
@@ -465,8 +473,14 @@ def test_export_tar_holds_every_path_with_its_content_and_mode(tmp_path: Path, s
                 seen[member.name] = ("link", member.linkname)
             elif member.isdir():
                 seen[member.name] = ("dir",)
-    expected = {path: ("file", e.sha256, e.executable) if e.kind == "file" else ("link", e.target)
-                if e.kind == "link" else ("dir",) for path, e in manifest.entries.items()}
+    expected = {
+        path: ("file", e.sha256, e.executable)
+        if e.kind == "file"
+        else ("link", e.target)
+        if e.kind == "link"
+        else ("dir",)
+        for path, e in manifest.entries.items()
+    }
     assert {k: v for k, v in seen.items() if v[0] != "dir" or k in expected} == expected
     assert {"materials", "notes", "bin", "empty"} <= set(seen)  # parent folders are listed too
     unpacked = tmp_path / "unpacked"
@@ -506,13 +520,18 @@ def test_a_missing_or_damaged_manifest_is_a_checkpoint_error_naming_it(tmp_path:
         fresh.manifest("../etc")
 
 
-@pytest.mark.parametrize("document", [
-    b"not json at all",
-    b'{"format":1,"entries":{"../escape":{"kind":"file","sha256":"' + b"a" * 64 + b'","size":1,"executable":false}}}',
-    b'{"format":1,"entries":{"a":{"kind":"link","target":"x"},"a/b":{"kind":"dir"}}}',
-    b'{"format":1,"entries":{"a":{"kind":"file","sha256":"short","size":1,"executable":false}}}',
-    b'{"format":2,"entries":{}}',
-])
+@pytest.mark.parametrize(
+    "document",
+    [
+        b"not json at all",
+        b'{"format":1,"entries":{"../escape":{"kind":"file","sha256":"'
+        + b"a" * 64
+        + b'","size":1,"executable":false}}}',
+        b'{"format":1,"entries":{"a":{"kind":"link","target":"x"},"a/b":{"kind":"dir"}}}',
+        b'{"format":1,"entries":{"a":{"kind":"file","sha256":"short","size":1,"executable":false}}}',
+        b'{"format":2,"entries":{}}',
+    ],
+)
 def test_a_manifest_that_matches_its_name_but_is_not_a_manifest_is_refused(tmp_path: Path, document: bytes):
     store = CheckpointStore(tmp_path / "store")
     manifest_id = hashlib.sha256(document).hexdigest()
@@ -544,7 +563,8 @@ def test_checkpointing_a_missing_folder_is_refused(tmp_path: Path, store: Checkp
 
 
 def test_a_file_that_keeps_changing_is_refused_and_a_changed_copy_is_redone(
-        tmp_path: Path, store: CheckpointStore, monkeypatch: pytest.MonkeyPatch):
+    tmp_path: Path, store: CheckpointStore, monkeypatch: pytest.MonkeyPatch
+):
     workspace = tmp_path / "ws"
     path = write(workspace / "log.txt", b"line\n")
     real_hash = store_files.hash_descriptor
@@ -576,8 +596,9 @@ def test_a_file_that_keeps_changing_is_refused_and_a_changed_copy_is_redone(
     assert leftovers(store.root) == []
 
 
-def test_a_failed_copy_leaves_no_object_no_temporary_and_no_manifest(tmp_path: Path, store: CheckpointStore,
-                                                                     monkeypatch: pytest.MonkeyPatch):
+def test_a_failed_copy_leaves_no_object_no_temporary_and_no_manifest(
+    tmp_path: Path, store: CheckpointStore, monkeypatch: pytest.MonkeyPatch
+):
     write(tmp_path / "ws" / "a.bin", os.urandom(10_000))
 
     def disk_full(source: int, target: int) -> None:
@@ -604,8 +625,10 @@ def test_excluded_paths_stay_out_and_a_folder_left_empty_by_them_is_kept(tmp_pat
         return path == ".cache" or path.endswith(".o")
 
     manifest = store.snapshot(workspace, exclude=exclude)
-    assert dict(manifest.entries) == {"scratch": Entry("dir", None, 0, False, None),
-                                      "work/result.txt": manifest.entries["work/result.txt"]}
+    assert dict(manifest.entries) == {
+        "scratch": Entry("dir", None, 0, False, None),
+        "work/result.txt": manifest.entries["work/result.txt"],
+    }
     assert ".cache/big.bin" not in seen and "work/result.txt" in seen
 
 
@@ -632,3 +655,50 @@ def test_a_manifest_can_be_made_of_files_already_stored(tmp_path: Path) -> None:
         store.put_manifest({"x.md": missing})
     with pytest.raises(CheckpointError, match="not a relative path"):
         store.put_manifest({"../x.md": checkpoint.entries["outputs/report.md"]})
+
+
+# -- agent-controlled workspaces (studio.untrusted) ---------------------------------------------
+def test_a_sparse_file_over_the_file_limit_is_refused_before_anything_is_stored(tmp_path: Path, store: CheckpointStore):
+    from tests.untrusted.hostile import sparse
+
+    workspace = sample_tree(tmp_path / "ws")
+    sparse(workspace / "outputs-1g.bin", 1 << 30)  # 1 GiB apparent, a few KiB on disk
+    with pytest.raises(CheckpointError) as refused:
+        store.snapshot(workspace)
+    assert (
+        "outputs-1g.bin is 1,073,741,824 bytes (1.0 GiB), over the limit of 536,870,912 bytes (512.0 MiB) "
+        "per file of the workspace (studio.untrusted.FILE_LIMIT)" in str(refused.value)
+    )
+    assert not store.root.exists() or store.disk_bytes() < 64 << 10  # nothing was copied in
+    (workspace / "outputs-1g.bin").unlink()
+    sparse(workspace / "ten.bin", 10 << 30)
+    with pytest.raises(CheckpointError, match="ten.bin is 10,737,418,240 bytes"):
+        store.snapshot(workspace)
+    assert store.disk_bytes() < 64 << 10
+
+
+def test_a_hard_link_to_a_file_outside_the_workspace_is_refused(tmp_path: Path, store: CheckpointStore):
+    from tests.untrusted.hostile import host_secret
+
+    workspace = sample_tree(tmp_path / "ws")
+    os.link(workspace / "brief.md", workspace / "brief-again.md")  # both names inside: fine
+    assert store.snapshot(workspace).entries["brief-again.md"].kind == "file"
+    os.link(host_secret(tmp_path), workspace / "passwd")
+    with pytest.raises(CheckpointError, match="passwd has 2 hard links, one of them outside the workspace"):
+        store.snapshot(workspace)
+
+
+def test_text_diff_shows_names_and_link_targets_escaped(tmp_path: Path, store: CheckpointStore):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    name = "evil\x1b[2J\nname.txt"
+    (workspace / name).write_text("one\n")
+    (workspace / "link").symlink_to("\x1b]0;pwned\x07")
+    before = store.snapshot(workspace)
+    (workspace / name).write_text("two\n")
+    (workspace / "link").unlink()
+    (workspace / "link").symlink_to("plain")
+    after = store.snapshot(workspace)
+    text = store.text_diff(before, after, name)
+    assert text is not None and text.startswith("--- a/evil\\x1b[2J\\nname.txt\n+++ b/evil\\x1b[2J\\nname.txt\n")
+    assert "\x1b" not in (store.text_diff(before, after, "link") or "")

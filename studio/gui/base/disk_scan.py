@@ -8,7 +8,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Signal, Slot
+
+from studio.gui.base.workers import worker_pool
 
 
 class _Signals(QObject):
@@ -38,8 +40,7 @@ class DiskScanner(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
+        self._pool = worker_pool(self)
         self._busy = False
         self._next: tuple[Callable[[], Any], Callable[[Any], object]] | None = None
         self._stopped = False

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 
 class LatestTask:
     """Work on the TaskRunner of which only the newest request counts: a new request cancels the one
-    going, and the answer of one that was overtaken is dropped."""
+    going, and the answer of one that was overtaken is dropped, as is an answer that arrives after
+    `owner` (the view it is for) was deleted."""
 
-    def __init__(self, runner: TaskRunner) -> None:
+    def __init__(self, runner: TaskRunner, owner: QObject | None = None) -> None:
         self.runner = runner
+        self.owner = owner
         self._generation = 0
         self._task: Any = None
 
@@ -40,10 +42,18 @@ class LatestTask:
         def finish(handler: Callable[[Any], None], value: Any) -> None:
             if generation == self._generation:
                 self._task = None
-                handler(value)
+                if self.owner is None or isValid(self.owner):
+                    handler(value)
 
         self._task = self.runner.run(label, work, lambda result: finish(done, result),
                                      lambda error: finish(failed, error))
+
+    def cancel(self) -> None:
+        """Drop the request going, if any: its answer is never handled."""
+        self._generation += 1
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
 
 
 class RubricEditPause(QTimer):
@@ -90,7 +100,7 @@ class StoreView(QWidget):
         super().__init__(parent)
         self.context = context
         self.runner = runner
-        self.latest = LatestTask(runner)
+        self.latest = LatestTask(runner, self)
         self._stale = False
 
     def watch_store(self) -> None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import weakref
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from studio.editing import journal as edit_journal
 from studio.editing.journal import EditJournal, JournalMismatch
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
+from studio.gui.base.workers import worker_pool
 
 # A burst of typing is one write, and the write waits for the edit to be drawn; a kill loses at
 # most this much of the last edit.
@@ -60,8 +61,7 @@ class ProjectRecovery(QObject):
         self.dialog: RecoveryDialog | None = None
         self._pending: EditJournal | None = None  # a journal found on open: not overwritten until answered
         # One thread of its own, so writes land in order and never wait behind a review or a git call.
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
+        self._pool = worker_pool(self)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(JOURNAL_DELAY_MS)

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Signal, Slot
 
 from studio.errors import StudioError
+from studio.gui.base.workers import worker_pool
 from studio.progress import Progress, ProgressReport
 
 
@@ -84,8 +85,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.pool = worker_pool(self)
         self._running: list[Task] = []
 
     def run(self, label: str, work: Callable[[], Any], on_done: Callable[[Any], None],

@@ -24,6 +24,7 @@ from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.widgets.preview import MaterialPreview, WorkbookView
 from studio.judging.evidence import locate, submission_files
+from studio.untrusted import shown
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 
@@ -64,7 +65,7 @@ class EvidencePane(QWidget):
         self.files.blockSignals(True)
         self.files.clear()
         for rel in submission_files(folder) if folder is not None else []:
-            item = QListWidgetItem(rel, self.files)
+            item = QListWidgetItem(shown(rel), self.files)
             item.setData(PATH_ROLE, rel)
         self.files.blockSignals(False)
         self._pending = None
@@ -94,7 +95,8 @@ class EvidencePane(QWidget):
         rel = current.data(PATH_ROLE)
         if self._pending is None or self._pending[0] != rel:
             self._pending = (rel, {})
-        self.preview.show_file(self.folder / rel)
+        # a submission is the agent's: nothing but its own regular files is shown (no link out, no FIFO)
+        self.preview.show_file(self.folder / rel, within=self.folder)
 
     def _preview_shown(self, _kind: str) -> None:
         self._reveal()
@@ -165,6 +167,7 @@ def _reveal_cell(book: WorkbookView, sheet: str, cell: str) -> None:
     if book.view(sheet) is not None:
         select()
     else:
+
         def ready(name: str) -> None:
             if name == sheet:
                 book.sheet_ready.disconnect(ready)

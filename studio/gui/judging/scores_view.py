@@ -28,7 +28,14 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.layout_state import remember_splitter
-from studio.gui.base.live_results import StoreView, after_rubric_edits, named_button, results_table, status_label
+from studio.gui.base.live_results import (
+    LatestTask,
+    StoreView,
+    after_rubric_edits,
+    named_button,
+    results_table,
+    status_label,
+)
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.reviewer_widgets import BlindNote
 from studio.gui.judging.scores_models import ScoresModel
@@ -81,13 +88,16 @@ def fill_judges(combo: QComboBox, judges: list[str], every: str | None) -> None:
 
 class ScoresView(StoreView):
     computed = Signal()
-    """A newly computed score sheet (or the reason there is none) is shown."""
+    """A newly computed score sheet (or the reason there is none) is shown; its charts may follow."""
+    charts_drawn = Signal()
+    """The charts of the sheet shown are drawn (or say why they are not)."""
     failed = Signal(str)
 
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(context, runner, parent)
         self.setObjectName("scoresView")
         self.sheet: ScoreSheet | None = None
+        self._drawing = LatestTask(runner, self)
 
         self.judge_box = judge_picker("scoresJudgePicker", self, EVERY_JUDGE)
         self.judge_box.setToolTip("Whose verdicts count where no expert gave one")
@@ -144,24 +154,23 @@ class ScoresView(StoreView):
         return str(data) if data else None
 
     def refresh(self) -> None:
-        """Score the runs again in the background (the latest request wins)."""
-        from studio.judging.dashboards import compute_scores
+        """Score the runs again in the background (the latest request wins); the charts follow in a
+        task of their own, so the table is there before matplotlib has drawn anything."""
+        from studio.judging.score_sheet import read_score_sheet
 
         root, project, judge = self.context.session.root, self.context.session.loaded.project, self.judge()
         viewer = self.context.rater_identity().viewer()
         self.busy.show()
         self.status.setText("Scoring the runs…")
-        self.latest.start("Scoring runs", lambda: compute_scores(root, project, judge, viewer), self._done,
-                          self._failed)
+        self.latest.start("Scoring runs", lambda: read_score_sheet(root, project, judge, viewer=viewer),
+                          self._done, self._failed)
 
-    def _done(self, result: tuple[ScoreSheet, bytes, bytes]) -> None:
-        sheet, trajectory, profile = result
-        self.busy.hide()
+    def _done(self, sheet: ScoreSheet) -> None:
+        from studio.judging.dashboards import score_charts
+
         self.sheet = sheet
         fill_judges(self.judge_box, sheet.judges, EVERY_JUDGE)
         self.model.set_sheet(sheet)
-        self.trajectory.set_png(trajectory)
-        self.profile.set_png(profile)
         runs = len(sheet.runs)
         text = f"{runs} run{'' if runs == 1 else 's'} scored from the verdict store"
         missing = sum(run.missing for run in sheet.runs)
@@ -172,9 +181,26 @@ class ScoresView(StoreView):
         self.status.setText(text)
         self._update_buttons()
         self.computed.emit()
+        self._drawing.start("Drawing the score charts", lambda: score_charts(sheet), self._drawn, self._not_drawn)
+
+    def _drawn(self, charts: tuple[bytes, bytes]) -> None:
+        self.busy.hide()
+        trajectory, profile = charts
+        self.trajectory.set_png(trajectory)
+        self.profile.set_png(profile)
+        self._update_buttons()
+        self.charts_drawn.emit()
+
+    def _not_drawn(self, error: StudioError) -> None:
+        self.busy.hide()
+        self.trajectory.show_text(str(error))
+        self.profile.show_text(str(error))
+        self._update_buttons()
+        self.charts_drawn.emit()
 
     def _failed(self, error: StudioError) -> None:
         self.busy.hide()
+        self._drawing.cancel()  # charts of an earlier sheet would contradict the message
         self.sheet = None
         self.model.set_sheet(None)
         self.trajectory.show_text(str(error))

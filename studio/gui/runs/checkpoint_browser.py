@@ -50,6 +50,7 @@ from studio.gui.runs.checkpoint_models import PATH_ROLE, CheckpointDiffModel, Ma
 from studio.gui.widgets.preview import MaterialPreview
 from studio.runs import overview as runs_data
 from studio.runs.overview import RunView
+from studio.untrusted import shown
 from studio.views.formats import file_size
 
 if TYPE_CHECKING:
@@ -64,8 +65,12 @@ class DiffHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
         self.formats: dict[str, QTextCharFormat] = {}
-        for key, foreground, background in (("+", "#14532d", "#e6f4ea"), ("-", "#7f1d1d", "#fdecea"),
-                                             ("@", "#1c4f8c", "#eef3fb"), ("f", "#444444", "")):
+        for key, foreground, background in (
+            ("+", "#14532d", "#e6f4ea"),
+            ("-", "#7f1d1d", "#fdecea"),
+            ("@", "#1c4f8c", "#eef3fb"),
+            ("f", "#444444", ""),
+        ):
             text_format = QTextCharFormat()
             text_format.setForeground(QColor(foreground))
             if background:
@@ -153,6 +158,7 @@ class CheckpointBrowser(QWidget):
         self.tree.selectionModel().currentChanged.connect(self._file_selected)
         self.preview = MaterialPreview(runner, self)
         self.preview_note = QLabel(self)
+        self.preview_note.setTextFormat(Qt.TextFormat.PlainText)  # it shows the agent's names: never as HTML
         self.preview_note.setObjectName("checkpointPreviewNote")
         self.preview_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.preview_note.setWordWrap(True)
@@ -212,8 +218,9 @@ class CheckpointBrowser(QWidget):
         self.summary.setText("Reading the checkpoints…")
         self._set_busy(True)
         ids = [manifest_id for _label, manifest_id in run.checkpoints()]
-        self.runner.run("Reading the checkpoints", lambda: runs_data.manifests(run.run_dir, ids), self._loaded,
-                        self._error)
+        self.runner.run(
+            "Reading the checkpoints", lambda: runs_data.manifests(run.run_dir, ids), self._loaded, self._error
+        )
 
     # -- picking a checkpoint -----------------------------------------------------------------
     def _set_busy(self, busy: bool) -> None:
@@ -276,8 +283,9 @@ class CheckpointBrowser(QWidget):
         self.diff_model.set_diff(diff, before, after)
         self.tabs.setTabEnabled(1, True)
         self.tabs.setTabText(1, f"Changes since {self.compare.currentText().removeprefix('after ')}")
-        self.summary.setText(f"{summary} — {len(diff.added)} added, {len(diff.removed)} removed, "
-                             f"{len(diff.changed)} changed")
+        self.summary.setText(
+            f"{summary} — {len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed"
+        )
         self.diff_shown.emit()
         if self.diff_model.rowCount():
             self.changes.selectRow(0)
@@ -297,9 +305,12 @@ class CheckpointBrowser(QWidget):
         if entry is None or entry.kind != "file" or entry.sha256 is None:
             self.preview.show_file(None)
             self.preview_note.setText(
-                "Select a file to preview it." if entry is None
-                else f"{path} is a symbolic link to {entry.target}" if entry.kind == "link"
-                else f"{path} is an empty folder")
+                "Select a file to preview it."
+                if entry is None
+                else f"{shown(path or '')} is a symbolic link to {shown(entry.target or '')}"
+                if entry.kind == "link"
+                else f"{shown(path or '')} is an empty folder"
+            )
             self.preview_stack.setCurrentWidget(self.preview_note)
             return
         assert path is not None
@@ -328,14 +339,19 @@ class CheckpointBrowser(QWidget):
         def shown(text: str | None) -> None:
             if generation != self._generation:
                 return
-            self.text_diff.setPlainText(text if text else
-                                        f"{path}: not a text file (or over 8 MiB): no text diff to show."
-                                        if text is None else f"{path}: the contents are the same (its mode changed).")
+            self.text_diff.setPlainText(
+                text
+                if text
+                else f"{path}: not a text file (or over 8 MiB): no text diff to show."
+                if text is None
+                else f"{path}: the contents are the same (its mode changed)."
+            )
             self.text_diff.moveCursor(QTextCursor.MoveOperation.Start)
             self.text_diff_shown.emit(path)
 
-        self.runner.run(f"Comparing {path}",
-                        lambda: runs_data.store_of(run_dir).text_diff(before, after, path), shown, self._error)
+        self.runner.run(
+            f"Comparing {path}", lambda: runs_data.store_of(run_dir).text_diff(before, after, path), shown, self._error
+        )
 
     def select_change(self, path: str) -> None:
         row = self.diff_model.row_of(path)
@@ -346,8 +362,13 @@ class CheckpointBrowser(QWidget):
     def export_folder(self) -> None:
         from studio.gui.widgets.dialogs import file_dialog
 
-        dialog = file_dialog(self, "checkpointExportFolderDialog", "Export the checkpoint into a new folder",
-                             str(Path.home()), QFileDialog.FileMode.AnyFile)
+        dialog = file_dialog(
+            self,
+            "checkpointExportFolderDialog",
+            "Export the checkpoint into a new folder",
+            str(Path.home()),
+            QFileDialog.FileMode.AnyFile,
+        )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.fileSelected.connect(lambda path: self.export_to(Path(path), tar=False) if path else None)
         dialog.open()
@@ -355,8 +376,13 @@ class CheckpointBrowser(QWidget):
     def export_tar(self) -> None:
         from studio.gui.widgets.dialogs import file_dialog
 
-        dialog = file_dialog(self, "checkpointExportTarDialog", "Export the checkpoint as a .tar.gz",
-                             str(Path.home()), QFileDialog.FileMode.AnyFile)
+        dialog = file_dialog(
+            self,
+            "checkpointExportTarDialog",
+            "Export the checkpoint as a .tar.gz",
+            str(Path.home()),
+            QFileDialog.FileMode.AnyFile,
+        )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter("Compressed tar archives (*.tar.gz)")
         dialog.fileSelected.connect(lambda path: self.export_to(Path(path), tar=True) if path else None)
@@ -388,6 +414,7 @@ class CheckpointBrowser(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
         self.preview.show_file(None)  # the reader is closed on the helper before the links go
         scratch = self._scratch
-        self.runner.run("Closing the checkpoint browser", lambda: shutil.rmtree(scratch, ignore_errors=True),
-                        lambda _result: None)
+        self.runner.run(
+            "Closing the checkpoint browser", lambda: shutil.rmtree(scratch, ignore_errors=True), lambda _result: None
+        )
         super().closeEvent(event)

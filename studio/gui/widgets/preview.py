@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
-from studio.previews import PreviewError, preview_kind
+from studio.previews import PreviewError, file_in_tree, preview_kind
 from studio.previews.pdf import PdfPreview, RenderedPage, SearchHit
 from studio.previews.table import SCAN_CHUNK, CsvPreview, column_name
 from studio.previews.text import read_image, read_text
@@ -89,8 +89,9 @@ class SheetModel(QAbstractTableModel):
     sheet from its start, so a block far down a big sheet takes a while), and shown when they
     arrive (dataChanged). Until then the cells are empty."""
 
-    def __init__(self, book: WorkbookPreview, sheet: str, run: Callable[..., None],
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, book: WorkbookPreview, sheet: str, run: Callable[..., None], parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.book = book
         self.sheet = sheet
@@ -114,8 +115,11 @@ class SheetModel(QAbstractTableModel):
             return
         self._pending.add(block)
         first, formulas = block * BLOCK, self.formulas
-        self.run(f"Reading {self.sheet} rows {first + 1}-{min(first + BLOCK, self.rows)}",
-                 lambda: self._read(first, BLOCK, formulas), lambda rows: self._arrived(block, formulas, rows))
+        self.run(
+            f"Reading {self.sheet} rows {first + 1}-{min(first + BLOCK, self.rows)}",
+            lambda: self._read(first, BLOCK, formulas),
+            lambda rows: self._arrived(block, formulas, rows),
+        )
 
     def _arrived(self, block: int, formulas: bool, rows: list[list[Any]]) -> None:
         if formulas != self.formulas:  # read before the switch: the view asks again
@@ -160,12 +164,17 @@ class SheetModel(QAbstractTableModel):
         value = row[index.column()] if index.column() < len(row) else None
         if role == Qt.ItemDataRole.TextAlignmentRole:  # numbers to the right, as a spreadsheet shows them
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            return int((Qt.AlignmentFlag.AlignRight if number else Qt.AlignmentFlag.AlignLeft)
-                       | Qt.AlignmentFlag.AlignVCenter)
+            return int(
+                (Qt.AlignmentFlag.AlignRight if number else Qt.AlignmentFlag.AlignLeft) | Qt.AlignmentFlag.AlignVCenter
+            )
         return None if value is None else str(value)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         return column_name(section + 1) if orientation == Qt.Orientation.Horizontal else str(section + 1)
@@ -204,8 +213,12 @@ class CsvModel(QAbstractTableModel):
         row = self._cache.row(index.row())
         return row[index.column()] if index.column() < len(row) else None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -259,8 +272,9 @@ class PdfView(QWidget):
     searched = Signal(int)
     """(number of hits) once a search is done."""
 
-    def __init__(self, pdf: PdfPreview, first: RenderedPage, run: Callable[..., None],
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, pdf: PdfPreview, first: RenderedPage, run: Callable[..., None], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.run = run
         bar = QHBoxLayout()
@@ -403,8 +417,7 @@ class WorkbookView(QWidget):
         if book.known_size(sheet) is not None:
             self._build(sheet)
             return
-        self.run(f"Reading the size of sheet {sheet}", lambda: book.size(sheet),
-                 lambda _size: self._build(sheet))
+        self.run(f"Reading the size of sheet {sheet}", lambda: book.size(sheet), lambda _size: self._build(sheet))
 
     def _build(self, sheet: str) -> None:
         page, page_layout, waiting = self._waiting.pop(sheet)
@@ -490,14 +503,23 @@ class MaterialPreview(QWidget):
         return self._runner
 
     # -- choosing the view ------------------------------------------------------------------
-    def show_file(self, path: Path | str | None) -> None:
-        """Preview `path` (None: nothing). The same unchanged file is not opened again."""
+    def show_file(self, path: Path | str | None, within: Path | None = None) -> None:
+        """Preview `path` (None: nothing). The same unchanged file is not opened again. With `within` (a
+        tree an agent controls, such as a submission), `path` is opened only if it is a regular file of
+        that folder reached through no link out of it (studio.previews.file_in_tree); else the refusal shows."""
         key = None
+        source: Path | None = None
+        refused: PreviewError | None = None
         if path is not None:
-            path = Path(path)
+            path = source = Path(path)
+            if within is not None:
+                try:
+                    source = file_in_tree(within, path.relative_to(within).as_posix())
+                except PreviewError as error:
+                    refused, source = error, None
             try:
-                stat = path.stat()
-                key = (str(path), stat.st_mtime, stat.st_size)
+                stat = source.stat() if source is not None else None
+                key = (str(path), stat.st_mtime, stat.st_size) if stat is not None else None
             except OSError:
                 key = (str(path), 0.0, -1)
         if key is not None and key == self._key:
@@ -510,13 +532,24 @@ class MaterialPreview(QWidget):
             self.kind = ""
             self._say("No file to preview")
             return
+        if refused is not None or source is None:
+            self.kind = "error"
+            self._fail(refused or PreviewError(path, "cannot be previewed"))
+            return
+        path = source
         self.kind = preview_kind(path)
         # "Opening…" only for a file that takes a while: a quick one shows without a flash of text
         self.message.hide()
         generation, name = self._generation, path.name
-        QTimer.singleShot(OPENING_NOTICE_MS, self, lambda: self._say(f"Opening {name}…")
-                          if generation == self._generation and self.content is None and self.message.isHidden()
-                          else None)
+        QTimer.singleShot(
+            OPENING_NOTICE_MS,
+            self,
+            lambda: (
+                self._say(f"Opening {name}…")
+                if generation == self._generation and self.content is None and self.message.isHidden()
+                else None
+            ),
+        )
         opener = getattr(self, f"_open_{self.kind}")
         opener(path)
 
@@ -609,13 +642,15 @@ class MaterialPreview(QWidget):
             self._show(view, table)
             generation = self._generation
             # the scan starts once the first screen is painted: it would slow that paint down
-            QTimer.singleShot(SCAN_DELAY_MS, self,
-                              lambda: self._scan(table, view) if generation == self._generation else None)
+            QTimer.singleShot(
+                SCAN_DELAY_MS, self, lambda: self._scan(table, view) if generation == self._generation else None
+            )
 
         self._run(f"Opening {path.name}", lambda: CsvPreview(path), done)
 
     def _scan(self, table: CsvPreview, view: QTableView) -> None:
         """Index the rest of a CSV a chunk per job, adding the rows found after each."""
+
         def step(finished: bool) -> None:
             model = view.model()
             assert isinstance(model, CsvModel)
@@ -634,7 +669,9 @@ class MaterialPreview(QWidget):
             browser.setObjectName("previewMarkdown")
             browser.setOpenExternalLinks(True)
             browser.setSearchPaths([str(path.parent)])
-            browser.setMarkdown(result.text + ("\n\n*(only the start of the file is shown)*" if result.truncated else ""))
+            browser.setMarkdown(
+                result.text + ("\n\n*(only the start of the file is shown)*" if result.truncated else "")
+            )
             self._show(browser)
 
         self._run(f"Opening {path.name}", lambda: read_text(path), done)
@@ -644,7 +681,9 @@ class MaterialPreview(QWidget):
             editor = QPlainTextEdit(self)
             editor.setObjectName("previewText")
             editor.setReadOnly(True)
-            editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # logs, code, fixed-width tables
+            editor.setFont(
+                QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            )  # logs, code, fixed-width tables
             editor.setPlainText(result.text)
             self._show(editor)
 

@@ -118,10 +118,13 @@ def test_two_experts_review_blind_by_keyboard_then_adjudicate(qtbot, project: Pa
     anna = {v.criterion: v.verdict for v in store.read(RUN_ID, "Anna")}
     ben = {v.criterion: v for v in store.read(RUN_ID, "Ben")}
     assert anna == {criterion_id(n): value for n, value in enumerate(ANNA, start=1)}
-    assert {c: v.verdict for c, v in ben.items()} == {criterion_id(n): value for n, value in enumerate(BEN, start=1)
-                                                      if value is not None}
+    assert {c: v.verdict for c, v in ben.items()} == {
+        criterion_id(n): value for n, value in enumerate(BEN, start=1) if value is not None
+    }
     assert ben[criterion_id(2)].note == "Only implied on line 2"
-    assert (project / "verdicts" / RUN_ID / "anna.yaml").is_file() and (project / "verdicts" / RUN_ID / "ben.yaml").is_file()
+    assert (project / "verdicts" / RUN_ID / "anna.yaml").is_file() and (
+        project / "verdicts" / RUN_ID / "ben.yaml"
+    ).is_file()
 
     # adjudication: raters differ on C2 (Anna P, Ben F), C4 (experts F, judge P), C6 (Anna P, Ben N),
     # C7 (experts P, judge F) and C10 (Anna F, Ben P); C9 has Anna's pass only, as the judge's
@@ -142,17 +145,27 @@ def test_two_experts_review_blind_by_keyboard_then_adjudicate(qtbot, project: Pa
     listed = [d.criterion.id for d in adjudication.model.rows]
     assert listed == [criterion_id(n) for n in (2, 4, 6, 7, 10)]
     assert adjudication.model.columns() == ["Run", "Scope", "Criterion", "Weight", JUDGE, "Anna", "Ben", "Adjudicated"]
-    side_by_side = {adjudication.raters.item(r, 0).text(): (adjudication.raters.item(r, 1).text(),
-                                                            adjudication.raters.item(r, 2).text())
-                    for r in range(adjudication.raters.rowCount())}
-    assert side_by_side == {JUDGE: ("pass", "Rationale 2: the report says so."), "Anna": ("pass", ""),
-                            "Ben": ("fail", "Only implied on line 2")}
+    side_by_side = {
+        adjudication.raters.item(r, 0).text(): (
+            adjudication.raters.item(r, 1).text(),
+            adjudication.raters.item(r, 2).text(),
+        )
+        for r in range(adjudication.raters.rowCount())
+    }
+    assert side_by_side == {
+        JUDGE: ("pass", "Rationale 2: the report says so."),
+        "Anna": ("pass", ""),
+        "Ben": ("fail", "Only implied on line 2"),
+    }
     # settle where the experts differ: C2 fail, C6 pass, C10 pass; C4 and C7 skipped (the experts agree)
     for key in (Qt.Key.Key_F, Qt.Key.Key_S, Qt.Key.Key_P, Qt.Key.Key_S, Qt.Key.Key_P):
         QTest.keyClick(adjudication, key)
     settled = {v.criterion: (v.verdict, v.by) for v in store.read(RUN_ID, "adjudicated")}
-    assert settled == {criterion_id(2): ("fail", "Carla"), criterion_id(6): ("pass", "Carla"),
-                       criterion_id(10): ("pass", "Carla")}
+    assert settled == {
+        criterion_id(2): ("fail", "Carla"),
+        criterion_id(6): ("pass", "Carla"),
+        criterion_id(10): ("pass", "Carla"),
+    }
     assert store.read(RUN_ID, JUDGE)[0].verdict == "pass"  # the judge's file is as the judge left it
 
     # the score, as `dbstudio score --project` computes it. Counted verdicts: C1 P (experts), C2 F (adjudicated),
@@ -253,8 +266,9 @@ def test_a_cited_line_scrolls_the_preview(qtbot, project: Path) -> None:
     assert cursor.blockNumber() == 6 and cursor.selectedText() == "Line 7: item 7 of the brief."
 
 
-def test_the_judging_menu_opens_the_views_and_a_verdict_shows_in_the_git_state(qtbot, project: Path,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_judging_menu_opens_the_views_and_a_verdict_shows_in_the_git_state(
+    qtbot, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from PySide6.QtWidgets import QMenu, QTabWidget
 
     from tests.gui.shell_support import git, git_identity, idle, open_window
@@ -321,8 +335,9 @@ def test_cited_cells_and_pages_scroll_the_preview(qtbot, tmp_path: Path) -> None
     workbook = pane.preview.content
     assert isinstance(workbook, WorkbookView)
     assert workbook.tabs.tabText(workbook.tabs.currentIndex()) == "Debt"
-    qtbot.waitUntil(lambda: workbook.view("Debt") is not None and workbook.view("Debt").currentIndex().isValid(),
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: workbook.view("Debt") is not None and workbook.view("Debt").currentIndex().isValid(), timeout=10000
+    )
     cell = workbook.view("Debt").currentIndex()
     assert (cell.row(), cell.column()) == (44, 2)
 
@@ -335,7 +350,9 @@ def test_cited_cells_and_pages_scroll_the_preview(qtbot, tmp_path: Path) -> None
     assert not pane.show_ref("outputs/absent.docx#p=1")  # not in the submission: nothing opens
 
 
-def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rubric_edit_in_the_window_reads_the_queue_again(
+    qtbot, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from studio.editing.rubric import set_criterion_field
     from tests.gui.shell_support import git, git_identity, open_window
 
@@ -349,9 +366,43 @@ def test_a_rubric_edit_in_the_window_reads_the_queue_again(qtbot, project: Path,
     view = window.review.review_view
     assert view.session.queue.decisions[0].judge_verdict() is not None
     context = window.context
-    context.push(set_criterion_field(context.session.documents, "T01", criterion_id(1), "text",
-                                     "The report states item one."))
+    context.push(
+        set_criterion_field(context.session.documents, "T01", criterion_id(1), "text", "The report states item one.")
+    )
     # the judge's verdict was given on the earlier text: no longer current
     first = view.session.queue.decisions[0]
     assert first.criterion.text == "The report states item one." and first.judge_verdict() is None
     assert "<b>Judge:</b> no verdict" in view.judge_verdict.text()
+
+
+def test_the_review_pane_never_previews_a_host_file_or_an_evaluator_reference(qtbot, tmp_path: Path) -> None:
+    from studio.gui.judging.review_evidence import EvidencePane
+    from tests.untrusted.hostile import HOST_SECRET, host_secret
+
+    secret = host_secret(tmp_path)
+    project = tmp_path / "project"
+    (project / "evaluator").mkdir(parents=True)
+    (project / "evaluator" / "reference.md").write_text("EVALUATOR-ONLY reference answer\n")
+    folder = project / "runs" / "r1" / "submissions" / "T01"
+    (folder / "outputs").mkdir(parents=True)
+    (folder / "outputs" / "passwd.txt").symlink_to(secret)
+    (folder / "outputs" / "reference.md").symlink_to("../../../../../evaluator/reference.md")
+    (folder / "outputs" / "esc\x1b[2J.md").write_text("fine\n")
+    pane = EvidencePane(TaskRunner())
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.show_submission("Evidence", folder)
+    assert [pane.files.item(i).text() for i in range(pane.files.count())] == [
+        "outputs/esc\\x1b[2J.md",
+        "outputs/passwd.txt",
+        "outputs/reference.md",
+    ]
+    for rel, problem in [
+        ("outputs/passwd.txt", "is a link to a file outside the submission"),
+        ("outputs/reference.md", "leads out of the submission (through ..)"),
+    ]:
+        with qtbot.waitSignal(pane.preview.shown) as shown:
+            assert pane.show_path(rel)
+        assert shown.args == ["error"] and problem in pane.preview.message.text()
+        assert pane.preview.content is None
+        assert HOST_SECRET.strip() not in pane.preview.message.text()

@@ -175,3 +175,31 @@ def test_a_hidden_view_computes_again_only_once_shown(qtbot, project: Path):
     with qtbot.waitSignal(view.computed, timeout=30000):
         view.show()
     assert shown(view)[SYSTEM_B]["T02"] == "100.00"
+
+
+def test_the_table_is_shown_before_the_charts_are_drawn_and_a_closed_view_takes_no_late_charts(qtbot, project: Path):
+    runner = TaskRunner()
+    view = ScoresView(out_of_blind_mode(ProjectContext(ProjectSession(project))), runner)
+    # not handed to qtbot: the test deletes the view itself
+    drawn: list[bool] = []
+    view.charts_drawn.connect(lambda: drawn.append(True))
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.show()
+    # the scores are in the table while matplotlib is still to draw (a task of its own behind it)
+    assert view.model.rowCount() == 2 and view.trajectory.png is None and drawn == [] and runner.busy
+    assert view.busy.isVisibleTo(view)
+    with qtbot.waitSignal(view.charts_drawn, timeout=30000):
+        pass
+    assert view.trajectory.png is not None and view.profile.png is not None and not view.busy.isVisibleTo(view)
+
+    # a view closed while its charts are drawn: their late answer is dropped, nothing is raised
+    crashes: list[str] = []
+    runner.crashed.connect(lambda label, trace: crashes.append(trace))
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.refresh()
+    assert runner.busy
+    view.close()
+    view.deleteLater()
+    qtbot.waitUntil(lambda: not runner.busy, timeout=30000)
+    qtbot.wait(50)
+    assert crashes == []

@@ -18,16 +18,28 @@ from tests.gui.runs_support import WORKSPACES, make_run
 
 
 def entry(size: int = 1, kind: str = "file", target: str | None = None) -> Entry:
-    return Entry(kind=kind, sha256=("ab" * 32) if kind == "file" else None, size=size if kind == "file" else 0,  # type: ignore[arg-type]
-                 executable=False, target=target)
+    return Entry(
+        kind=kind,  # type: ignore[arg-type]
+        sha256=("ab" * 32) if kind == "file" else None,
+        size=size if kind == "file" else 0,
+        executable=False,
+        target=target,
+    )
 
 
 def manifest() -> Manifest:
-    return Manifest.build({
-        "brief.md": entry(30), "outputs/report.md": entry(2048), "outputs/appendix/tables/t1.csv": entry(40),
-        "outputs/appendix/notes.md": entry(10), "outputs/empty": entry(kind="dir"),
-        "outputs/latest": entry(kind="link", target="report.md"), "zeta.txt": entry(5), "Alpha.txt": entry(5),
-    })
+    return Manifest.build(
+        {
+            "brief.md": entry(30),
+            "outputs/report.md": entry(2048),
+            "outputs/appendix/tables/t1.csv": entry(40),
+            "outputs/appendix/notes.md": entry(10),
+            "outputs/empty": entry(kind="dir"),
+            "outputs/latest": entry(kind="link", target="report.md"),
+            "zeta.txt": entry(5),
+            "Alpha.txt": entry(5),
+        }
+    )
 
 
 def names(model: ManifestTreeModel, parent: QModelIndex = QModelIndex()) -> list[str]:
@@ -95,7 +107,10 @@ def open_browser(qtbot, tmp_path: Path) -> CheckpointBrowser:
 def test_the_browser_shows_each_checkpoint_and_previews_a_stored_file(qtbot, tmp_path: Path):
     browser = open_browser(qtbot, tmp_path)
     assert [browser.picker.itemText(i) for i in range(browser.picker.count())] == [
-        "after T01", "after T02", "after T03"]
+        "after T01",
+        "after T02",
+        "after T03",
+    ]
     assert browser.picker.currentText() == "after T03"  # the latest first
     assert names(browser.tree_model) == ["materials", "outputs", "brief.md"]
     assert browser.summary.text().startswith("6 files")
@@ -121,8 +136,11 @@ def test_the_diff_lists_the_changes_and_shows_the_text_diff_of_the_selected_file
     assert browser.tabs.isTabEnabled(1) and browser.tabs.tabText(1) == "Changes since T01"
     model = browser.diff_model
     rows = {model.index(row, 1).data(): model.index(row, 0).data() for row in range(model.rowCount())}
-    assert rows == {"materials/client-correction.md": "Added", "outputs/notes.txt": "Removed",
-                    "outputs/report.md": "Changed"}
+    assert rows == {
+        "materials/client-correction.md": "Added",
+        "outputs/notes.txt": "Removed",
+        "outputs/report.md": "Changed",
+    }
     assert "1 added, 1 removed, 1 changed" in browser.summary.text()
     with qtbot.waitSignal(browser.text_diff_shown, timeout=10000) as shown:
         browser.select_change("outputs/report.md")
@@ -178,3 +196,24 @@ def test_a_link_or_an_empty_folder_is_described_instead_of_previewed(qtbot, tmp_
     browser.select_file("empty")
     assert note.text() == "empty is an empty folder"
     QApplication.processEvents()
+
+
+def test_a_link_target_the_agent_wrote_as_html_or_escapes_is_shown_as_plain_escaped_text(qtbot, tmp_path: Path):
+    runs = tmp_path / "runs"
+    run_dir = make_run(runs, done=1, subtasks=("T01",))
+    workspace = run_dir / "workspace"
+    (workspace / "link").symlink_to("<b>bold</b>\x1b[2J")
+    store = CheckpointStore(runs / "store", durable=False)
+    from studio.runs.record import load_run, save_run
+
+    record = load_run(run_dir)
+    record.subtasks[0].checkpoint = store.snapshot(workspace).id
+    save_run(run_dir, record)
+    browser = CheckpointBrowser(read_run(run_dir), TaskRunner())
+    qtbot.addWidget(browser)
+    with qtbot.waitSignal(browser.loaded, timeout=10000):
+        browser.show()
+    browser.select_file("link")
+    note = browser.findChild(QLabel, "checkpointPreviewNote")
+    assert note.text() == "link is a symbolic link to <b>bold</b>\\x1b[2J"
+    assert note.textFormat() == Qt.TextFormat.PlainText

@@ -136,7 +136,9 @@ def test_csv_rows_appear_while_the_scan_runs(qtbot, preview, tmp_path, qtmodelte
     with path.open("w", encoding="utf-8") as handle:
         handle.write('id,account,"note, quoted"\n')
         for number in range(300_000):
-            handle.write(f'{number},A{number % 97},"line one\nline two"\n' if number == 5 else f"{number},A{number % 97},ok\n")
+            handle.write(
+                f'{number},A{number % 97},"line one\nline two"\n' if number == 5 else f"{number},A{number % 97},ok\n"
+            )
     preview.scan_chunk = 512 * 1024  # several chunks for this 3.5 MB file
     show(qtbot, preview, path, "csv")
     view = preview.findChild(QTableView, "previewTable")
@@ -183,15 +185,18 @@ def test_markdown_text_and_image(qtbot, preview, tmp_path) -> None:
     assert label.pixmap().toImage().pixelColor(3, 3) == QColor("red")
 
 
-@pytest.mark.parametrize(("name", "data", "message"), [
-    ("report.pdf", b"<html>not a pdf</html>", "report.pdf: not a PDF (it starts with b'<html>no')"),
-    ("broken.pdf", b"%PDF-1.7\n\x00\x00 cut", "broken.pdf: the PDF is damaged"),
-    ("model.xlsx", b"id,value\n", "model.xlsx: not an Excel workbook"),
-    ("cut.xlsx", b"PK\x03\x04 truncated", "cut.xlsx: the workbook is damaged"),
-    ("rows.csv", b'a,b\n1,"never closed\n', "rows.csv: row 2 opens a quoted field that is never closed"),
-    ("chart.png", b"\x89PNG\r\n garbage", "chart.png: is not an image that can be shown"),
-    ("notes.txt", b"\x00\x01binary", "notes.txt: is not a text file"),
-])
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("report.pdf", b"<html>not a pdf</html>", "report.pdf: not a PDF (it starts with b'<html>no')"),
+        ("broken.pdf", b"%PDF-1.7\n\x00\x00 cut", "broken.pdf: the PDF is damaged"),
+        ("model.xlsx", b"id,value\n", "model.xlsx: not an Excel workbook"),
+        ("cut.xlsx", b"PK\x03\x04 truncated", "cut.xlsx: the workbook is damaged"),
+        ("rows.csv", b'a,b\n1,"never closed\n', "rows.csv: row 2 opens a quoted field that is never closed"),
+        ("chart.png", b"\x89PNG\r\n garbage", "chart.png: is not an image that can be shown"),
+        ("notes.txt", b"\x00\x01binary", "notes.txt: is not a text file"),
+    ],
+)
 def test_damaged_file_shows_its_message(qtbot, preview, tmp_path, name, data, message) -> None:
     path = tmp_path / name
     path.write_bytes(data)
@@ -282,8 +287,7 @@ def test_preview_dock_follows_the_selected_material(qtbot, sample_copy) -> None:
     qtbot.wait(10)
 
 
-def test_an_imported_material_not_yet_saved_is_previewed_from_its_unsaved_content(qtbot, sample_copy,
-                                                                                  tmp_path) -> None:
+def test_an_imported_material_not_yet_saved_is_previewed_from_its_unsaved_content(qtbot, sample_copy, tmp_path) -> None:
     from studio.editing.materials import import_material
     from studio.editing.session import ProjectSession
     from studio.gui.base.project_context import ProjectContext
@@ -291,8 +295,9 @@ def test_an_imported_material_not_yet_saved_is_previewed_from_its_unsaved_conten
 
     source = make_pdf(tmp_path / "survey.pdf", ["site survey", "page two"])
     context = ProjectContext(ProjectSession(sample_copy))
-    context.push(import_material(context.session.documents, source, "M90", "Site survey", "new_evidence",
-                                 "original_record"))
+    context.push(
+        import_material(context.session.documents, source, "M90", "Site survey", "new_evidence", "original_record")
+    )
     assert not (sample_copy / "materials" / "survey.pdf").exists()  # not saved yet
     editor = open_editor(context, "material", "M90")
     qtbot.addWidget(editor)
@@ -342,3 +347,21 @@ def test_a_fifty_sheet_workbook_reads_only_the_sheets_shown(qtbot, preview, tmp_
     assert table is not None and table.model().rowCount() == 30
     assert loaded(qtbot, table.model(), 29, 0) == "entity 49"
     assert all(view.book.known_size(f"Entity {n:02d}") is None for n in range(1, 49))
+
+
+def test_a_file_of_a_submission_is_shown_only_when_it_is_its_own(preview, qtbot, tmp_path: Path) -> None:
+    from tests.untrusted.hostile import HOST_SECRET, host_secret
+
+    secret = host_secret(tmp_path)
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    (submission / "passwd.md").symlink_to(secret)
+    (submission / "memo.md").write_text("# Memo\n")
+    with qtbot.waitSignal(preview.shown) as shown:
+        preview.show_file(submission / "passwd.md", within=submission)
+    assert shown.args == ["error"] and preview.content is None
+    assert preview.message.text() == "passwd.md: passwd.md is a link to a file outside the submission: not read"
+    assert HOST_SECRET.strip() not in preview.message.text()
+    with qtbot.waitSignal(preview.shown) as shown:
+        preview.show_file(submission / "memo.md", within=submission)
+    assert shown.args == ["markdown"] and preview.path == submission / "memo.md"
