@@ -44,6 +44,11 @@ def container_user(setting: str | None = None) -> ContainerUser:
         if match is None:
             raise RunError(f"--user {setting!r} is not UID:GID (numbers, e.g. 1000:1000)")
         user = ContainerUser(int(match.group(1)), int(match.group(2)))
+        if os.geteuid() != 0 and (user.uid, user.gid) != (os.geteuid(), os.getegid()):
+            raise RunError(
+                f"--user {setting} needs dbstudio to run as root: the run's folders are yours "
+                f"({os.geteuid()}:{os.getegid()}), and only root can hand them over to another user; leave --user out"
+            )
         if user.uid == 0:
             raise RunError(
                 "--user 0:... would run the untrusted agent as root: give a non-root UID:GID "

@@ -15,7 +15,8 @@ import pytest
 
 from studio.runs.confinement import ENGINE_LOG_MAX_FILES, ENGINE_LOG_MAX_SIZE
 from studio.runs.engine import ContainerSpec, Mount
-from studio.runs.ownership import TRIAL_UID, ContainerUser, hand_over
+from studio.runs.errors import RunError
+from studio.runs.ownership import TRIAL_GID, TRIAL_UID, ContainerUser, hand_over
 from studio.runs.record import RunSettings, RunStatus, load_run
 from studio.runs.runner import create_run, execute_run, store_of
 from tests.runs.projects import three_subtask_project
@@ -198,4 +199,12 @@ def test_a_non_root_cli_runs_its_containers_as_itself(monkeypatch: pytest.Monkey
     monkeypatch.setattr(os, "geteuid", lambda: 1234)
     monkeypatch.setattr(os, "getegid", lambda: 99)
     assert container_user() == ContainerUser(1234, 99)
+    assert container_user("1234:99") == ContainerUser(1234, 99)
+    with pytest.raises(RunError, match="--user 2000:2000 needs dbstudio to run as root"):
+        container_user("2000:2000")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert container_user() == ContainerUser(TRIAL_UID, TRIAL_GID)
     assert container_user("2000:2000") == ContainerUser(2000, 2000)
+    for refused in ("0:0", "root", "1000"):
+        with pytest.raises(RunError):
+            container_user(refused)
