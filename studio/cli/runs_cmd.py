@@ -234,6 +234,8 @@ def _show(run_dir: Path) -> int:
     print(
         f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
         + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else "")
+        + f", {s.pids_limit} pids, root file system {'writable' if s.writable_root else 'read-only'}"
+        + (f", user {s.user}" if s.user else "")
     )
     if record.message:
         print(f"  {record.message}")

@@ -57,7 +57,7 @@ def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, 
     code, out, _ = run_cli(capsys, "runs", "show", run_id[:15], "--runs-dir", str(runs))
     assert code == 0
     assert f"run {run_id}: completed, 3/3 subtasks" in out
-    assert "1 CPUs, 512m memory, network off" in out
+    assert "1 CPUs, 512m memory, network off, 1024 pids, root file system read-only" in out
     assert "final package" in out and "missing" not in out
 
     folder = tmp_path / "t02"
