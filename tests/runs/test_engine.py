@@ -304,4 +304,7 @@ def test_a_container_removed_between_the_list_and_the_next_call_does_not_fail_th
         assert len(vanished) == 1
     finally:
         monkeypatch.undo()
-    assert _containers(docker_engine, labels) == []
+        left = _containers(docker_engine, labels)
+        for container in left:
+            container.remove(force=True)
+    assert left == []

@@ -256,17 +256,22 @@ def test_a_killed_cli_leaves_no_container_running_past_the_time_limit(project, t
     def running() -> bool:
         return bool(client.containers.list(filters={"label": labels, "status": "running"}, sparse=True))
 
-    _wait_for(running, "T02 to start")
-    started = time.monotonic()
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    _wait_for(lambda: not running(), "the engine to stop T02's container", seconds=60)
-    stopped_after = time.monotonic() - started
-    # the limit, the engine's grace and one check interval, and some slack for a busy machine
-    assert stopped_after < 8 + DEADLINE_GRACE_SECONDS + DEADLINE_CHECK_SECONDS + 10
-    left = client.containers.list(all=True, filters={"label": labels}, sparse=True)
-    assert [c.attrs["State"] for c in left] in ([], ["exited"])
-    client.close()
+    try:
+        _wait_for(running, "T02 to start")
+        started = time.monotonic()
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        _wait_for(lambda: not running(), "the engine to stop T02's container", seconds=60)
+        stopped_after = time.monotonic() - started
+        # the limit, the engine's grace and one check interval, and some slack for a busy machine
+        assert stopped_after < 8 + DEADLINE_GRACE_SECONDS + DEADLINE_CHECK_SECONDS + 10
+        left = client.containers.list(all=True, filters={"label": labels}, sparse=True)
+        assert [c.attrs["State"] for c in left] in ([], ["exited"])
+    finally:
+        client.close()
+        process.kill()
+        process.wait()
+        docker_engine.kill_labelled({"dbstudio.run": run_dir.name})  # nothing left behind if it failed
     _finish_with_a_fixed_harness(run_dir, harness)
     assert docker_engine.count_labelled({"dbstudio.run": run_dir.name}) == 0
 
