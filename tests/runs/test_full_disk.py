@@ -53,7 +53,6 @@ def test_a_full_disk_says_where_and_how_much_is_free(tmp_path, small_disk, test_
         timeout=300,
     )
     assert done.returncode == 2, done.stderr
-    print(done.stderr)
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert f"No space left on the disk of {small_disk} while storing the checkpoint of T01" in done.stderr
     assert " MB free there" in done.stderr and "--runs-dir DIR" in done.stderr
