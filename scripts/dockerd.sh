@@ -11,9 +11,8 @@
 #   docker.sock    the engine's unix socket (-H unix://...)
 #   dockerd.log    the engine's output
 # Each path can also be pointed elsewhere on its own, so an engine started by hand can be the one this
-# script manages (e.g. the test suite's `restart_dockerd`): DBSTUDIO_DOCKERD_DATA_ROOT, _EXEC_ROOT,
-# _PIDFILE, _SOCKET and _LOG, set in the environment or as KEY=value lines (no quotes) in the state
-# directory's dockerd.env (the environment wins). DBSTUDIO_DOCKERD_ARGS adds arguments to dockerd.
+# script manages: DBSTUDIO_DOCKERD_DATA_ROOT, _EXEC_ROOT, _PIDFILE, _SOCKET and _LOG, set in the
+# environment or as KEY=value lines (no quotes) in the state directory's dockerd.env (the environment wins). DBSTUDIO_DOCKERD_ARGS adds arguments to dockerd.
 # A second engine beside another one on the same machine must not touch the first one's docker0 bridge
 # or firewall rules: set DBSTUDIO_DOCKERD_BRIDGE="NAME CIDR" (e.g. "dbsd1 10.213.7.1/24"): the script
 # creates that bridge and starts dockerd with --bridge=NAME --iptables=false (containers with network

@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Any
 
 from studio.cli.exit_codes import ExitCode
+from studio.runs.confinement import DEFAULT_PIDS_LIMIT
 
 ACTIONS = ("list", "show", "resume", "cancel", "export", "diff")
 
@@ -37,6 +38,23 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
         metavar="X",
         help="multiply every subtask's time limit by X (e.g. 0.05 for a smoke run)",
     )
+    parser.add_argument(
+        "--user",
+        metavar="UID:GID",
+        help="the containers' user (default: yours; 1000:1000 when run as root; never root)",
+    )
+    parser.add_argument(
+        "--pids-limit",
+        type=int,
+        default=DEFAULT_PIDS_LIMIT,
+        metavar="N",
+        help=f"processes and threads per container (default {DEFAULT_PIDS_LIMIT})",
+    )
+    parser.add_argument(
+        "--writable-root",
+        action="store_true",
+        help="let the image write outside /workspace, HOME and /tmp (its root is read-only by default)",
+    )
     _runs_dir_option(parser)
     parser.set_defaults(run=run_new)
 
@@ -44,12 +62,13 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
 def configure_runs(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "list PROJECT; show RUN; resume RUN; cancel RUN; export RUN SUBTASK|final OUT "
-        "(a folder, or OUT.tar.gz); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder."
+        "(a folder, or OUT.tar.gz; --force replaces an existing archive); diff RUN SUBTASK_A SUBTASK_B. RUN is a run id or a run folder."
     )
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("target", help="PROJECT for list, else RUN")
     parser.add_argument("rest", nargs="*", help="export: SUBTASK|final OUT; diff: SUBTASK_A SUBTASK_B")
     parser.add_argument("--stat", action="store_true", help="diff: list the files only, no text diff")
+    parser.add_argument("--force", action="store_true", help="export: replace an existing OUT.tar.gz")
     _runs_dir_option(parser)
     parser.set_defaults(run=run_runs)
 
@@ -84,10 +103,26 @@ def _printer(verbose: bool = True) -> Any:
 
 
 def run_new(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from studio.runs.errors import RunError
     from studio.runs.record import RunSettings
     from studio.runs.runner import create_run
 
-    settings = RunSettings(cpus=args.cpus, memory=args.memory, network=args.network, time_limit_scale=args.time_scale)
+    try:
+        settings = RunSettings(
+            cpus=args.cpus,
+            memory=args.memory,
+            network=args.network,
+            time_limit_scale=args.time_scale,
+            user=args.user,
+            pids_limit=args.pids_limit,
+            writable_root=args.writable_root,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        option = "--" + str(error["loc"][0]).replace("_", "-").replace("time-limit-scale", "time-scale")
+        raise RunError(f"{option}: {error['msg']}") from None
     run_dir = create_run(
         Path(args.project), args.harness, args.image, settings, Path(args.runs_dir) if args.runs_dir else None
     )
@@ -95,10 +130,21 @@ def run_new(args: argparse.Namespace) -> int:
     return _execute(run_dir)
 
 
-def _execute(run_dir: Path) -> int:
-    from studio.runs.record import RunStatus
+def _execute(run_dir: Path, resuming: bool = False) -> int:
+    from studio.runs.record import RunStatus, load_run
     from studio.runs.runner import execute_run
 
+    if resuming:
+        done = load_run(run_dir)
+        if done.status == RunStatus.COMPLETED:
+            finished, total = done.progress()
+            print(
+                f"run {done.run_id} is complete ({finished}/{total} subtasks, final package "
+                f"{(done.final or 'none')[:12]}): there is nothing to resume. Read it with `dbstudio runs show "
+                f"{done.run_id}` or export it with `dbstudio runs export {done.run_id} final OUT`; to run the "
+                f"project again, start a new run with `dbstudio run {done.project_dir} --harness ... --image ...`"
+            )
+            return ExitCode.OK
     _stop_on_sigterm()
     try:
         record = execute_run(run_dir, _printer())
@@ -137,7 +183,7 @@ def run_runs(args: argparse.Namespace) -> int:
     if args.action == "show":
         return _show(run_dir)
     if args.action == "resume":
-        return _execute(run_dir)
+        return _execute(run_dir, resuming=True)
     if args.action == "cancel":
         from studio.runs.runner import cancel_run
 
@@ -149,7 +195,7 @@ def run_runs(args: argparse.Namespace) -> int:
         )
         return ExitCode.OK
     if args.action == "export":
-        return _export(run_dir, args.rest[0], Path(args.rest[1]))
+        return _export(run_dir, args.rest[0], Path(args.rest[1]), args.force)
     return _diff(run_dir, args.rest[0], args.rest[1], args.stat)
 
 
@@ -188,6 +234,8 @@ def _show(run_dir: Path) -> int:
     print(
         f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"
         + (f", time limits x{s.time_limit_scale:g}" if s.time_limit_scale != 1 else "")
+        + f", {s.pids_limit} pids, root file system {'writable' if s.writable_root else 'read-only'}"
+        + (f", user {s.user}" if s.user else "")
     )
     if record.message:
         print(f"  {record.message}")
@@ -226,12 +274,17 @@ def _manifest(run_dir: Path, which: str) -> Any:
     return store_of(run_dir).manifest(sub.checkpoint)
 
 
-def _export(run_dir: Path, which: str, out: Path) -> int:
+def _export(run_dir: Path, which: str, out: Path, force: bool) -> int:
+    from studio.runs.errors import RunError
     from studio.runs.runner import store_of
 
     manifest = _manifest(run_dir, which)
     store = store_of(run_dir)
     if out.name.endswith((".tar.gz", ".tgz")):
+        if (out.exists() or out.is_symlink()) and not force:
+            raise RunError(f"{out} already exists: give --force to replace it, or another name")
+        if out.is_dir() and not out.is_symlink():
+            raise RunError(f"{out} is a folder: give the archive another name")
         store.export_tar(manifest, out)
     else:
         store.export_folder(manifest, out)

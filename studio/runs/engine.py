@@ -1,6 +1,7 @@
 """The local Docker engine, through the `docker` SDK: one container per harness step, its output
-streamed to a log file as it comes, limits, a time limit, cancelling, and clear messages when the
-engine or the image is missing or the engine goes away mid-run.
+streamed to a log file as it comes (within studio.untrusted.LOG_LIMIT), limits, least privilege
+(confinement.py), a time limit, cancelling, and clear messages when the engine or the image is
+missing or the engine goes away mid-run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import docker
 import docker.errors
 import docker.types
 
+from studio.runs.confinement import DEFAULT_PIDS_LIMIT, create_options
 from studio.runs.errors import RunError
 from studio.untrusted.logs import CappedLog
 
@@ -30,11 +32,19 @@ KILL_GRACE_SECONDS = 20.0
 LOG_DRAIN_SECONDS = 10.0
 # The lines asked for when the log could not be read to its end in time (at most LOG_TAIL bytes kept).
 TAIL_LINES = 2000
+# Past one engine log file's size the stream may have ended early: its last END_BYTES are compared with
+# the engine's last ROTATION_CHECK_LINES lines.
+ENGINE_LOG_ROTATES_AT = 10 * 1024 * 1024
+END_BYTES = 64 * 1024
+ROTATION_CHECK_LINES = 20
 
 START_ENGINE = (
     "start it (as root: scripts/dockerd.sh start, which prints the address to export as "
     'DOCKER_HOST; see docs/runs.md, "Docker engine") or set DOCKER_HOST to a running engine'
 )
+
+
+RERUN = "continue the run with `dbstudio runs resume RUN`, which reruns this subtask from the previous checkpoint."
 
 
 class EngineError(RunError):
@@ -64,8 +74,12 @@ class ContainerSpec:
     network: bool = False
     timeout_s: float | None = None
     labels: dict[str, str] = field(default_factory=dict)
-    # "uid:gid" of the host user, so what the container writes in the workspace stays the user's.
+    # "uid:gid", never root for an agent (ownership.container_user): what it writes stays the user's.
     user: str | None = None
+    # Least privilege (confinement.py): every capability is dropped but these, which a harness may add back.
+    capabilities: tuple[str, ...] = ()
+    read_only_root: bool = True
+    pids_limit: int = DEFAULT_PIDS_LIMIT
 
 
 @dataclass(frozen=True)
@@ -136,7 +150,9 @@ class DockerEngine:
     def run(self, spec: ContainerSpec, *, log: Path, cancel: Callable[[], bool] | None = None) -> ContainerResult:
         """Runs `spec` to its end, its output written to `log` as it comes; the container is always removed."""
         image_id = self.image_id(spec.image)
-        container = self._create(spec)
+        # the engine's own deadline (confinement.deadline_check) counts from here, a little before ours
+        deadline_epoch = None if spec.timeout_s is None else time.time() + spec.timeout_s
+        container = self._create(spec, deadline_epoch)
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_bytes(b"")  # the last attempt's output only, and a file to tail from the start
         started = _now()
@@ -146,20 +162,25 @@ class DockerEngine:
                 container.start()
                 # The request is made here, on this thread; the thread only reads the answer.
                 stream = container.logs(stream=True, follow=True)
+            except docker.errors.APIError as error:
+                if error.status_code in (404, 409) and self._answers():  # killed or removed as it started
+                    raise EngineError(
+                        f"The container of this step was stopped or removed as it started "
+                        f"({_reason(error)}; by someone else?): {RERUN}"
+                    ) from error
+                raise self._gone(error, f"starting a container of {spec.image}") from error
             except (docker.errors.DockerException, OSError) as error:
                 raise self._gone(error, f"starting a container of {spec.image}") from error
             capped = CappedLog(log)
-            writer = threading.Thread(target=_write_log, args=(stream, capped), name="container-log", daemon=True)
+            end = bytearray()
+            writer = threading.Thread(target=_write_log, args=(stream, capped, end), name="container-log", daemon=True)
             writer.start()
             exit_code, timed_out, cancelled = self._wait(container, spec, cancel)
             ended = _now()
         finally:
             if writer is not None:
                 writer.join(LOG_DRAIN_SECONDS)
-                if (
-                    writer.is_alive()
-                ):  # more output than the stream gave in time: the end, where the error is, matters most
-                    _fetch_tail(container, capped)
+                _end_log(container, capped, writer, end)  # the end, where the error is, matters most
             self._remove(container)
         return ContainerResult(
             exit_code=exit_code,
@@ -172,8 +193,13 @@ class DockerEngine:
 
     def count_labelled(self, labels: dict[str, str]) -> int:
         """How many containers, running or not, carry all of `labels`."""
+        return len(self._labelled(labels))
+
+    def _labelled(self, labels: dict[str, str]) -> list[Any]:
+        # sparse: the list as the engine gave it, without inspecting each container in turn (a container
+        # removed between the list and its inspect, e.g. a step ending, failed the whole listing)
         try:
-            return len(self._client.containers.list(all=True, filters=self._label_filter(labels)))
+            return list(self._client.containers.list(all=True, sparse=True, filters=self._label_filter(labels)))
         except (docker.errors.DockerException, OSError) as error:
             raise self._gone(error, "listing a run's containers") from error
 
@@ -187,20 +213,22 @@ class DockerEngine:
 
     def kill_labelled(self, labels: dict[str, str]) -> int:
         """Kills and removes the containers carrying all of `labels` (leftovers of an interrupted run)."""
-        try:
-            leftovers = self._client.containers.list(all=True, filters=self._label_filter(labels))
-        except (docker.errors.DockerException, OSError) as error:
-            raise self._gone(error, "listing a run's containers") from error
+        leftovers = self._labelled(labels)
         for container in leftovers:
             self._remove(container)
         return len(leftovers)
 
-    def _create(self, spec: ContainerSpec) -> Any:
+    def _create(self, spec: ContainerSpec, deadline_epoch: float | None) -> Any:
         mounts = [
             docker.types.Mount(target=m.target, source=str(Path(m.host).resolve()), type="bind", read_only=m.read_only)
             for m in spec.mounts
         ]
-        options: dict[str, Any] = {}
+        options = create_options(
+            capabilities=spec.capabilities,
+            read_only_root=spec.read_only_root,
+            pids_limit=spec.pids_limit,
+            deadline_epoch=deadline_epoch,
+        )
         if not spec.network:
             options["network_mode"] = "none"
         try:
@@ -249,6 +277,8 @@ class DockerEngine:
             step = POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic()))
             status = self._wait_once(container, step)
             if status is not None:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return status, True, False  # the engine's own deadline check stopped it
                 # A dockerd shutting down closes its API first, then stops the containers: a failed
                 # container and a silent engine mean the engine went away, not that the harness failed.
                 if status != 0 and not self._answers():
@@ -268,8 +298,7 @@ class DockerEngine:
         except docker.errors.NotFound as error:
             raise EngineError(
                 f"The container of this step disappeared from the engine ({self._url}) while it ran "
-                "(removed by someone else?): continue the run with `dbstudio runs resume RUN`, "
-                "which reruns this subtask from the previous checkpoint."
+                f"(removed by someone else?): {RERUN}"
             ) from error
         except (docker.errors.DockerException, OSError) as error:
             if self._answers():
@@ -308,36 +337,56 @@ class DockerEngine:
             return False
 
     def _gone(self, error: BaseException, doing: str) -> EngineError:
-        if self._answers():
+        # A connection cut mid-request (an OSError: requests' errors are) is the engine going away even
+        # when it answers again by now: a restart can be that quick.
+        if self._answers() and not isinstance(error, OSError):
             return EngineError(f"The Docker engine at {self._url} failed while {doing}: {_reason(error)}")
         return EngineError(
-            f"The Docker engine at {self._url} went away while {doing} ({_reason(error)}). Start it again "
+            f"The Docker engine at {self._url} went away (or restarted) while {doing} ({_reason(error)}). Start it again "
             "(scripts/dockerd.sh start) and continue with `dbstudio runs resume RUN`: completed checkpoints "
             "are kept and the interrupted subtask is rerun from the previous one."
         )
 
 
-def _write_log(stream: Iterator[bytes], log: CappedLog) -> None:
+def _write_log(stream: Iterator[bytes], log: CappedLog, end: bytearray) -> None:
     """Appends the container's output to `log` chunk by chunk, flushed, so a viewer can tail it live
-    (head and tail only past studio.untrusted.LOG_LIMIT)."""
+    (head and tail only past studio.untrusted.LOG_LIMIT); `end` keeps the last END_BYTES read. The log
+    is closed by the caller, who may still end it with the engine's own tail."""
     try:
         for chunk in stream:
             log.write(chunk)
+            end += chunk
+            del end[:-END_BYTES]
     except (docker.errors.DockerException, OSError, ValueError):
         # The engine went away: the waiting side reports it; what arrived so far stays in the log.
         pass
-    finally:
-        log.close()
 
 
-def _fetch_tail(container: Any, log: CappedLog) -> None:
-    """End the log with the container's last lines, asked of the engine directly."""
+def _end_log(container: Any, log: CappedLog, writer: threading.Thread, end: bytearray) -> None:
+    """Close the log, ending it with the engine's last lines when the stream did not reach them: it is
+    still going (more output than could be read in time), or the engine rotated its log file under
+    the stream (confinement's max-size), which ends a following stream early, before the end."""
+    if writer.is_alive():
+        _fetch_tail(
+            container, log, f"the container wrote more than could be read in {LOG_DRAIN_SECONDS:.0f} s after it ended"
+        )
+    elif log.total > ENGINE_LOG_ROTATES_AT:
+        last = _engine_tail(container, ROTATION_CHECK_LINES)
+        if last is not None and not bytes(end).endswith(last[-END_BYTES:]):
+            _fetch_tail(container, log, "the engine rotated its log file while it was read, which ended the stream")
+    log.close()
+
+
+def _engine_tail(container: Any, lines: int) -> bytes | None:
     try:
-        tail = container.logs(stdout=True, stderr=True, stream=False, tail=TAIL_LINES)
+        return bytes(container.logs(stdout=True, stderr=True, stream=False, tail=lines))
     except (docker.errors.DockerException, OSError):
+        return None
+
+
+def _fetch_tail(container: Any, log: CappedLog, why: str) -> None:
+    """End the log with the container's last lines, asked of the engine directly."""
+    tail = _engine_tail(container, TAIL_LINES)
+    if tail is None:
         return
-    log.replace_tail(
-        [tail],
-        f"output cut here after {log.total:,} bytes: the container wrote more than could be "
-        f"read in {LOG_DRAIN_SECONDS:.0f} s after it ended; its last {TAIL_LINES:,} lines follow",
-    )
+    log.replace_tail([tail], f"output cut here after {log.total:,} bytes: {why}; its last {TAIL_LINES:,} lines follow")

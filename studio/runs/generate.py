@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 
 from studio.runs.engine import ContainerSpec, DockerEngine, Mount
 from studio.runs.errors import RunError
+from studio.runs.ownership import ContainerUser, hand_over
 from studio.runs.plan import GeneratedFile
 from studio.runs.record import RunRecord
 from studio.runs.scripts import script_command
@@ -33,7 +34,7 @@ def run_generator(
     run_dir: Path,
     subtask: str,
     generated: GeneratedFile,
-    user: str | None,
+    user: ContainerUser,
     repairs: list[str] | None = None,
 ) -> str:
     """Run the script, copy what it wrote to its place in the workspace (never through a link the agent
@@ -42,6 +43,7 @@ def run_generator(
     out_dir = run_dir / "generated" / subtask / generated.material
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
+    hand_over(out_dir, user)  # the script writes there as the container user
     out_name = PurePosixPath(generated.dest).name
     mounted_script = f"{SCRIPTS}/{script.name}"
     command = script_command(script, mounted_script)
@@ -66,7 +68,9 @@ def run_generator(
             "dbstudio.role": "generator",
             "dbstudio.material": generated.material,
         },
-        user=user,
+        user=user.spec(),
+        read_only_root=not record.settings.writable_root,
+        pids_limit=record.settings.pids_limit,
     )
     log = run_dir / "logs" / f"{subtask}.generate.log"
     log.parent.mkdir(parents=True, exist_ok=True)

@@ -73,6 +73,12 @@ def export_harbor(project_dir: Path, out: Path, settings: HarborSettings | None 
     project_dir = Path(project_dir).resolve()
     project_id, title, plan = _load(project_dir)
     out = Path(out).resolve()
+    if out == project_dir or project_dir in out.parents:
+        raise ExportError(
+            f"{out} is inside the project folder {project_dir}: the export would add its task's "
+            "files to the project as untracked files; give a folder outside it, e.g. "
+            f"{project_dir.parent / (project_id + '-harbor')}"
+        )
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ExportError(f"{out} already exists and is not an empty folder: give a new folder for the export")
     staging = out.parent / f".{out.name}.export-{secrets.token_hex(3)}"
@@ -113,8 +119,9 @@ def step_timeout_s(step: SubtaskPlan, scale: float) -> float:
     return float(step.time_limit_minutes * 60 * scale)
 
 
-def _task_document(project_dir: Path, project_id: str, title: str, plan: RunPlan,
-                   settings: HarborSettings) -> dict[str, object]:
+def _task_document(
+    project_dir: Path, project_id: str, title: str, plan: RunPlan, settings: HarborSettings
+) -> dict[str, object]:
     commit, dirty = project_revision(project_dir)
     origin: dict[str, object] = {
         "project_id": project_id,
@@ -134,12 +141,18 @@ def _task_document(project_dir: Path, project_id: str, title: str, plan: RunPlan
         "task": {"name": task_name(project_id), "description": title},
         "metadata": {METADATA_KEY: origin},
         "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S},
-        "environment": {"build_timeout_sec": 1800.0, "cpus": _number(settings.cpus), "memory_mb": settings.memory_mb,
-                        "workdir": WORKSPACE},
+        "environment": {
+            "build_timeout_sec": 1800.0,
+            "cpus": _number(settings.cpus),
+            "memory_mb": settings.memory_mb,
+            "workdir": WORKSPACE,
+        },
         "steps": [
-            {"name": step.subtask,
-             "agent": {"timeout_sec": step_timeout_s(step, settings.agent_timeout_scale)},
-             "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S}}
+            {
+                "name": step.subtask,
+                "agent": {"timeout_sec": step_timeout_s(step, settings.agent_timeout_scale)},
+                "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S},
+            }
             for step in plan.subtasks
         ],
     }
@@ -156,16 +169,19 @@ One step per subtask, in timeline order; each step's agent timeout is the subtas
 (x {scale}). Scores do not come from Harbor: import the job with `dbstudio import harbor`."""
 
 
-def _write_task(task_dir: Path, project_dir: Path, project_id: str, title: str, plan: RunPlan,
-                settings: HarborSettings) -> None:
+def _write_task(
+    task_dir: Path, project_dir: Path, project_id: str, title: str, plan: RunPlan, settings: HarborSettings
+) -> None:
     document = _task_document(project_dir, project_id, title, plan, settings)
     comment = TASK_COMMENT.format(project_id=project_id, scale=settings.agent_timeout_scale)
     _write_text(task_dir / "task.toml", harbor_toml.dumps(document, comment))
     image = settings.image or DEFAULT_IMAGE
-    _write_text(task_dir / "environment" / "Dockerfile",
-                f"# The agent's environment for {project_id}, written by `dbstudio export harbor`.\n"
-                "# Harbor runs each step's setup.sh with bash, and the project's scripts need python3.\n"
-                f"FROM {image}\nWORKDIR {WORKSPACE}\n")
+    _write_text(
+        task_dir / "environment" / "Dockerfile",
+        f"# The agent's environment for {project_id}, written by `dbstudio export harbor`.\n"
+        "# Harbor runs each step's setup.sh with bash, and the project's scripts need python3.\n"
+        f"FROM {image}\nWORKDIR {WORKSPACE}\n",
+    )
     for step in plan.subtasks:
         step_dir = task_dir / "steps" / step.subtask
         _copy(project_dir / step.instruction, step_dir / "instruction.md")
@@ -178,8 +194,7 @@ def _write_task(task_dir: Path, project_dir: Path, project_id: str, title: str, 
         if step.generated:
             for script in sorted({release.script for release in step.generated}):
                 _copy(project_dir / script, workdir / setup_dir_path(script))
-            _write_text(workdir / "setup.sh", setup_script(step.subtask, step.generated, project_dir),
-                        executable=True)
+            _write_text(workdir / "setup.sh", setup_script(step.subtask, step.generated, project_dir), executable=True)
 
 
 JOB_COMMENT = """\
@@ -239,6 +254,8 @@ def _refuse_leaks(export_dir: Path, project_dir: Path) -> None:
         if path.is_file() and path.stat().st_size > 0:
             source = secret.get(_sha256(path))
             if source is not None:
-                raise ExportError(f"{path.relative_to(export_dir)} has the content of the evaluator-only file "
-                                  f"{source.relative_to(project_dir)}: nothing was exported; move that content "
-                                  "out of the materials or instructions")
+                raise ExportError(
+                    f"{path.relative_to(export_dir)} has the content of the evaluator-only file "
+                    f"{source.relative_to(project_dir)}: nothing was exported; move that content "
+                    "out of the materials or instructions"
+                )

@@ -33,8 +33,8 @@ class HarnessError(RunError):
 @dataclass(frozen=True)
 class HarnessStep:
     subtask: str
-    first: bool          # the first subtask of the run: nothing to continue yet
-    instruction: str     # the instruction file's path inside the container
+    first: bool  # the first subtask of the run: nothing to continue yet
+    instruction: str  # the instruction file's path inside the container
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,12 @@ class TokenCounts:
     cache_creation_tokens: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"input": self.input_tokens, "output": self.output_tokens,
-                "cache_read": self.cache_read_tokens, "cache_creation": self.cache_creation_tokens}
+        return {
+            "input": self.input_tokens,
+            "output": self.output_tokens,
+            "cache_read": self.cache_read_tokens,
+            "cache_creation": self.cache_creation_tokens,
+        }
 
 
 def instruction_path(subtask: str) -> str:
@@ -57,6 +61,10 @@ class Harness:
     """What a run needs of a harness; `ScriptHarness` and `PresetHarness` are the two kinds."""
 
     name: str
+    # Capabilities added back to a container that drops them all (docs/security.md, "Containers"):
+    # none so far. A non-root process gets none of them anyway unless a file grants them, which
+    # no-new-privileges forbids; a harness that needs one names it here, with why.
+    capabilities: tuple[str, ...] = ()
 
     def command(self, step: HarnessStep) -> list[str]:
         raise NotImplementedError
@@ -84,8 +92,10 @@ class ScriptHarness(Harness):
     def __init__(self, path: Path) -> None:
         resolved = Path(path).expanduser().resolve()
         if not resolved.is_file():
-            raise HarnessError(f"harness script {resolved} does not exist (from {SCRIPT_PREFIX}{path}): "
-                               "give the path of a script file, relative to the current folder or absolute")
+            raise HarnessError(
+                f"harness script {resolved} does not exist (from {SCRIPT_PREFIX}{path}): "
+                "give the path of a script file, relative to the current folder or absolute"
+            )
         self.path = resolved
         self.name = f"{SCRIPT_PREFIX}{resolved}"
         self.target = f"{HARNESS_IN_CONTAINER}/{resolved.name}"
@@ -112,11 +122,12 @@ class ScriptHarness(Harness):
 class PresetInfo:
     name: str
     title: str
-    key_variable: str            # the API key's environment variable (also its name in the keyring)
-    first: tuple[str, ...]       # the command for the first subtask; PROMPT stands for the instruction text
-    later: tuple[str, ...]       # the command from the second subtask on, continuing the agent's session
-    passthrough: tuple[str, ...] = ()   # optional settings copied from the environment when set (never secrets)
-    reference: str = ""          # where the flags are documented
+    key_variable: str  # the API key's environment variable (also its name in the keyring)
+    first: tuple[str, ...]  # the command for the first subtask; PROMPT stands for the instruction text
+    later: tuple[str, ...]  # the command from the second subtask on, continuing the agent's session
+    passthrough: tuple[str, ...] = ()  # optional settings copied from the environment when set (never secrets)
+    reference: str = ""  # where the flags are documented
+    capabilities: tuple[str, ...] = ()  # added back to the container (none: docs/security.md, "Containers")
 
     def describe(self) -> str:
         return f"{' '.join(self.first)}; from the 2nd subtask: {' '.join(self.later)}"
@@ -125,33 +136,53 @@ class PresetInfo:
 PROMPT = "PROMPT"
 
 PRESETS: dict[str, PresetInfo] = {
-    info.name: info for info in (
-        PresetInfo("claude-code", "Claude Code", "ANTHROPIC_API_KEY",
-                   ("claude", "-p", PROMPT, "--output-format", "json", "--dangerously-skip-permissions"),
-                   ("claude", "--continue", "-p", PROMPT, "--output-format", "json",
-                    "--dangerously-skip-permissions"),
-                   ("ANTHROPIC_MODEL", "ANTHROPIC_BASE_URL"),
-                   "https://docs.anthropic.com/en/docs/claude-code/cli-reference"),
-        PresetInfo("codex", "Codex CLI", "OPENAI_API_KEY",
-                   ("codex", "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", PROMPT),
-                   ("codex", "exec", "--skip-git-repo-check", "resume", "--last", PROMPT),
-                   ("OPENAI_BASE_URL",),
-                   "https://developers.openai.com/codex/noninteractive"),
-        PresetInfo("gemini", "Gemini CLI", "GEMINI_API_KEY",
-                   ("gemini", "--yolo", "-p", PROMPT),
-                   ("gemini", "--yolo", "--resume", "latest", "-p", PROMPT),
-                   ("GEMINI_MODEL",),
-                   "https://geminicli.com/docs/cli/cli-reference"),
-        PresetInfo("qwen", "Qwen Code", "OPENAI_API_KEY",
-                   ("qwen", "--yolo", "-p", PROMPT),
-                   ("qwen", "--yolo", "--continue", "-p", PROMPT),
-                   ("OPENAI_BASE_URL", "OPENAI_MODEL"),
-                   "https://qwenlm.github.io/qwen-code-docs/en/users/features/headless"),
-        PresetInfo("kimi", "Kimi CLI", "KIMI_API_KEY",
-                   ("kimi", "--print", "-p", PROMPT),
-                   ("kimi", "--print", "--continue", "-p", PROMPT),
-                   ("KIMI_BASE_URL", "KIMI_MODEL_NAME"),
-                   "https://moonshotai.github.io/kimi-cli/en/customization/print-mode"),
+    info.name: info
+    for info in (
+        PresetInfo(
+            "claude-code",
+            "Claude Code",
+            "ANTHROPIC_API_KEY",
+            ("claude", "-p", PROMPT, "--output-format", "json", "--dangerously-skip-permissions"),
+            ("claude", "--continue", "-p", PROMPT, "--output-format", "json", "--dangerously-skip-permissions"),
+            ("ANTHROPIC_MODEL", "ANTHROPIC_BASE_URL"),
+            "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
+        ),
+        PresetInfo(
+            "codex",
+            "Codex CLI",
+            "OPENAI_API_KEY",
+            ("codex", "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", PROMPT),
+            ("codex", "exec", "--skip-git-repo-check", "resume", "--last", PROMPT),
+            ("OPENAI_BASE_URL",),
+            "https://developers.openai.com/codex/noninteractive",
+        ),
+        PresetInfo(
+            "gemini",
+            "Gemini CLI",
+            "GEMINI_API_KEY",
+            ("gemini", "--yolo", "-p", PROMPT),
+            ("gemini", "--yolo", "--resume", "latest", "-p", PROMPT),
+            ("GEMINI_MODEL",),
+            "https://geminicli.com/docs/cli/cli-reference",
+        ),
+        PresetInfo(
+            "qwen",
+            "Qwen Code",
+            "OPENAI_API_KEY",
+            ("qwen", "--yolo", "-p", PROMPT),
+            ("qwen", "--yolo", "--continue", "-p", PROMPT),
+            ("OPENAI_BASE_URL", "OPENAI_MODEL"),
+            "https://qwenlm.github.io/qwen-code-docs/en/users/features/headless",
+        ),
+        PresetInfo(
+            "kimi",
+            "Kimi CLI",
+            "KIMI_API_KEY",
+            ("kimi", "--print", "-p", PROMPT),
+            ("kimi", "--print", "--continue", "-p", PROMPT),
+            ("KIMI_BASE_URL", "KIMI_MODEL_NAME"),
+            "https://moonshotai.github.io/kimi-cli/en/customization/print-mode",
+        ),
     )
 }
 
@@ -168,6 +199,7 @@ class PresetHarness(Harness):
     def __init__(self, info: PresetInfo) -> None:
         self.info = info
         self.name = info.name
+        self.capabilities = info.capabilities
 
     def command(self, step: HarnessStep) -> list[str]:
         words = self.info.first if step.first else self.info.later
@@ -188,7 +220,8 @@ class PresetHarness(Harness):
             raise HarnessError(
                 f"{self.info.title} needs its API key in {self.info.key_variable}: export {self.info.key_variable}=... "
                 f"before the run, or store it once in the OS keyring with `keyring set {KEYRING_SERVICE} "
-                f"{self.info.key_variable}`. The key goes into the container only, never into the project or the run.")
+                f"{self.info.key_variable}`. The key goes into the container only, never into the project or the run."
+            )
         return key
 
     def describe(self) -> str:
@@ -215,19 +248,24 @@ def claude_tokens(log_text: str) -> TokenCounts | None:
             continue
         usage = result.get("usage") if isinstance(result, dict) else None
         if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int):
-            return TokenCounts(input_tokens=usage["input_tokens"], output_tokens=int(usage.get("output_tokens") or 0),
-                               cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
-                               cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0))
+            return TokenCounts(
+                input_tokens=usage["input_tokens"],
+                output_tokens=int(usage.get("output_tokens") or 0),
+                cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+                cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+            )
     return None
 
 
 def harness_from_spec(spec: str) -> Harness:
     """`script:PATH` or a preset name; HarnessError naming the choices otherwise."""
     text = spec.strip()
-    if text.startswith(SCRIPT_PREFIX) and text[len(SCRIPT_PREFIX):].strip():
-        return ScriptHarness(Path(text[len(SCRIPT_PREFIX):].strip()))
+    if text.startswith(SCRIPT_PREFIX) and text[len(SCRIPT_PREFIX) :].strip():
+        return ScriptHarness(Path(text[len(SCRIPT_PREFIX) :].strip()))
     if text in PRESETS:
         return PresetHarness(PRESETS[text])
     choices = ", ".join(PRESETS)
-    raise HarnessError(f"unknown harness {spec!r}: use script:PATH (a script run once per subtask) or a preset: "
-                       f"{choices} (docs/runs.md, \"Harnesses\")")
+    raise HarnessError(
+        f"unknown harness {spec!r}: use script:PATH (a script run once per subtask) or a preset: "
+        f'{choices} (docs/runs.md, "Harnesses")'
+    )

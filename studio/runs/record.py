@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from studio.runs.confinement import DEFAULT_PIDS_LIMIT
 from studio.runs.errors import RunError
 from studio.runs.plan import RunPlan, plan_from_json
 from studio.store.atomic import write_atomic
@@ -46,6 +47,10 @@ class RunSettings(BaseModel):
     memory: str = Field(default="8g", pattern=r"^[0-9]+[bkmgBKMG]?$")
     network: bool = False
     time_limit_scale: float = Field(default=1.0, gt=0, description="Multiplies every subtask's time limit.")
+    # Least privilege (docs/security.md, "Containers"); a record written before these fields gets the defaults.
+    user: str | None = Field(default=None, description="UID:GID of the containers; None: ownership.container_user")
+    pids_limit: int = Field(default=DEFAULT_PIDS_LIMIT, ge=16)
+    writable_root: bool = Field(default=False, description="The image needs to write outside /workspace, HOME, /tmp.")
 
 
 class SubtaskRecord(BaseModel):

@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from studio.errors import StudioError
+from studio.runs.disk import DiskFull, disk_full, is_no_space, low_space_note, no_space_cause
 from studio.runs.engine import ContainerSpec, DockerEngine, EngineError, Mount
 from studio.runs.errors import RunError
 from studio.runs.generate import run_generator
 from studio.runs.harness import SCRIPT_PREFIX, Harness, HarnessStep, harness_from_spec
 from studio.runs.lock import holding_run, is_live
+from studio.runs.ownership import ContainerUser, container_user, hand_over, make_private, take_back
 from studio.runs.plan import BRIEF_IN_WORKSPACE, SubtaskPlan, checked_plan, plan_to_json, project_revision
 from studio.runs.record import (
     RunRecord,
@@ -70,11 +73,6 @@ def store_of(run_dir: Path) -> CheckpointStore:
     return CheckpointStore(Path(run_dir).parent / STORE_DIR)
 
 
-def host_user() -> str:
-    """The container runs as the user who owns the run, so the workspace stays theirs."""
-    return f"{os.getuid()}:{os.getgid()}"
-
-
 def create_run(
     project_dir: Path,
     harness_spec: str,
@@ -88,6 +86,7 @@ def create_run(
     loaded, plan = checked_plan(project_dir, RunError, "a run")
     project = loaded.project
     harness = harness_from_spec(harness_spec)
+    container_user((settings or RunSettings()).user)  # a bad or root --user is refused now
     first = plan.subtasks[0]
     harness.environment(_harness_step(first))  # a missing API key is reported now, not hours later
     if engine is None:
@@ -100,27 +99,35 @@ def create_run(
     runs_dir = Path(runs_dir).resolve() if runs_dir else default_runs_dir(project_dir)
     run_id = new_run_id()
     run_dir = runs_dir / run_id
-    (run_dir / "logs").mkdir(parents=True)
-    for rel in plan.project_files():
-        target = run_dir / "inputs" / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(project_dir / rel, target)
     assert project.info is not None  # plan_run refuses a project without it
-    record = RunRecord(
-        run_id=run_id,
-        project_id=project.info.id,
-        project_dir=str(project_dir),
-        project_commit=commit,
-        project_dirty=dirty,
-        harness=_keep_harness(harness_spec, run_dir),
-        image=image,
-        image_id=image_id,
-        settings=settings or RunSettings(),
-        created=datetime.now(UTC),
-        plan=plan_to_json(plan),
-        subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
-    )
-    save_run(run_dir, record)
+    try:
+        run_dir.mkdir(parents=True)
+        make_private(run_dir)
+        (run_dir / "logs").mkdir()
+        for rel in plan.project_files():
+            target = run_dir / "inputs" / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(project_dir / rel, target)
+        record = RunRecord(
+            run_id=run_id,
+            project_id=project.info.id,
+            project_dir=str(project_dir),
+            project_commit=commit,
+            project_dirty=dirty,
+            harness=_keep_harness(harness_spec, run_dir),
+            image=image,
+            image_id=image_id,
+            settings=settings or RunSettings(),
+            created=datetime.now(UTC),
+            plan=plan_to_json(plan),
+            subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
+        )
+        save_run(run_dir, record)
+    except OSError as error:
+        if not is_no_space(error):
+            raise
+        shutil.rmtree(run_dir, ignore_errors=True)  # a run that could not be written whole is not a run
+        raise disk_full(error, runs_dir, "creating a run", "start the run again") from error
     return run_dir
 
 
@@ -165,21 +172,37 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
         own_engine = engine is None
         try:
             engine = engine or DockerEngine.connect()
-            _Execution(run_dir, record, engine, report).go()
-        except RunError as exc:
+            try:
+                _Execution(run_dir, record, engine, report).go()
+            except (OSError, StudioError) as error:  # the checkpoint store's errors are StudioErrors
+                full = no_space_cause(error)
+                if full is None or isinstance(error, DiskFull):
+                    raise
+                raise disk_full(
+                    full,
+                    run_dir.parent,
+                    f"run {record.run_id} wrote its files",
+                    f"`dbstudio runs resume {record.run_id}` goes on from its last checkpoint",
+                ) from error
+        except StudioError as exc:
             if record.status == RunStatus.RUNNING:
                 record.status = RunStatus.INTERRUPTED if isinstance(exc, EngineError) else RunStatus.FAILED
                 record.message = str(exc)
             _stop_leftovers(engine, record)
-            save_run(run_dir, record)
+            _save_if_room(run_dir, record)
             report(RunEvent("stopped", record, text=record.message or ""))
             raise
-        except BaseException:
-            # Killed by a signal or Ctrl-C: the subtask that was going is rerun on resume.
+        except BaseException as stopped:
+            # Ctrl-C or SIGTERM (KeyboardInterrupt), or a bug: the subtask that was going is rerun on resume.
             record.status = RunStatus.INTERRUPTED
-            record.message = f"stopped by the user; `dbstudio runs resume {record.run_id}` goes on"
+            why = (
+                "stopped by the user"
+                if isinstance(stopped, KeyboardInterrupt | SystemExit)
+                else f"stopped by an internal error ({type(stopped).__name__}: a bug, see the crash report)"
+            )
+            record.message = f"{why}; `dbstudio runs resume {record.run_id}` goes on"
             _stop_leftovers(engine, record)
-            save_run(run_dir, record)
+            _save_if_room(run_dir, record)
             raise
         finally:
             if own_engine and engine is not None:
@@ -190,6 +213,16 @@ def execute_run(run_dir: Path, progress: Progress | None = None, engine: DockerE
             )
         )
         return record
+
+
+def _save_if_room(run_dir: Path, record: RunRecord) -> None:
+    """Save the stopped run's record; on a full disk the record on disk stays as last saved (shown as
+    interrupted), and the error on its way up says why."""
+    try:
+        save_run(run_dir, record)
+    except OSError as error:
+        if not is_no_space(error):
+            raise
 
 
 def _stop_leftovers(engine: DockerEngine | None, record: RunRecord) -> None:
@@ -213,12 +246,14 @@ class _Execution:
         self.workspace = run_dir / "workspace"
         self.home = run_dir / "home"
         self.harness: Harness = harness_from_spec(record.harness)
+        self.user: ContainerUser = container_user(record.settings.user)
 
     def go(self) -> None:
         record = self.record
         image_id = self.engine.image_id(record.image)
         if record.image_id is None:
             record.image_id = image_id
+        make_private(self.run_dir)  # a run made before runs were private becomes so
         # A container of an earlier attempt (the CLI was killed, the app closed) must not keep
         # writing into the workspace that is about to be restored.
         self.engine.kill_labelled({"dbstudio.run": record.run_id})
@@ -262,9 +297,11 @@ class _Execution:
         if step.releases:
             self.report(RunEvent("released", record, sid, ", ".join(r.material for r in step.releases)))
         for generated in step.generated:
+            self._hand_over()
             sub.generated[generated.material] = run_generator(
-                self.engine, record, self.run_dir, sid, generated, host_user(), repairs=sub.repairs
+                self.engine, record, self.run_dir, sid, generated, self.user, repairs=sub.repairs
             )
+            self._take_back()
             save_run(self.run_dir, record)
             self.report(RunEvent("generated", record, sid, generated.material))
         if sub.repairs:
@@ -291,7 +328,10 @@ class _Execution:
             network=record.settings.network,
             timeout_s=limit,
             labels={"dbstudio.run": record.run_id, "dbstudio.subtask": sid, "dbstudio.role": "agent"},
-            user=host_user(),
+            user=self.user.spec(),
+            capabilities=self.harness.capabilities,
+            read_only_root=not record.settings.writable_root,
+            pids_limit=record.settings.pids_limit,
         )
         log = self.run_dir / "logs" / f"{sid}.log"
         sub.log, sub.command, sub.time_limit_s = (
@@ -300,7 +340,11 @@ class _Execution:
             limit,
         )
         save_run(self.run_dir, record)
-        result = self.engine.run(spec, log=log, cancel=self._cancelled)
+        self._hand_over()
+        try:
+            result = self.engine.run(spec, log=log, cancel=self._cancelled)
+        finally:
+            self._take_back()
         sub.image_id, sub.started, sub.ended = result.image_id, result.started, result.ended
         sub.exit_code, sub.timed_out = result.exit_code, result.timed_out
         sub.tokens = _tokens(self.harness, log)
@@ -317,9 +361,10 @@ class _Execution:
             sub.status = SubtaskStatus.FAILED
             record.status = RunStatus.FAILED
             record.message = (
-                f"the harness exited with code {result.exit_code} in {sid}: read its log ({log}), "
-                f"fix the harness or the image, then `dbstudio runs resume {record.run_id}` reruns "
-                f"{sid} from the checkpoint before it"
+                f"the harness exited with code {result.exit_code} in {sid}"
+                f"{low_space_note(self.run_dir)}: read its log ({log}), fix the harness or the "
+                f"image, then `dbstudio runs resume {record.run_id}` reruns {sid} from the "
+                "checkpoint before it"
             )
             save_run(self.run_dir, record)
             raise HarnessFailed(record.message)
@@ -328,6 +373,14 @@ class _Execution:
             checkpoint = self.store.snapshot(self.workspace, stat_cache=self.run_dir / "statcache.json")
             state = self.store.snapshot(self.home, tree="the harness's state folder")
         except CheckpointError as refused:
+            full = no_space_cause(refused)
+            if full is not None:  # not the workspace's fault: the disk of the runs folder is full
+                raise disk_full(
+                    full,
+                    self.run_dir.parent,
+                    f"storing the checkpoint of {sid}",
+                    f"`dbstudio runs resume {record.run_id}` reruns {sid} from the checkpoint before it",
+                ) from refused
             sub.status = SubtaskStatus.FAILED
             record.status = RunStatus.FAILED
             record.message = (
@@ -341,6 +394,15 @@ class _Execution:
         save_run(self.run_dir, record)
         self.report(RunEvent("checkpoint", record, sid, checkpoint.id))
         return True
+
+    def _hand_over(self) -> None:
+        """What a container reads or writes becomes the container user's (a no-op unless we are root)."""
+        for folder in ("workspace", "home", "task", "harness", "inputs", "generated"):
+            hand_over(self.run_dir / folder, self.user)
+
+    def _take_back(self) -> None:
+        for folder in ("workspace", "home", "generated"):
+            take_back(self.run_dir / folder)
 
     def _finish(self) -> None:
         from studio.runs.final import assemble_final

@@ -3,79 +3,16 @@ restart with images kept, stop; and a run whose engine goes away mid-subtask say
 
 from __future__ import annotations
 
-import os
-import random
-import shutil
-import subprocess
-import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import docker
 import pytest
 
-from studio.runs.engine import ContainerSpec, DockerEngine, EngineError
-from tests.runs.conftest import TEST_IMAGE, TEST_IMAGE_SCRIPT, dockerd
-
-
-def _without_engine_paths() -> dict[str, str]:
-    """The environment minus paths that point dockerd.sh at the tests' own engine (set on a machine
-    whose engine was started by hand), so an engine of a test's own folder is really its own."""
-    return {key: value for key, value in os.environ.items()
-            if not key.startswith("DBSTUDIO_DOCKERD_") or key == "DBSTUDIO_DOCKERD_ARGS"}
-
-
-class PrivateEngine:
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.bridge = "dbsd" + uuid.uuid4().hex[:6]
-        # its own bridge and no firewall rules: the machine's other engine keeps docker0 and iptables
-        self.env = {**_without_engine_paths(), "DBSTUDIO_DOCKERD_DIR": str(folder),
-                    "DBSTUDIO_DOCKERD_BRIDGE": f"{self.bridge} 10.213.{random.randint(1, 250)}.1/24"}
-        self.env.pop("DBSTUDIO_DOCKERD_ARGS", None)
-        for name in ("DATA_ROOT", "EXEC_ROOT", "PIDFILE", "SOCKET", "LOG"):
-            self.env.pop(f"DBSTUDIO_DOCKERD_{name}", None)
-        self.url = f"unix://{folder}/docker.sock"
-
-    def pid(self) -> int:
-        return int((self.folder / "dockerd.pid").read_text().strip())
-
-    def connect(self) -> DockerEngine:
-        previous = os.environ.get("DOCKER_HOST")
-        os.environ["DOCKER_HOST"] = self.url
-        try:
-            return DockerEngine.connect()
-        finally:
-            if previous is None:
-                del os.environ["DOCKER_HOST"]
-            else:
-                os.environ["DOCKER_HOST"] = previous
-
-
-@pytest.fixture(scope="module")
-def private_engine() -> Iterator[PrivateEngine]:
-    if os.geteuid() != 0:
-        pytest.fail("scripts/dockerd.sh starts dockerd, which needs root: run the tests as root (as CI does)")
-    engine = PrivateEngine(Path(tempfile.mkdtemp(prefix="dbsd-", dir="/tmp")))
-    try:
-        started = dockerd("start", env=engine.env)
-        assert started.returncode == 0, started.stderr
-        assert started.stdout.strip() == engine.url
-        built = dockerd_image(engine)
-        assert built.startswith("sha256:")
-        yield engine
-    finally:
-        dockerd("stop", env=engine.env)
-        shutil.rmtree(engine.folder, ignore_errors=True)
-
-
-def dockerd_image(engine: PrivateEngine) -> str:
-    built = subprocess.run(["bash", str(TEST_IMAGE_SCRIPT)], capture_output=True, text=True, timeout=600,
-                           env={**engine.env, "DOCKER_HOST": engine.url})
-    assert built.returncode == 0, built.stderr
-    return built.stdout.strip()
+from studio.runs.engine import ContainerSpec, EngineError
+from tests.runs.conftest import TEST_IMAGE
+from tests.runs.private_engine import dockerd, without_engine_paths
 
 
 def test_start_reuses_a_running_engine_and_restart_keeps_its_images(private_engine):
@@ -95,17 +32,22 @@ def test_start_reuses_a_running_engine_and_restart_keeps_its_images(private_engi
     engine = private_engine.connect()
     assert engine.image_id(TEST_IMAGE) == image_before
     log = private_engine.folder / "after-restart.log"
-    result = engine.run(ContainerSpec(image=TEST_IMAGE, command=["echo", "alive"], workdir="/", timeout_s=60.0),
-                        log=log)
+    result = engine.run(
+        ContainerSpec(image=TEST_IMAGE, command=["echo", "alive"], workdir="/", timeout_s=60.0), log=log
+    )
     assert (result.exit_code, log.read_text()) == (0, "alive\n")
 
 
 def test_an_engine_stopped_mid_run_is_reported_with_how_to_resume(private_engine, tmp_path):
     engine = private_engine.connect()
     labels = {"org.dbstudio.test": uuid.uuid4().hex}
-    spec = ContainerSpec(image=TEST_IMAGE, command=["sh", "-c", 'trap "exit 143" TERM; echo up; '
-                                                               "while :; do sleep 1; done"],
-                         workdir="/", timeout_s=120.0, labels=labels)
+    spec = ContainerSpec(
+        image=TEST_IMAGE,
+        command=["sh", "-c", 'trap "exit 143" TERM; echo up; while :; do sleep 1; done'],
+        workdir="/",
+        timeout_s=120.0,
+        labels=labels,
+    )
     stopped: list[str] = []
 
     def stop_when_running() -> None:
@@ -130,8 +72,12 @@ def test_an_engine_stopped_mid_run_is_reported_with_how_to_resume(private_engine
     assert restarted.returncode == 0, restarted.stderr
     # the leftover of the interrupted step, if the engine kept it, is cleared by label as a resumed run does
     private_engine.connect().kill_labelled(labels)
-    assert docker.DockerClient(base_url=private_engine.url).containers.list(
-        all=True, filters={"label": f"org.dbstudio.test={labels['org.dbstudio.test']}"}) == []
+    assert (
+        docker.DockerClient(base_url=private_engine.url).containers.list(
+            all=True, filters={"label": f"org.dbstudio.test={labels['org.dbstudio.test']}"}
+        )
+        == []
+    )
 
 
 def test_stop_removes_the_engines_own_bridge_and_never_touches_docker0(private_engine):
@@ -151,7 +97,11 @@ def test_stop_removes_the_engines_own_bridge_and_never_touches_docker0(private_e
 def test_a_second_engine_may_not_delete_the_first_ones_bridge(tmp_path):
     if not Path("/sys/class/net/docker0").exists():
         pytest.fail("this machine's engine has no docker0 bridge; the check needs one (CI's engine makes it)")
-    env = {**_without_engine_paths(), "DBSTUDIO_DOCKERD_DIR": str(tmp_path / "e"), "DBSTUDIO_DOCKERD_ARGS": "--bridge=none"}
+    env = {
+        **without_engine_paths(),
+        "DBSTUDIO_DOCKERD_DIR": str(tmp_path / "e"),
+        "DBSTUDIO_DOCKERD_ARGS": "--bridge=none",
+    }
     refused = dockerd("start", env=env)
     assert refused.returncode == 1
     assert "--bridge=none makes dockerd delete docker0" in refused.stderr

@@ -19,8 +19,13 @@ def _labels() -> dict[str, str]:
 
 
 def _spec(image: str, command: list[str], **overrides: Any) -> ContainerSpec:
-    values: dict[str, Any] = {"image": image, "command": command, "workdir": "/", "labels": _labels(),
-                              "timeout_s": 120.0}
+    values: dict[str, Any] = {
+        "image": image,
+        "command": command,
+        "workdir": "/",
+        "labels": _labels(),
+        "timeout_s": 120.0,
+    }
     values.update(overrides)
     return ContainerSpec(**values)
 
@@ -104,12 +109,18 @@ def test_output_is_in_the_log_while_the_container_still_runs(docker_engine, test
 
 def test_python3_and_the_busybox_tools_work_in_the_test_image(docker_engine, test_image, tmp_path):
     log = tmp_path / "tools.log"
-    script = ("python3 -c 'import re, json, pathlib, hashlib; print(1)' && echo abc > /tmp/f "
-              "&& sha256sum /tmp/f && find /tmp -name f && sleep 0.1")
+    script = (
+        "python3 -c 'import re, json, pathlib, hashlib; print(1)' && echo abc > /tmp/f "
+        "&& sha256sum /tmp/f && find /tmp -name f && sleep 0.1"
+    )
     result = docker_engine.run(_spec(test_image, ["sh", "-c", script]), log=log)
     assert result.exit_code == 0, log.read_text()
-    assert log.read_text().split() == ["1", "edeaaff3f1774ad2888673770c6d64097e391bc362d7d6fb34982ddf0efd18cb",
-                                       "/tmp/f", "/tmp/f"]
+    assert log.read_text().split() == [
+        "1",
+        "edeaaff3f1774ad2888673770c6d64097e391bc362d7d6fb34982ddf0efd18cb",
+        "/tmp/f",
+        "/tmp/f",
+    ]
 
 
 def test_network_is_off_unless_the_spec_allows_it(docker_engine, test_image, tmp_path):
@@ -130,10 +141,17 @@ def test_limits_labels_user_and_mounts_are_those_of_the_spec_and_cancel_kills(do
     tools.mkdir()
     (tools / "note.txt").write_text("read me\n")
     labels = _labels()
-    spec = _spec(test_image, ["sh", "-c", "id -u; cat /tools/note.txt; echo made > out.txt; echo ready; sleep 60"],
-                 workdir="/workspace", cpus=1.5, memory="300m", labels=labels, user="1234:2345",
-                 env={"STUDIO_SUBTASK": "S1"},
-                 mounts=[Mount(workspace, "/workspace", read_only=False), Mount(tools, "/tools", read_only=True)])
+    spec = _spec(
+        test_image,
+        ["sh", "-c", "id -u; cat /tools/note.txt; echo made > out.txt; echo ready; sleep 60"],
+        workdir="/workspace",
+        cpus=1.5,
+        memory="300m",
+        labels=labels,
+        user="1234:2345",
+        env={"STUDIO_SUBTASK": "S1"},
+        mounts=[Mount(workspace, "/workspace", read_only=False), Mount(tools, "/tools", read_only=True)],
+    )
     seen: dict[str, Any] = {}
     cancel_now = threading.Event()
 
@@ -170,8 +188,11 @@ def test_a_read_only_mount_cannot_be_written(docker_engine, test_image, tmp_path
     harness = tmp_path / "harness"
     harness.mkdir()
     log = tmp_path / "ro.log"
-    spec = _spec(test_image, ["sh", "-c", "echo x > /studio/harness/new"],
-                 mounts=[Mount(harness, "/studio/harness", read_only=True)])
+    spec = _spec(
+        test_image,
+        ["sh", "-c", "echo x > /studio/harness/new"],
+        mounts=[Mount(harness, "/studio/harness", read_only=True)],
+    )
     result = docker_engine.run(spec, log=log)
     assert result.exit_code != 0
     assert "Read-only file system" in log.read_text()
@@ -180,8 +201,10 @@ def test_a_read_only_mount_cannot_be_written(docker_engine, test_image, tmp_path
 
 def test_the_time_limit_kills_the_container_and_says_so(docker_engine, test_image, tmp_path):
     labels = _labels()
-    result = docker_engine.run(_spec(test_image, ["sh", "-c", "echo started; sleep 60"], timeout_s=2.0, labels=labels),
-                               log=tmp_path / "slow.log")
+    result = docker_engine.run(
+        _spec(test_image, ["sh", "-c", "echo started; sleep 60"], timeout_s=2.0, labels=labels),
+        log=tmp_path / "slow.log",
+    )
     assert result.timed_out and not result.cancelled
     assert result.exit_code == 137
     assert (tmp_path / "slow.log").read_text() == "started\n"
@@ -241,8 +264,10 @@ def test_invalid_settings_give_a_clear_error(docker_engine, test_image, tmp_path
     with pytest.raises(EngineError, match=r"settings of the container .* are invalid: .*memory \(lots\)"):
         docker_engine.run(_spec(test_image, ["true"], memory="lots"), log=tmp_path / "x.log")
     with pytest.raises(EngineError, match="The Docker engine refused the container"):
-        docker_engine.run(_spec(test_image, ["true"], mounts=[Mount(tmp_path / "absent", "/x", read_only=True)]),
-                          log=tmp_path / "x.log")
+        docker_engine.run(
+            _spec(test_image, ["true"], mounts=[Mount(tmp_path / "absent", "/x", read_only=True)]),
+            log=tmp_path / "x.log",
+        )
 
 
 def test_the_user_of_the_spec_defaults_to_the_image_user(docker_engine, test_image, tmp_path):
@@ -250,3 +275,36 @@ def test_the_user_of_the_spec_defaults_to_the_image_user(docker_engine, test_ima
     result = docker_engine.run(_spec(test_image, ["id", "-u"]), log=log)
     assert result.exit_code == 0
     assert log.read_text().strip() == "0"
+
+
+def test_a_container_removed_between_the_list_and_the_next_call_does_not_fail_the_listing(
+    docker_engine, test_image, monkeypatch
+):
+    labels = _labels()
+    client = _client(docker_engine)
+    for _ in range(3):
+        client.containers.run(test_image, ["sleep", "60"], detach=True, labels=labels, network_mode="none")
+    # every client's list call, the engine's own included (the SDK's APIClient mixes it in from here)
+    list_containers = docker.api.container.ContainerApiMixin.containers
+    vanished: list[str] = []
+
+    def list_then_remove_one(api: Any, *args: Any, **kwargs: Any) -> Any:
+        # the engine answers the list, then (a step ending, a cancel) one of them is removed at once
+        listed = list_containers(api, *args, **kwargs)
+        if listed and not vanished:
+            vanished.append(listed[0]["Id"])
+            api.remove_container(listed[0]["Id"], force=True)
+        return listed
+
+    monkeypatch.setattr(docker.api.container.ContainerApiMixin, "containers", list_then_remove_one)
+    try:
+        assert docker_engine.count_labelled(labels) == 3  # as listed; one is gone since
+        vanished.clear()
+        assert docker_engine.kill_labelled(labels) == 2  # as listed; one is removed under it
+        assert len(vanished) == 1
+    finally:
+        monkeypatch.undo()
+        left = _containers(docker_engine, labels)
+        for container in left:
+            container.remove(force=True)
+    assert left == []

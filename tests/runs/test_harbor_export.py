@@ -36,7 +36,8 @@ def _sha256(path: Path) -> str:
 
 
 def test_harbor_loads_the_sample_export_with_its_steps_in_timeline_order_their_timeouts_and_workdirs(
-        sample: Path, tmp_path: Path):
+    sample: Path, tmp_path: Path
+):
     out = tmp_path / "export"
     done = export_harbor(sample, out)
     project = load_project(sample).project
@@ -64,8 +65,9 @@ def test_harbor_loads_the_sample_export_with_its_steps_in_timeline_order_their_t
     # Each workdir file is the project's file, byte for byte.
     first = plan.subtasks[0]
     for release in first.releases:
-        assert _sha256(done.task_dir / "steps" / first.subtask / "workdir" / release.dest) == \
-            _sha256(sample / release.source)
+        assert _sha256(done.task_dir / "steps" / first.subtask / "workdir" / release.dest) == _sha256(
+            sample / release.source
+        )
 
     job = probe("job", done.job_config)
     assert job["agents"] == [{"name": "claude-code", "model_name": None, "resume_trajectory": True}]
@@ -73,41 +75,69 @@ def test_harbor_loads_the_sample_export_with_its_steps_in_timeline_order_their_t
     # Harbor's own command line builds the job from the config, as `harbor run -c` would.
     shown = harbor_cli("run", "-c", done.job_config.name, "--print-config", cwd=out)
     assert shown.returncode == 0, shown.stderr
-    config = json.loads(shown.stdout[shown.stdout.index("{"):])
+    config = json.loads(shown.stdout[shown.stdout.index("{") :])
     assert config["agents"][0]["resume_trajectory"] is True
     assert config["environment"]["type"] == "docker" and config["tasks"][0]["path"] == SAMPLE
 
 
-def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(sample: Path, tmp_path: Path,
-                                                                                  capsys: pytest.CaptureFixture[str]):
+def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
+    sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
     out = tmp_path / "daytona"
-    code, stdout, stderr = run_cli(capsys, "export", "harbor", str(sample), str(out), "--agent-timeout-scale", "0.5",
-                                   "--environment", "daytona", "--agent", "codex", "--model", "openai/gpt-5",
-                                   "--attempts", "100", "--image", "dbstudio/agent-base:1", "--cpus", "4",
-                                   "--memory-mb", "16384")
+    code, stdout, stderr = run_cli(
+        capsys,
+        "export",
+        "harbor",
+        str(sample),
+        str(out),
+        "--agent-timeout-scale",
+        "0.5",
+        "--environment",
+        "daytona",
+        "--agent",
+        "codex",
+        "--model",
+        "openai/gpt-5",
+        "--attempts",
+        "100",
+        "--image",
+        "dbstudio/agent-base:1",
+        "--cpus",
+        "4",
+        "--memory-mb",
+        "16384",
+    )
     assert code == 0, stderr
     assert "harbor run -c job.yaml" in stdout
     task = probe("task", out / SAMPLE)
     project = load_project(sample).project
-    assert [s["agent_timeout_sec"] for s in task["steps"]] == \
-        [project.subtasks[sid].time_limit_minutes * 30 for sid in project.timeline()]
+    assert [s["agent_timeout_sec"] for s in task["steps"]] == [
+        project.subtasks[sid].time_limit_minutes * 30 for sid in project.timeline()
+    ]
     assert task["metadata"]["dbstudio"]["agent_timeout_scale"] == 0.5
     assert (task["cpus"], task["memory_mb"]) == (4, 16384)
     job = probe("job", out / "job.yaml")
     assert job["agents"] == [{"name": "codex", "model_name": "openai/gpt-5", "resume_trajectory": True}]
     assert (job["environment"], job["n_attempts"]) == ("daytona", 100)
-    assert (out / SAMPLE / "environment" / "Dockerfile").read_text().splitlines()[2:] == \
-        ["FROM dbstudio/agent-base:1", "WORKDIR /workspace"]
+    assert (out / SAMPLE / "environment" / "Dockerfile").read_text().splitlines()[2:] == [
+        "FROM dbstudio/agent-base:1",
+        "WORKDIR /workspace",
+    ]
 
 
 def test_no_evaluator_reference_rubric_or_expert_note_is_in_the_export_by_content_hash(sample: Path, tmp_path: Path):
     done = export_harbor(sample, tmp_path / "export")
     secret = {_sha256(path): path for path in evaluator_files(sample)}
     names = {path.relative_to(sample).as_posix() for path in secret.values()}
-    assert {"evaluator/references.yaml", "evaluator/expert-notes.md", "final/rubric.yaml",
-            "subtasks/T01/rubric.yaml"} <= names
-    assert len([n for n in names if n.startswith("evaluator/")]) == \
-        len([p for p in (sample / "evaluator").rglob("*") if p.is_file()])
+    assert {
+        "evaluator/references.yaml",
+        "evaluator/expert-notes.md",
+        "final/rubric.yaml",
+        "subtasks/T01/rubric.yaml",
+    } <= names
+    assert len([n for n in names if n.startswith("evaluator/")]) == len(
+        [p for p in (sample / "evaluator").rglob("*") if p.is_file()]
+    )
     exported = {path: _sha256(path) for path in done.out.rglob("*") if path.is_file()}
     assert len(exported) == done.files > 20
     leaked = {path: secret[digest] for path, digest in exported.items() if digest in secret}
@@ -141,24 +171,51 @@ def test_an_export_never_replaces_a_folder_with_files_in_it(tmp_path: Path, caps
     assert export_harbor(root, empty).steps == ("T01", "T02", "T03")
 
 
+def test_an_export_into_the_project_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    root = three_subtask_project(tmp_path / "p")
+    for inside in (root / "harbor", root, root / "runs" / "export"):
+        code, _, stderr = run_cli(capsys, "export", "harbor", str(root), str(inside))
+        assert code == 2, stderr
+        assert f"{inside} is inside the project folder {root}" in stderr
+        assert "untracked" in stderr and str(tmp_path / "new-project-harbor") in stderr  # beside it, by its id
+    assert not (root / "harbor").exists() and not (root / "runs").exists()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True)
+    assert status.stdout == ""
+    assert export_harbor(root, tmp_path / "beside").steps == ("T01", "T02", "T03")
+
+
 def _run_setup_in_container(docker_engine: Any, test_image: str, workspace: Path, log: Path) -> Any:
     from studio.runs.engine import ContainerSpec, Mount
 
     # Harbor runs `bash setup.sh` in the workspace; the test image's busybox shell reads the same file.
     command = ["sh", "-c", "if command -v bash >/dev/null 2>&1; then exec bash setup.sh; else exec sh setup.sh; fi"]
-    spec = ContainerSpec(image=test_image, command=command, workdir="/workspace", env={},
-                         mounts=[Mount(workspace, "/workspace", False)], cpus=1.0, memory="1g", network=False,
-                         timeout_s=120.0, labels={"dbstudio.test": "harbor-setup"}, user=f"{os.getuid()}:{os.getgid()}")
+    spec = ContainerSpec(
+        image=test_image,
+        command=command,
+        workdir="/workspace",
+        env={},
+        mounts=[Mount(workspace, "/workspace", False)],
+        cpus=1.0,
+        memory="1g",
+        network=False,
+        timeout_s=120.0,
+        labels={"dbstudio.test": "harbor-setup"},
+        user=f"{os.getuid()}:{os.getgid()}",
+    )
     return docker_engine.run(spec, log=log)
 
 
-@pytest.mark.parametrize("presentation", [
-    "# Lender presentation\n\nFY2025 EBITDA of EUR 41.8m; opening leverage 4.01x.\n",
-    "# Lender presentation\n\nEBITDA 38.9; net leverage 4.31x. Margin 3.25%. Sources and uses attached. "
-    "Venlo permit condition 7: tank works, cost 1.8m. Downside case shown. Hedging 75%.\n",
-])
+@pytest.mark.parametrize(
+    "presentation",
+    [
+        "# Lender presentation\n\nFY2025 EBITDA of EUR 41.8m; opening leverage 4.01x.\n",
+        "# Lender presentation\n\nEBITDA 38.9; net leverage 4.31x. Margin 3.25%. Sources and uses attached. "
+        "Venlo permit condition 7: tank works, cost 1.8m. Downside case shown. Hedging 75%.\n",
+    ],
+)
 def test_a_generated_release_runs_its_script_in_a_container_against_the_agents_file(
-        docker_engine: Any, test_image: str, sample: Path, tmp_path: Path, presentation: str):
+    docker_engine: Any, test_image: str, sample: Path, tmp_path: Path, presentation: str
+):
     done = export_harbor(sample, tmp_path / "export")
     workdir = done.task_dir / "steps" / "T08" / "workdir"
     workspace = tmp_path / "workspace"
@@ -169,8 +226,15 @@ def test_a_generated_release_runs_its_script_in_a_container_against_the_agents_f
 
     # The material is what the project's script writes from that presentation, run here on the host.
     expected = tmp_path / "expected.md"
-    subprocess.run([sys.executable, str(sample / "scripts" / "lender_questions.py"),
-                    str(workspace / "outputs" / "lender_presentation.md"), str(expected)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(sample / "scripts" / "lender_questions.py"),
+            str(workspace / "outputs" / "lender_presentation.md"),
+            str(expected),
+        ],
+        check=True,
+    )
     written = workspace / "materials" / "M14.md"
     assert written.read_bytes() == expected.read_bytes()
     assert "lender" in written.read_text(encoding="utf-8").lower()
@@ -186,14 +250,16 @@ def test_the_two_presentations_draw_different_questions(sample: Path, tmp_path: 
     for number, text in enumerate(["leverage 4.01x on EBITDA 41.8", "EBITDA 38.9, leverage 4.31x, downside case"]):
         source, target = tmp_path / f"in{number}.md", tmp_path / f"out{number}.md"
         source.write_text(text, encoding="utf-8")
-        subprocess.run([sys.executable, str(sample / "scripts" / "lender_questions.py"), str(source), str(target)],
-                       check=True)
+        subprocess.run(
+            [sys.executable, str(sample / "scripts" / "lender_questions.py"), str(source), str(target)], check=True
+        )
         outputs.append(target.read_text(encoding="utf-8"))
     assert outputs[0] != outputs[1]
 
 
 def test_each_steps_test_sh_writes_a_placeholder_reward_and_the_workspace_hashes_the_import_reads(
-        docker_engine: Any, test_image: str, sample: Path, tmp_path: Path):
+    docker_engine: Any, test_image: str, sample: Path, tmp_path: Path
+):
     from studio.runs.engine import ContainerSpec, Mount
     from studio.runs.harbor_job import read_hashes
 
@@ -203,11 +269,21 @@ def test_each_steps_test_sh_writes_a_placeholder_reward_and_the_workspace_hashes
     write(workspace, "outputs/model.md", "the model\n")
     write(workspace, "materials/name with spaces.md", "released\n")
     verifier.mkdir()
-    spec = ContainerSpec(image=test_image, command=["sh", "/tests/test.sh"], workdir="/workspace",
-                         mounts=[Mount(workspace, "/workspace", False), Mount(test_sh, "/tests/test.sh", True),
-                                 Mount(verifier, "/logs/verifier", False)],
-                         cpus=1.0, memory="1g", timeout_s=120.0, labels={"dbstudio.test": "harbor-test-sh"},
-                         user=f"{os.getuid()}:{os.getgid()}")
+    spec = ContainerSpec(
+        image=test_image,
+        command=["sh", "/tests/test.sh"],
+        workdir="/workspace",
+        mounts=[
+            Mount(workspace, "/workspace", False),
+            Mount(test_sh, "/tests/test.sh", True),
+            Mount(verifier, "/logs/verifier", False),
+        ],
+        cpus=1.0,
+        memory="1g",
+        timeout_s=120.0,
+        labels={"dbstudio.test": "harbor-test-sh"},
+        user=f"{os.getuid()}:{os.getgid()}",
+    )
     result = docker_engine.run(spec, log=tmp_path / "test.log")
     assert result.exit_code == 0, (tmp_path / "test.log").read_text()
     assert json.loads((verifier / "reward.json").read_text()) == {"reward": 0, "placeholder": 1}

@@ -11,12 +11,16 @@ import sys
 import time
 from pathlib import Path
 
+import docker
 import pytest
 
+from studio.runs.confinement import DEADLINE_CHECK_SECONDS, DEADLINE_GRACE_SECONDS
 from studio.runs.errors import RunError
 from studio.runs.record import RunSettings, RunStatus, SubtaskStatus, load_run
 from studio.runs.runner import create_run, execute_run, store_of
+from tests.runs.conftest import TEST_IMAGE
 from tests.runs.harnesses import listed_hashes, write_harness
+from tests.runs.private_engine import dockerd
 from tests.runs.projects import SECRET_REFERENCE, sha256_of, three_subtask_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,8 +83,9 @@ def _forbidden(project: Path) -> dict[str, set[str]]:
     evaluator = {sha256_of(p) for p in (project / "evaluator").rglob("*") if p.is_file()}
     evaluator |= {sha256_of(p) for p in project.rglob("rubric.yaml")}
     later = {"T01": ["client-correction.md", "cover-template.md"], "T02": ["cover-template.md"], "T03": []}
-    return {sid: evaluator | {sha256_of(project / "materials" / name) for name in names}
-            for sid, names in later.items()}
+    return {
+        sid: evaluator | {sha256_of(project / "materials" / name) for name in names} for sid, names in later.items()
+    }
 
 
 def test_no_evaluator_reference_or_later_material_is_ever_inside_the_container(project, tmp_path, test_image):
@@ -100,8 +105,7 @@ def test_no_evaluator_reference_or_later_material_is_ever_inside_the_container(p
 
 def test_a_subtask_past_its_time_limit_is_killed_and_its_workspace_kept(project, tmp_path, test_image):
     # T03's 30 minutes scaled to 3 s; it writes a file, then sleeps far longer.
-    harness = write_harness(tmp_path / "agent.sh", listing=False,
-                            t03="echo started > outputs/partial.txt; sleep 120")
+    harness = write_harness(tmp_path / "agent.sh", listing=False, t03="echo started > outputs/partial.txt; sleep 120")
     started = time.monotonic()
     run_dir = _run(project, harness, test_image, tmp_path / "runs", time_limit_scale=3 / 1800)
     assert time.monotonic() - started < 100  # killed, not waited for
@@ -121,8 +125,9 @@ def test_a_generated_release_is_written_from_the_agents_own_file(project, tmp_pa
     report = tmp_path / "report.md"
     report.write_bytes(t01["outputs/report.md"])
     expected = tmp_path / "expected.md"
-    subprocess.run([sys.executable, str(project / "scripts/feedback_on_report.py"), str(report), str(expected)],
-                   check=True)
+    subprocess.run(
+        [sys.executable, str(project / "scripts/feedback_on_report.py"), str(report), str(expected)], check=True
+    )
     assert t02["materials/M03.md"] == expected.read_bytes()
     assert b"objective" not in expected.read_bytes()  # T01's report states it: no question about it
     assert "materials/M03.md" not in t01
@@ -132,8 +137,9 @@ def test_a_generated_release_is_written_from_the_agents_own_file(project, tmp_pa
 
 
 def test_a_failing_generated_release_stops_the_run_with_a_clear_message(project, tmp_path, test_image):
-    (project / "scripts/feedback_on_report.py").write_text("import sys\nsys.exit('no report to read')\n",
-                                                           encoding="utf-8")
+    (project / "scripts/feedback_on_report.py").write_text(
+        "import sys\nsys.exit('no report to read')\n", encoding="utf-8"
+    )
     harness = write_harness(tmp_path / "agent.sh", listing=False)
     run_dir = create_run(project, f"script:{harness}", test_image, RunSettings(), tmp_path / "runs")
     with pytest.raises(RunError) as caught:
@@ -158,6 +164,7 @@ def test_a_harness_exiting_non_zero_fails_the_subtask_and_says_how_to_go_on(proj
 
 # -- resume ------------------------------------------------------------------------------------
 
+
 def _wait_for(condition, what: str, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -179,11 +186,29 @@ def _agent(run_dir: Path, sid: str) -> dict[str, str]:
     return {"dbstudio.run": run_dir.name, "dbstudio.subtask": sid, "dbstudio.role": "agent"}
 
 
-def _start_cli_run(project: Path, harness: Path, image: str, runs: Path) -> tuple[subprocess.Popen, Path]:
+def _start_cli_run(
+    project: Path, harness: Path, image: str, runs: Path, *options: str
+) -> tuple[subprocess.Popen, Path]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "studio.cli.main", "run", str(project), "--harness", f"script:{harness}",
-         "--image", image, "--runs-dir", str(runs)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "studio.cli.main",
+            "run",
+            str(project),
+            "--harness",
+            f"script:{harness}",
+            "--image",
+            image,
+            "--runs-dir",
+            str(runs),
+            *options,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert process.stdout is not None
     first = process.stdout.readline()
     assert first.startswith("run "), first
@@ -221,6 +246,36 @@ def test_resume_after_the_cli_is_killed_mid_subtask(project, tmp_path, test_imag
     assert record.subtask("T01").attempts == 1 and record.subtask("T02").attempts == 2
 
 
+def test_a_killed_cli_leaves_no_container_running_past_the_time_limit(project, tmp_path, test_image, docker_engine):
+    # T02's 240 minutes scaled to 8 s; its harness would sleep for 300 s, and nobody is left to stop it.
+    harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
+    process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs", "--time-scale", str(8 / 14400))
+    client = docker.from_env()
+    labels = [f"{key}={value}" for key, value in _agent(run_dir, "T02").items()]
+
+    def running() -> bool:
+        return bool(client.containers.list(filters={"label": labels, "status": "running"}, sparse=True))
+
+    try:
+        _wait_for(running, "T02 to start")
+        started = time.monotonic()
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        _wait_for(lambda: not running(), "the engine to stop T02's container", seconds=60)
+        stopped_after = time.monotonic() - started
+        # the limit, the engine's grace and one check interval, and some slack for a busy machine
+        assert stopped_after < 8 + DEADLINE_GRACE_SECONDS + DEADLINE_CHECK_SECONDS + 10
+        left = client.containers.list(all=True, filters={"label": labels}, sparse=True)
+        assert [c.attrs["State"] for c in left] in ([], ["exited"])
+    finally:
+        client.close()
+        process.kill()
+        process.wait()
+        docker_engine.kill_labelled({"dbstudio.run": run_dir.name})  # nothing left behind if it failed
+    _finish_with_a_fixed_harness(run_dir, harness)
+    assert docker_engine.count_labelled({"dbstudio.run": run_dir.name}) == 0
+
+
 def test_resume_after_the_container_is_killed(project, tmp_path, test_image, docker_engine):
     harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
     process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs")
@@ -235,22 +290,28 @@ def test_resume_after_the_container_is_killed(project, tmp_path, test_image, doc
     assert _snapshot_of_done(run_dir)["T01"] == before["T01"]
 
 
-def test_resume_after_the_docker_engine_restarts(project, tmp_path, test_image, docker_engine, restart_dockerd):
+def test_resume_after_the_docker_engine_restarts(project, tmp_path, private_engine, monkeypatch):
+    # An engine of the test's own (restarting the machine's engine would stop everyone else's containers).
+    monkeypatch.setenv("DOCKER_HOST", private_engine.url)
+    engine = private_engine.connect()
     harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
-    process, run_dir = _start_cli_run(project, harness, test_image, tmp_path / "runs")
-    _wait_for(lambda: _subtask_running(docker_engine, run_dir, "T02"), "T02 to start")
+    process, run_dir = _start_cli_run(project, harness, TEST_IMAGE, tmp_path / "runs")
+    _wait_for(lambda: _subtask_running(engine, run_dir, "T02"), "T02 to start")
     before = _snapshot_of_done(run_dir)
-    restart_dockerd()
+    restarted = dockerd("restart", env=private_engine.env)
+    assert restarted.returncode == 0, restarted.stderr
     output, _ = process.communicate(timeout=180)
     assert process.returncode != 0, output
     assert "resume" in output
     assert load_run(run_dir).status in (RunStatus.INTERRUPTED, RunStatus.FAILED)
     _finish_with_a_fixed_harness(run_dir, harness)
     assert _snapshot_of_done(run_dir)["T01"] == before["T01"]
+    engine.close()
 
 
-def test_cancel_stops_the_subtask_that_is_going_and_resume_reruns_it(project, tmp_path, test_image, docker_engine,
-                                                                     capsys):
+def test_cancel_stops_the_subtask_that_is_going_and_resume_reruns_it(
+    project, tmp_path, test_image, docker_engine, capsys
+):
     from tests.helpers import run_cli
 
     harness = write_harness(tmp_path / "agent.sh", listing=False, t02="sleep 300")
