@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,6 +29,7 @@ from studio.errors import StudioError
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
+from studio.gui.widgets.tables import HeadersTableModel
 from studio.store import layout
 from studio.store.history_errors import HistoryError
 from studio.store.history_scope import WORKING, DiffRow, LogEntry, Scope, compare, scope_log
@@ -38,22 +39,7 @@ BATCH = 200
 
 
 # -- item models ---------------------------------------------------------------------------------
-class _ColumnsModel(QAbstractTableModel):
-    """A read-only table whose columns are named by `HEADERS`."""
-
-    HEADERS: tuple[str, ...] = ()
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
-
-class HistoryModel(_ColumnsModel):
+class HistoryModel(HeadersTableModel):
     """The revisions of the scope, newest first. Rows are handed to the view in batches
     (`fetchMore`), so a long history shows at once."""
 
@@ -108,7 +94,7 @@ class HistoryModel(_ColumnsModel):
         return None
 
 
-class DiffModel(_ColumnsModel):
+class DiffModel(HeadersTableModel):
     """Field, old value, new value."""
 
     HEADERS = ("Field", "Old", "New")
