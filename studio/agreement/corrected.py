@@ -115,8 +115,9 @@ class Correction:
         total = credit.settled_credit
         for c in used:
             rates = self.rates[c]
-            total += ((credit.judged_credit.get(c, 0.0) + (rates.specificity - 1.0) * credit.judged_weight[c])  # type: ignore[operator]
-                      / rates.youden())  # type: ignore[operator]
+            specificity, youden = rates.specificity, rates.youden()
+            assert specificity is not None and youden is not None  # self.problem() found none
+            total += (credit.judged_credit.get(c, 0.0) + (specificity - 1.0) * credit.judged_weight[c]) / youden
         point = float(np.clip(100.0 * total / credit.positive, 0.0, 100.0))
         if not self.resamples:
             return point, None, None

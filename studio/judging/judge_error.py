@@ -113,7 +113,9 @@ def rubric_credits(verdicts: ProjectVerdicts, judge: str, by: str = "pooled") ->
             out.append(RubricCredit(**base, not_corrected=f"unknown: {missing} missing verdict(s) leave the raw "
                                                           "score open"))
             continue
-        settled, credit, weight = 0.0, {}, {}
+        settled = 0.0
+        credit: dict[str, float] = {}
+        weight: dict[str, float] = {}
         for r, h in counted:
             if r.source == judge:
                 c = POOLED if by == "pooled" else getattr(r, by)
