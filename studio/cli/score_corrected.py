@@ -92,6 +92,7 @@ class CorrectedReport:
 def corrected_report(args: argparse.Namespace, found: Sequence[ProjectVerdicts], judges: set[str]) -> CorrectedReport:
     """The corrected scores of every project read; JudgingError when the judge is not one."""
     from studio.agreement.corrected import Correction, class_of, corrected_scores
+    from studio.cli.verdicts_export import read_stores
     from studio.judging.errors import JudgingError
     from studio.judging.judge_error import checked_decisions, rubric_credits
 
@@ -102,9 +103,11 @@ def corrected_report(args: argparse.Namespace, found: Sequence[ProjectVerdicts],
                                + (f"choose one with --judge ({', '.join(sorted(judges))})" if judges
                                   else "no judge has given verdicts yet"))
         (judge,) = judges
+    # The judge's error is measured on every checked decision of the project, not only the --run ones.
+    every = {v.project_id: v for v in read_stores(args.project, None)} if args.runs else {}
     projects = []
     for verdicts in found:
-        checked = checked_decisions(verdicts, [judge])
+        checked = checked_decisions(every.get(verdicts.project_id, verdicts), [judge])
         correction = Correction(checked, class_of(args.correct_by))
         scores = corrected_scores(rubric_credits(verdicts, judge, args.correct_by), checked, args.correct_by,
                                   args.bootstrap, args.seed)

@@ -243,3 +243,26 @@ def test_bad_options_are_clear(capsys, project: Path) -> None:
     assert code == 2 and "go with --corrected" in err
     code, _, err = run_cli(capsys, "verdicts", "certify", str(project), "--judge", "judge:nobody")
     assert code == 2 and "no such judge" in err
+
+
+def test_rates_come_from_every_checked_run_when_runs_are_chosen(capsys, project: Path) -> None:
+    # --run run-x scores run-x only; the judge's error is still measured on runs 00-19 (se 0.9, sp 0.7)
+    code, out, err = run_cli(capsys, "score", "--project", str(project), "--corrected", "--judge", LENIENT,
+                             "--run", "run-x")
+    assert code == 0, err
+    assert "error measured on all criteria: sensitivity 0.900 (18/20), specificity 0.700 (14/20)" in out
+    final = next(line for line in out.splitlines() if line.strip().startswith("run-x") and " final " in line)
+    assert final.split()[2:4] == ["70.00", "63.33"]
+
+
+def test_export_still_takes_one_judge(capsys, project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "score.csv"
+    code, _, err = run_cli(capsys, "verdicts", "export", str(project), "--format", "score", str(out),
+                           "--judge", GOOD, "--judge", LENIENT)
+    assert code == 2 and "export takes one --judge" in err and not out.exists()
+    code, _, err = run_cli(capsys, "verdicts", "export", str(project), "--format", "json", str(out))
+    assert code == 2 and "export needs --format score" in err
+    code, _, err = run_cli(capsys, "verdicts", "export", str(project), "--format", "score", str(out), "--judge", LENIENT)
+    assert code == 0, err
+    assert "new-project,run-x,final,T02-C01,6,artifact,correctness,fail,,,run-x,judge:lenient" \
+        in out.read_text(encoding="utf-8-sig")
