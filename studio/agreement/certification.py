@@ -112,7 +112,7 @@ class Certificate:
     """One judge on one scope (the project, a target, a dimension)."""
 
     judge: str
-    kind: str  # "project", "target", "dimension"
+    kind: str  # "project", or a group of the decisions: "target", "dimension", "scope"
     scope: str
     rates: ErrorRates
     threshold: float

@@ -1,6 +1,6 @@
 """`dbstudio verdicts certify PROJECT [--run RUN ...] [--judge judge:MODEL ...] [--certify-at X]
 [--format text|json]`: each judge's sensitivity and specificity against the experts' settled
-verdicts (Wilson 95% intervals), per project, target and dimension, certified only where both
+verdicts (Wilson 95% intervals), per project, target, dimension and scope, certified only where both
 lower bounds reach X; with two judges or more, side by side on the decisions all of them judged."""
 
 from __future__ import annotations

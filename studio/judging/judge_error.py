@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from studio.agreement.certification import Certificate, Checked, ErrorRates, certificates, common_decisions
+from studio.agreement.certification import (
+    INTERVAL_METHOD,
+    Certificate,
+    Checked,
+    ErrorRates,
+    certificates,
+    common_decisions,
+)
 from studio.agreement.corrected import POOLED, RubricCredit
 from studio.judging.decisions import PASS_FAIL, human_reference
 from studio.judging.tables import ProjectVerdicts, score_rows
@@ -28,7 +35,7 @@ def checked_decisions(verdicts: ProjectVerdicts, judges: Sequence[str] | None = 
             if is_judge(rater) and (judges is None or rater in judges) and verdict.verdict in PASS_FAIL:
                 out.append(Checked(rater, verdict.verdict, settled, (verdicts.project_id, submission, scope, criterion),
                                    f"{verdicts.project_id}/{submission}/{scope}",
-                                   {"target": entry.target, "dimension": entry.dimension}))
+                                   {"target": entry.target, "dimension": entry.dimension, "scope": scope}))
     return out
 
 
@@ -54,14 +61,15 @@ class CertificationReport:
         if self.comparison is not None:
             comparison = {"judges": self.comparison.judges, "decisions": self.comparison.decisions,
                           "rows": [row.to_json() for row in self.comparison.rows]}
-        return {"project": self.project, "threshold": self.threshold, "interval": "wilson95",
+        return {"project": self.project, "threshold": self.threshold, "interval": INTERVAL_METHOD,
                 "reference": "adjudicated, else every expert agreeing", "judges": self.judges,
                 "certificates": [c.to_json() for c in self.certificates], "comparison": comparison}
 
 
 def certification_report(verdicts: ProjectVerdicts, threshold: float,
                          judges: Sequence[str] | None = None) -> CertificationReport:
-    """Each judge certified or not for the project, each target and each dimension; with two
+    """Each judge certified or not for the project, each target, dimension and scope (a subtask's
+    checkpoint rubric, or final); with two
     judges or more, also side by side on the decisions all of them judged."""
     checked = checked_decisions(verdicts, judges)
     found = sorted({entry.judge for entry in checked} | set(judges or ()))
@@ -71,7 +79,7 @@ def certification_report(verdicts: ProjectVerdicts, threshold: float,
         rows = [_certify_pooled(judge, verdicts.project_id, [e for e in shared if e.judge == judge], threshold)
                 for judge in found]
         comparison = Comparison(found, len({e.decision for e in shared}), rows)
-    certified = certificates(checked, verdicts.project_id, threshold)
+    certified = certificates(checked, verdicts.project_id, threshold, ("target", "dimension", "scope"))
     present = {c.judge for c in certified}
     certified += [_certify_pooled(judge, verdicts.project_id, [], threshold) for judge in found if judge not in present]
     return CertificationReport(verdicts.project_id, threshold, found, certified, comparison)

@@ -118,6 +118,11 @@ def test_too_few_decisions_per_target_is_never_certified(capsys, project: Path) 
     assert checkpoint["status"] == "not enough expert verdicts" and checkpoint["certified"] is False
     assert "10 the experts passed (at least 16 needed) and 10 the experts failed (at least 16 needed)" \
         in checkpoint["reason"]
+    # scope T01 for judge:lenient: 8 of the 10 people-pass credited, 4 of the 10 people-fail caught
+    t01 = next(c for c in report["certificates"] if (c["judge"], c["kind"], c["scope"]) == (LENIENT, "scope", "T01"))
+    assert (t01["true_pass"], t01["people_pass"], t01["true_fail"], t01["people_fail"]) == (8, 10, 4, 10)
+    assert t01["specificity_wilson95"] == pytest.approx(list(proportion_confint(4, 10, method="wilson")), abs=1e-6)
+    assert report["interval"] == "Wilson score interval, 95%"
 
 
 def test_judges_side_by_side_on_the_same_decisions(capsys, project: Path) -> None:
