@@ -271,3 +271,20 @@ def test_export_still_takes_one_judge(capsys, project: Path, tmp_path: Path) -> 
     assert code == 0, err
     assert "new-project,run-x,final,T02-C01,6,artifact,correctness,fail,,,run-x,judge:lenient" \
         in out.read_text(encoding="utf-8-sig")
+
+
+def test_signed_weights_and_a_fatal_gate(capsys, project: Path) -> None:
+    # T02: T02-C01 (6), T02-C02 (4, requires T02-C01), the gate T02-G01 (0), T02-N01 (-2); W+ = 10.
+    put(project, "run-w", LENIENT, {("T02", "T02-C01"): "pass", ("T02", "T02-C02"): "pass",
+                                    ("T02", "T02-G01"): "fail", ("T02", "T02-N01"): "pass"})
+    put(project, "run-z", LENIENT, {("T02", "T02-C01"): "pass", ("T02", "T02-C02"): "pass",
+                                    ("T02", "T02-G01"): "pass", ("T02", "T02-N01"): "fail"})
+    scores = corrected(capsys, project, "--judge", LENIENT)
+    # run-w raw = (6 + 4 - 2) / 10 = 80; the judge decided all: credit 8 on signed weight 8:
+    # corrected = (8 + (0.7 - 1) · 8) / 0.6 / 10 · 100 = 5.6 / 0.6 · 10 = 93.3333
+    run_w = scores[("run-w", "T02")]
+    assert run_w["raw"] == 80.0 and run_w["corrected"] == pytest.approx(93.3333, abs=1e-4)
+    # run-z: the gate triggered: its 0 stands, uncorrected, and says so
+    run_z = scores[("run-z", "T02")]
+    assert run_z["raw"] == run_z["corrected"] == 0.0
+    assert "a fatal gate is triggered" in run_z["reason"]
