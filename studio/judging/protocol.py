@@ -3,8 +3,10 @@ at once (4), a few attempts per batch (2), then one criterion at a time for what
 
 The protocol knows nothing of prompts or HTTP: `ask` sends some criterion ids and returns the answers
 it got for some of them, or raises AttemptFailed. What is never answered comes back unresolved with
-the last reason, for the caller to store as missing; nothing is guessed. An EndpointError (the server
-cannot be used at all) stops every request not yet sent and is handed back with what was resolved.
+the last reason, for the caller to store as missing; nothing is guessed. A RequestRefused (the server
+refused that request for a reason another attempt cannot change) ends its group at once: no other
+attempt, no asking its criteria one at a time; its reason is kept in `refusals`. An EndpointError (the
+server cannot be used at all) stops every request not yet sent and is handed back with what was resolved.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from studio.judging.client import AttemptFailed, EndpointError
+from studio.judging.client import AttemptFailed, EndpointError, RequestRefused
 
 T = TypeVar("T")
 Ask = Callable[[Sequence[str]], Mapping[str, T]]
@@ -36,6 +38,7 @@ class Outcome(Generic[T]):
     requests: int = 0
     cancelled: bool = False
     stopped: EndpointError | None = None
+    refusals: list[str] = field(default_factory=list)  # each refused request's reason, the server's words
 
 
 @dataclass
@@ -45,6 +48,7 @@ class _Group(Generic[T]):
     reason: str = ""
     requests: int = 0
     fatal: EndpointError | None = None
+    refused: bool = False
 
 
 def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
@@ -75,6 +79,11 @@ def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
             except AttemptFailed as exc:
                 group.reason = str(exc)
                 continue
+            except RequestRefused as exc:
+                group.reason, group.refused = str(exc), True
+                if not exc.sent:
+                    group.requests -= 1
+                break
             except EndpointError as exc:
                 group.fatal = exc
                 stop.set()
@@ -114,6 +123,12 @@ def _phase(pool: ThreadPoolExecutor, work: Callable[[_Group[T]], _Group[T]], gro
             if group.fatal is not None and outcome.stopped is None:
                 outcome.stopped = group.fatal
             rest = [cid for cid in group.ids if cid not in group.resolved]
+            if group.refused:
+                outcome.refusals.append(group.reason)
+                outcome.unresolved.update((cid, group.reason) for cid in rest)
+                if on_progress is not None and group.ids:
+                    on_progress(len(group.ids), phase)
+                continue
             left.update((cid, group.reason if group.requests and group.fatal is None else "") for cid in rest)
             finished = len(group.ids) if phase == "single" and group.requests else len(group.resolved)
             if on_progress is not None and finished:

@@ -21,6 +21,7 @@ from studio.judging.client import (
     AttemptFailed,
     ChatClient,
     EndpointError,
+    RequestRefused,
     api_key,
     default_base_url,
     retry_delay,
@@ -106,8 +107,8 @@ def test_5xx_is_retried_with_exponential_backoff(server_factory: list[ChatServer
 
 
 def test_retries_end_in_a_failed_attempt(server_factory: list[ChatServer], sleeps: list[float]) -> None:
-    server = start(server_factory, ChatServer(lambda request: Reply(500, "always down")))
-    with client_for(server, sleeps, max_retries=2) as client, pytest.raises(AttemptFailed, match="HTTP 500 3 times"):
+    server = start(server_factory, ChatServer(lambda request: Reply(503, "always down")))
+    with client_for(server, sleeps, max_retries=2) as client, pytest.raises(AttemptFailed, match="HTTP 503 3 times"):
         client.complete(ASK)
     assert len(server.requests) == 3 and len(sleeps) == 2
 
@@ -261,7 +262,7 @@ def test_an_answer_nested_too_deep_is_a_failed_attempt_not_a_crash(
 
 def test_an_error_body_nested_too_deep_is_shown_as_text(server_factory: list[ChatServer], sleeps: list[float]) -> None:
     server = start(server_factory, scripted(Reply(400, "[" * 100_000)))
-    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match=r"HTTP 400: \[\[\["):
+    with client_for(server, sleeps) as client, pytest.raises(RequestRefused, match=r"HTTP 400\): \[\[\["):
         client.complete(ASK)
 
 
@@ -296,7 +297,7 @@ def test_the_key_echoed_by_the_server_is_cut_out_of_answers_and_errors(
     with client_for(server, sleeps, max_retries=0) as client:
         try:
             shown = client.complete(ASK)
-        except (AttemptFailed, EndpointError) as error:
-            shown = str(error)
+        except (AttemptFailed, EndpointError, RequestRefused) as error:
+            shown = str(error) + getattr(error, "server_message", "")
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"  # the key did travel
     assert KEY not in shown and "Bearer [API key]" in shown
