@@ -51,6 +51,12 @@ class _Group(Generic[T]):
     refused: bool = False
 
 
+def batches_of(ids: Sequence[str], batch: int) -> list[list[str]]:
+    """The batches the protocol asks first (a dry run counts the same ones)."""
+    pending = list(dict.fromkeys(ids))
+    return [pending[i:i + batch] for i in range(0, len(pending), batch)]
+
+
 def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
                  cancel: Callable[[], bool] | None = None,
                  on_progress: Callable[[int, str], None] | None = None) -> Outcome[T]:
@@ -93,8 +99,7 @@ def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
                 group.reason = "the answer gave no valid verdict for it"
         return group
 
-    pending = list(dict.fromkeys(ids))
-    batches = [pending[i:i + settings.batch] for i in range(0, len(pending), settings.batch)]
+    batches = batches_of(ids, settings.batch)
     with ThreadPoolExecutor(max_workers=settings.parallel, thread_name_prefix="judge") as pool:
         leftover = _phase(pool, work, batches, "batch", outcome, on_progress)
         singles = [[cid] for cid in leftover]

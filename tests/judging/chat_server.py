@@ -54,14 +54,21 @@ class Reply:
     drip_s: float = 0.0  # seconds between the body's bytes; 0 sends the body in one write
 
 
-def completion(content: str) -> dict[str, Any]:
-    """A chat-completions response carrying `content` as the assistant's message."""
-    return {
+def completion(content: str, model: str | None = None, usage: dict[str, Any] | None = None,
+               finish_reason: str = "stop", fingerprint: str | None = None) -> dict[str, Any]:
+    """A chat-completions response carrying `content` as the assistant's message. The model that
+    answered is `model`, else (as vLLM and llama.cpp do) the one the request named: the server fills it in."""
+    body: dict[str, Any] = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
-        "model": "test-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
     }
+    if usage is not None:
+        body["usage"] = usage
+    if fingerprint is not None:
+        body["system_fingerprint"] = fingerprint
+    return body
 
 
 def verdicts_json(ids: list[str], verdict: str | Callable[[str], str] = "pass") -> str:
@@ -154,6 +161,8 @@ class ChatServer:
             else:
                 reply = self.reply(request)
             self._stopping.wait(min(LONGEST_DELAY_S, self.latency_s + reply.delay_s))
+            if isinstance(reply.body, dict) and "model" in reply.body and reply.body["model"] is None:
+                reply.body = {**reply.body, "model": request.body.get("model")}
             body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
             data = body.encode("utf-8")
             try:
