@@ -36,14 +36,14 @@ from studio.judging.client import (
 )
 from studio.judging.costs import CostTotals, JudgingCost, RequestCost
 from studio.judging.errors import JudgingError
-from studio.judging.profiles import DEFAULT_TIMEOUT_S, JudgeProfile
 from studio.judging.prompt import PROMPT_VERSION, AnsweredVerdict, AskedCriterion, ScopeContext, messages, parse_answer
 from studio.judging.protocol import ProtocolSettings, batches_of, run_protocol
-from studio.judging.request_shape import RequestShape, estimated_tokens
+from studio.judging.request_shape import DEFAULT_TIMEOUT_S, RequestShape, estimated_tokens
 from studio.judging.scope import ScopedCriterion, scope_context, scope_criteria
 from studio.judging.submission import Submission
 
 if TYPE_CHECKING:
+    from studio.judging.profiles import JudgeProfile
     from studio.judging.verdicts import Verdict
     from studio.store.loader import LoadedProject
 

@@ -14,15 +14,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.judging.errors import JudgingError
+from studio.judging.request_shape import DEFAULT_TIMEOUT_S
 
 PROFILES_DIR = "judging/profiles"
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
-REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
 OutputTokensParameter = Literal["max_completion_tokens", "max_tokens"]
 StructuredOutput = Literal["json_schema", "json_object", "none"]
-# The paper's judge allowed 1,200 s a request; a reasoning model at high effort queued on a busy
-# server needs that much.
-DEFAULT_TIMEOUT_S = 1200.0
 _KEY_FIELDS = {"api_key", "key", "apikey", "token", "secret", "password", "authorization"}
 
 

@@ -37,6 +37,10 @@ VERDICTS_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 SCHEMA_NAME = "criterion_verdicts"
+REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+# The paper's judge allowed 1,200 s a request; a reasoning model at high effort queued on a busy
+# server needs that much.
+DEFAULT_TIMEOUT_S = 1200.0
 # A token is about four characters of English prose and fewer of numbers and code; the estimate
 # errs low (a prompt it lets through that does not fit is refused by the server in one request,
 # never retried), so it never keeps back a prompt that would have fitted.
