@@ -53,6 +53,9 @@ KEY_SHOWN_AS = "[API key]"
 # Error codes (OpenAI's `error.code` or `error.type`) that say a setting of every request is refused.
 _SETTING_REFUSED = {"unsupported_parameter", "unsupported_value", "invalid_request_parameter"}
 _QUOTA = {"insufficient_quota", "quota_exceeded", "billing_hard_limit_reached"}
+# ...and the words of servers that give no such code (Anthropic's compatibility layer names the parameter).
+_SETTING_WORDS = ("unsupported parameter", "unsupported value", "does not support the temperature",
+                  "not supported with this model", "unrecognized request argument")
 # How servers say the prompt does not fit: OpenAI's code, llama.cpp's type, vLLM's and others' words.
 _CONTEXT_CODES = {"context_length_exceeded", "exceed_context_size_error", "string_above_max_length"}
 _CONTEXT_WORDS = ("maximum context length", "context length", "context size", "context window", "too many tokens",
@@ -303,7 +306,8 @@ class ChatClient:
                 f"{self.endpoint} has no quota left for this key (HTTP {status}: {_detail(response, text)}): "
                 "add credit or raise the limit with the provider, then judge again"
             )
-        if status == 400 and code in _SETTING_REFUSED:
+        if status == 400 and (code in _SETTING_REFUSED
+                              or any(words in _detail(response, text).lower() for words in _SETTING_WORDS)):
             raise EndpointError(
                 f"{self.endpoint} refuses a setting of the judge's requests for model '{self.model}' "
                 f"(HTTP 400: {_detail(response, text)}): change it in the judge profile or its flags "

@@ -96,15 +96,15 @@ class JudgeSettings:
     @classmethod
     def from_profile(cls, profile: JudgeProfile, *, base_url: str, model: str, name: str | None = None,
                      **more: Any) -> JudgeSettings:
-        """Settings from a profile; `base_url` and `model` where the profile has none."""
-        return cls(
+        """Settings from a profile; `base_url` and `model` where the profile has none; `more` over both."""
+        values: dict[str, Any] = dict(
             base_url=profile.endpoint or base_url, model=profile.model or model, batch=profile.batch,
             parallel=profile.parallel, attempts=profile.attempts, timeout_s=profile.timeout_s,
             temperature=profile.temperature, reasoning_effort=profile.reasoning_effort,
             max_output_tokens=profile.max_output_tokens, output_tokens_parameter=profile.output_tokens_parameter,
             structured_output=profile.structured_output, context_window=profile.context_window, profile=name,
-            **more,
         )
+        return cls(**(values | more))
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ PRESETS: dict[str, JudgeProfile] = {
     # Ollama cuts a prompt longer than its num_ctx silently: the context window must be given (and set
     # on the server) for the judge to refuse what would not fit.
     "ollama": JudgeProfile(
-        endpoint="http://localhost:11434/v1", temperature=0, max_output_tokens=4096, structured_output="json_schema",
+        endpoint="http://localhost:11434/v1", temperature=0, max_output_tokens=1024, structured_output="json_schema",
         context_window=4096, parallel=1,
     ),
     "llama-cpp": JudgeProfile(
