@@ -5,7 +5,9 @@ The protocol knows nothing of prompts or HTTP: `ask` sends some criterion ids an
 it got for some of them, or raises AttemptFailed. What is never answered comes back unresolved with
 the last reason, for the caller to store as missing; nothing is guessed. A RequestRefused (the server
 refused that request for a reason another attempt cannot change) ends its group at once: no other
-attempt, no asking its criteria one at a time; its reason is kept in `refusals`. An EndpointError (the
+attempt, no asking its criteria one at a time; its reason is kept in `refusals`. An AnswerCutOff (the
+answer hit the output token limit) ends the group's attempts too, but its criteria are still asked
+alone, where the answer is shorter. An EndpointError (the
 server cannot be used at all) stops every request not yet sent and is handed back with what was resolved.
 """
 
@@ -17,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from studio.judging.client import AttemptFailed, EndpointError, RequestRefused
+from studio.judging.client import AnswerCutOff, AttemptFailed, EndpointError, RequestRefused
 
 T = TypeVar("T")
 Ask = Callable[[Sequence[str]], Mapping[str, T]]
@@ -82,6 +84,9 @@ def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
             group.requests += 1
             try:
                 answers = ask(wanted)
+            except AnswerCutOff as exc:  # the same request would be cut at the same limit; alone, shorter
+                group.reason = str(exc)
+                break
             except AttemptFailed as exc:
                 group.reason = str(exc)
                 continue
