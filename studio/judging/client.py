@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ LONGEST_WAIT_S = 120.0
 MAX_ANSWER_BYTES = 4 << 20
 # An answer is nested 5 deep ({"choices": [{"message": ...}]}, {"verdicts": [{"evidence": [...]}]}).
 MAX_JSON_DEPTH = 32
+# What a served model's name or fingerprint may be (it names the rater and its verdict file).
+_NAME = re.compile(r"[A-Za-z0-9._:/@+-]{1,200}")
 # What the key is replaced with wherever the server echoed it.
 KEY_SHOWN_AS = "[API key]"
 
@@ -164,8 +167,8 @@ class ChatClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
-        # Without a shape, the request of earlier versions: temperature 0, JSON mode.
-        self.shape = shape if shape is not None else RequestShape(temperature=0)
+        # Without a shape: no temperature (reasoning models refuse any but the default), JSON mode.
+        self.shape = shape if shape is not None else RequestShape()
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self._sleep = sleep
@@ -340,8 +343,7 @@ class ChatClient:
         usage, reported = _usage(data.get("usage"))
         completion = Completion(
             content if isinstance(content, str) else "", finish if isinstance(finish, str) else None,
-            served if isinstance(served, str) else None, fingerprint if isinstance(fingerprint, str) else None,
-            usage, reported,
+            _name(served), _name(fingerprint), usage, reported,
         )
         if finish == "length":
             limit = self.shape.max_output_tokens
@@ -354,6 +356,14 @@ class ChatClient:
         if not isinstance(content, str):
             raise AttemptFailed(f"{self.endpoint} answered a chat completion without text content")
         return completion
+
+
+def _name(value: Any) -> str | None:
+    """A model name or fingerprint the server sent, when it can name a rater and a file: one short
+    run of letters, digits and . _ : / @ + - (the server is not trusted with what reaches a file)."""
+    if isinstance(value, str) and _NAME.fullmatch(value) and any(char.isalnum() for char in value):
+        return value
+    return None
 
 
 def _count(value: Any) -> int:
