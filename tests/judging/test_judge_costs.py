@@ -129,3 +129,27 @@ def test_a_dry_run_names_the_criteria_whose_request_cannot_fit(
     err = capsys.readouterr().err
     assert server.requests == []
     assert "too large for the context window of 300 tokens: T01/T01-C001" in err
+
+
+def test_progress_carries_the_tokens_spent_so_far(project: Path, tmp_path: Path, server: ChatServer) -> None:
+    from studio.judging.judge import JudgeProgress, JudgeSettings, judge_submission
+    from studio.judging.submission import submission_of_folder
+    from tests.judging.projects import load
+
+    seen: list[JudgeProgress] = []
+    settings = JudgeSettings(base_url=server.url, model=REQUESTED, parallel=1, timeout_s=10.0)
+    submission = submission_of_folder(submission_folder(tmp_path / "sub-A"), SCOPE)
+    judge_submission(load(project), submission, settings, VerdictStore(project), seen.append)
+    assert [p.tokens for p in seen] == [1080 + 400, 2 * (1080 + 400), 2 * (1080 + 400) + 1040 + 200]
+
+
+def test_a_dry_run_of_a_run_sends_nothing(project: Path, tmp_path: Path, server: ChatServer) -> None:
+    from studio.judging.judge import JudgeSettings
+    from studio.judging.run_judging import judge_run
+    from tests.judging.projects import RUN_ID, make_run
+
+    make_run(project, tmp_path, done=("T01",), final=False)
+    settings = JudgeSettings(base_url=server.url, model=REQUESTED, timeout_s=10.0)
+    result = judge_run(project, RUN_ID, "all", settings, dry_run=True)
+    assert server.requests == [] and result.summary.planned_requests == 3
+    assert result.summary.estimated_prompt_tokens > 0 and not (project / "verdicts").exists()
