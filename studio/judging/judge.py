@@ -82,6 +82,17 @@ class JudgeSettings:
             raise JudgingError("the request timeout must be more than 0 seconds")
         if not self.model.strip():
             raise JudgingError("no judge model: give --model or set OPENAI_MODEL")
+        if self.structured_output not in ("json_schema", "json_object", "none"):
+            raise JudgingError(f"structured output '{self.structured_output}': give json_schema, json_object or none")
+        if self.output_tokens_parameter not in ("max_completion_tokens", "max_tokens"):
+            raise JudgingError(f"output tokens parameter '{self.output_tokens_parameter}': give "
+                               "max_completion_tokens or max_tokens")
+        small = [name for name in ("max_output_tokens", "context_window")
+                 if getattr(self, name) is not None and getattr(self, name) < 1]
+        if small:
+            raise JudgingError(f"{', '.join(small)} must be at least 1")
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise JudgingError("the temperature must be between 0 and 2")
 
     @property
     def rater(self) -> str:

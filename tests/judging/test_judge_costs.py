@@ -153,3 +153,27 @@ def test_a_dry_run_of_a_run_sends_nothing(project: Path, tmp_path: Path, server:
     result = judge_run(project, RUN_ID, "all", settings, dry_run=True)
     assert server.requests == [] and result.summary.planned_requests == 3
     assert result.summary.estimated_prompt_tokens > 0 and not (project / "verdicts").exists()
+
+
+def test_a_broken_cost_file_is_named_with_the_fix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = costs_dir(project, "sub-A") / "20261201T000000000000Z-t01-judge-m-0000.yaml"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("format: 1\nsubmission: [\n", encoding="utf-8")
+    assert main(["judge", str(project), "--costs"]) == 2
+    err = capsys.readouterr().err
+    assert f"{broken}: not a readable cost file" in err and "restore it from git or delete it" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("option", "words"), [
+    ({"structured_output": "xml"}, "give json_schema, json_object or none"),
+    ({"output_tokens_parameter": "max_output"}, "give max_completion_tokens or max_tokens"),
+    ({"max_output_tokens": 0}, "max_output_tokens must be at least 1"),
+    ({"temperature": 2.5}, "between 0 and 2"),
+])
+def test_settings_the_api_cannot_take_are_refused_before_judging(option: dict, words: str) -> None:
+    from studio.judging.errors import JudgingError
+    from studio.judging.judge import JudgeSettings
+
+    with pytest.raises(JudgingError, match=words):
+        JudgeSettings(base_url="http://127.0.0.1:9/v1", model="m", **option)
