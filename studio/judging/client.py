@@ -302,6 +302,8 @@ class ChatClient:
     def _refuse(self, response: httpx.Response, text: str) -> None:
         """EndpointError for an answer that says no request to this endpoint can succeed."""
         status = response.status_code
+        if status < 400:
+            return
         code = _error_code(text)
         # a rate limit (429 too) passes; an exhausted quota or billing limit does not
         if code in _QUOTA or "exceeded your current quota" in _detail(response, text).lower():
