@@ -171,10 +171,12 @@ class VerdictStoreLike(Protocol):
 
 
 def reuse_key(
-    evidence_key: str, criterion: AskedCriterion, model: str, prompt_version: str, context: ScopeContext
+    evidence_key: str, criterion: AskedCriterion, model: str, prompt_version: str, context: ScopeContext,
+    reasoning_effort: str | None = None,
 ) -> str:
-    """The hash a stored judge verdict must match to be reused."""
-    parts = [
+    """The hash a stored judge verdict must match to be reused. A reasoning effort, when one is set,
+    is part of it (a verdict thought out at low effort is not reused for a judging at high effort)."""
+    parts: list[Any] = [
         evidence_key,
         criterion.text,
         criterion.weight,
@@ -186,6 +188,8 @@ def reuse_key(
         context.text,
         [[reference.id, reference.title, reference.text] for reference in context.references],
     ]
+    if reasoning_effort is not None:  # appended only when set: keys of judgings without one stay as they were
+        parts.append(["reasoning_effort", reasoning_effort])
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -299,7 +303,8 @@ class _Judging:
                 continue
             note = _check_note(self.submission.folder, check) if role == "evidence" else None
             question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note)
-            key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context)
+            key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context,
+                            self.settings.reasoning_effort)
             earlier = stored.get(scoped.id)
             if earlier is not None and earlier.key == key and earlier.verdict in ("pass", "fail"):
                 self.summary.reused += 1

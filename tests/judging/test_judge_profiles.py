@@ -164,3 +164,15 @@ def test_the_rules_server_refuses_a_reasoning_effort_a_non_reasoning_model_lacks
     request = Request("/v1/chat/completions", {}, {"model": "m", "messages": [{"role": "user", "content": "x"}],
                                                    "reasoning_effort": "high"}, 1)
     assert rules.reply(request).status == 400
+
+
+def test_a_verdict_is_judged_again_at_another_reasoning_effort(
+        project: Path, submission: Submission, servers: Callable[..., ChatServer]) -> None:
+    server = servers(API_OF_PRESET["openai-reasoning"].reply)
+    store = VerdictStore(project)
+    high = preset_settings("openai-reasoning", server)
+    assert judge_submission(load(project), submission, high, store).judged == 20
+    assert judge_submission(load(project), submission, high, store).reused == 20
+    low = preset_settings("openai-reasoning", server, reasoning_effort="low")
+    assert judge_submission(load(project), submission, low, store).judged == 20
+    assert len(server.requests) == 6 and server.requests[-1].body["reasoning_effort"] == "low"
