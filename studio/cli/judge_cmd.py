@@ -299,7 +299,9 @@ def _counts(summary: object) -> str:
 
 
 def _show_progress(progress: JudgeProgress) -> None:
-    print(f"  [{progress.done}/{progress.total}] {progress.submission} {progress.scope} ({progress.phase})", flush=True)
+    spent = f", {progress.tokens:,} tokens so far" if progress.tokens else ""
+    print(f"  [{progress.done}/{progress.total}] {progress.submission} {progress.scope} ({progress.phase}{spent})",
+          flush=True)
 
 
 def _submissions(args: argparse.Namespace, project: Project, project_dir: Path) -> list[Submission] | int:

@@ -69,6 +69,7 @@ def test_usage_is_recorded_per_request_and_summed_exactly(project: Path, tmp_pat
     assert ("cost: 3 requests (3 HTTP attempts), 3,200 prompt tokens (1,024 cached), 1,000 completion tokens "
             "(9 reasoning)") in out
     assert f"as judge:{SERVED}" in out
+    assert "[20/20] sub-A T01 (batch, 4,200 tokens so far)" in out
     assert judge(project, sub_b, server) == 0  # requests 4-6 of the server: all three cached
     capsys.readouterr()
 
