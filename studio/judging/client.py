@@ -217,10 +217,14 @@ class ChatClient:
             raised.attempts, raised.latency_s = counter[0], time.monotonic() - started
             raise raised from None
         return Completion(
-            self.scrubbed(completion.content), completion.finish_reason, completion.served_model,
-            completion.fingerprint, completion.usage, completion.usage_reported,
+            self.scrubbed(completion.content), completion.finish_reason, self._keyless(completion.served_model),
+            self._keyless(completion.fingerprint), completion.usage, completion.usage_reported,
             time.monotonic() - started, counter[0],
         )
+
+    def _keyless(self, name: str | None) -> str | None:
+        """A name the server sent, unless it carries the key (it would name a file, and reach git)."""
+        return None if name is None or self._key and self._key in name else name
 
     def scrubbed(self, text: str) -> str:
         """`text` with the API key cut out (a server may echo the Authorization header anywhere)."""

@@ -332,6 +332,15 @@ def test_a_served_model_name_that_cannot_name_a_file_is_not_taken(
         assert client.chat(ASK).served_model is None
 
 
+def test_a_served_model_or_fingerprint_carrying_the_key_is_dropped(server_factory: list[ChatServer],
+                                                                   sleeps: list[float]) -> None:
+    # the served model names the rater and its verdict file: the key must not reach a file name or git
+    server = start(server_factory, scripted(Reply(body=completion("{}", f"m-{KEY}", fingerprint=KEY))))
+    with client_for(server, sleeps) as client:
+        answer = client.chat(ASK)
+    assert answer.served_model is None and answer.fingerprint is None
+
+
 def test_an_answer_without_usage_says_so(server_factory: list[ChatServer], sleeps: list[float]) -> None:
     server = start(server_factory, scripted(Reply(body=completion("{}"))))
     with client_for(server, sleeps) as client:
