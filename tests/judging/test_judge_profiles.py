@@ -176,3 +176,23 @@ def test_a_verdict_is_judged_again_at_another_reasoning_effort(
     low = preset_settings("openai-reasoning", server, reasoning_effort="low")
     assert judge_submission(load(project), submission, low, store).judged == 20
     assert len(server.requests) == 6 and server.requests[-1].body["reasoning_effort"] == "low"
+
+
+def test_judge_with_a_project_profile_sends_what_it_pins(
+        project: Path, tmp_path: Path,
+        servers: Callable[..., ChatServer], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from studio.cli.main import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-profile-test")
+    monkeypatch.setenv("OPENAI_MODEL", "ignored-by-the-profile")
+    server = servers(API_OF_PRESET["openai-reasoning"].reply)
+    write(project, "judging/profiles/paper.yaml", f"preset: openai-reasoning\nendpoint: {server.url}\nmodel: o3\n")
+    folder = submission_folder(tmp_path / "sub-P")
+    code = main(["judge", str(project), "--submission", str(folder), "--scope", SCOPE, "--profile", "paper"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"judging with o3 at {server.url} (profile paper): no temperature, reasoning effort high" in out
+    bodies = [request.body for request in server.requests]
+    assert len(bodies) == 3 and all(b["model"] == "o3" and "temperature" not in b and
+                                    b["max_completion_tokens"] == 32000 for b in bodies)
