@@ -289,6 +289,7 @@ class _Judging:
         """(verdicts of the checks that changed, the criteria to ask the judge with their reuse keys)."""
         scope = self.submission.scope
         self.rater = rater
+        self.all_checked: list[Verdict] = []
         stored = {v.criterion: v for v in self.store.read(self.submission.id, rater) if v.scope == scope}
         content_key = self.evidence.content_key()
         new: list[Verdict] = []
@@ -298,6 +299,7 @@ class _Judging:
             role = _check_role(check) if check is not None else None
             if role == "criterion":
                 checked = self._checked(scoped, check)
+                self.all_checked.append(checked)
                 if not _same_outcome(stored.get(scoped.id), checked):  # unchanged: no new time in the file
                     new.append(checked)
                 continue
@@ -410,8 +412,8 @@ class _Judging:
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
         outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report)
         rater = self._served_rater(earlier)
-        if rater != earlier:  # a new model answered: the checks' verdicts go under its name too
-            new = [verdict.model_copy(update={"rater": rater}) for verdict in new]
+        if rater != earlier:  # a new model answered: every check's verdict goes under its name too
+            new = [verdict.model_copy(update={"rater": rater}) for verdict in self.all_checked]
         now = datetime.now(UTC)
         refused = set(outcome.refusals)
         for cid, answer in outcome.resolved.items():

@@ -178,3 +178,27 @@ def test_settings_the_api_cannot_take_are_refused_before_judging(option: dict, w
 
     with pytest.raises(JudgingError, match=words):
         JudgeSettings(base_url="http://127.0.0.1:9/v1", model="m", **option)
+
+
+def test_a_new_snapshot_answering_takes_the_checks_verdicts_under_its_name(tmp_path: Path) -> None:
+    from studio.judging.judge import JudgeSettings, judge_submission
+    from studio.judging.submission import submission_of_folder
+    from tests.helpers import copy_blank, write
+    from tests.judging.projects import load
+    from tests.judging.test_judge_checks import RUBRIC
+
+    project = copy_blank(tmp_path / "project")
+    write(project, "subtasks/T01/rubric.yaml", RUBRIC)
+    submission = submission_of_folder(submission_folder(tmp_path / "sub"), "T01")
+    snapshot = ["snap-1"]
+    with ChatServer(lambda r: Reply(body=completion(verdicts_json(r.ids), snapshot[0]))) as server:
+        settings = JudgeSettings(base_url=server.url, model="m", timeout_s=10.0)
+        store = VerdictStore(project)
+        assert judge_submission(load(project), submission, settings, store).raters == ["judge:snap-1"]
+        snapshot[0] = "snap-2"  # the provider moves the name to a new snapshot; the evidence changes
+        write(submission.folder, "outputs/report.md", "# Report\n\nA new refinancing plan.\n")
+        again = judge_submission(load(project), submission, settings, store)
+    assert again.raters == ["judge:snap-2"]
+    assert sorted(v.criterion for v in store.read(submission.id, "judge:snap-2")) == [
+        "T01-C01", "T01-C02", "T01-C03", "T01-C04"]
+    assert len(store.read(submission.id, "judge:snap-1")) == 4  # what the first snapshot said stays its own
