@@ -252,7 +252,7 @@ def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: Jud
     for submission in submissions:
         summary = judge_submission(loaded, submission, settings, store, dry_run=True)
         print(
-            f"{submission.id} {submission.scope}: {summary.planned_requests} requests, about "
+            f"{submission.id} {submission.scope}: {_requests(summary.planned_requests)}, about "
             f"{summary.estimated_prompt_tokens:,} prompt tokens; reused {summary.reused}, by checks "
             f"{summary.from_checks}",
             flush=True,
@@ -261,7 +261,7 @@ def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: Jud
     most = (f", at most {total.planned_requests * settings.max_output_tokens:,} output tokens"
             if settings.max_output_tokens else "")
     print(
-        f"would send {total.planned_requests} requests (more if some must be asked again: up to "
+        f"would send {_requests(total.planned_requests)} (more if some must be asked again: up to "
         f"{settings.attempts} attempts each), about {total.estimated_prompt_tokens:,} prompt tokens{most}"
     )
     if total.too_large:
@@ -271,6 +271,10 @@ def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: Jud
         )
         return ExitCode.PROBLEMS
     return ExitCode.OK
+
+
+def _requests(count: int) -> str:
+    return f"{count} request" + ("" if count == 1 else "s")
 
 
 def _show_costs(project_dir: Path) -> int:
