@@ -1,6 +1,8 @@
-"""`dbstudio judge PROJECT (--run RUN [--scope SUBTASK|final|all] | --submission DIR --scope SUBTASK|final)`:
-the LLM judge's verdicts on a run's checkpoints and final package, or on any folder of files, stored in
-the project's verdict store. The endpoint's API key comes from OPENAI_API_KEY or the OS keyring."""
+"""`dbstudio judge PROJECT (--run RUN [--scope SUBTASK|final|all] | --submission DIR --scope SUBTASK|final
+| --costs)`: the LLM judge's verdicts on a run's checkpoints and final package, or on any folder of files,
+stored in the project's verdict store with what each request cost; `--costs` sums those costs, `--dry-run`
+estimates a judging without sending anything. The settings come from a judge profile (`--profile`, a
+file of the project or a preset) and the flags; the API key from OPENAI_API_KEY or the OS keyring."""
 
 from __future__ import annotations
 
@@ -15,11 +17,15 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from studio.cli.exit_codes import ExitCode
+from studio.judging.errors import JudgingError
+from studio.judging.request_shape import DEFAULT_TIMEOUT_S, REASONING_EFFORTS
 
 if TYPE_CHECKING:
-    from studio.judging.judge import JudgeProgress
+    from studio.judging.judge import JudgeProgress, JudgeSettings
     from studio.judging.submission import Submission
+    from studio.judging.verdict_store import VerdictStore
     from studio.model import Project
+    from studio.store.loader import LoadedProject
 
 ALL_SCOPES = "all"
 
@@ -28,13 +34,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "The endpoint is any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama, llama.cpp "
         "server): --endpoint or OPENAI_BASE_URL, the model --model or OPENAI_MODEL; the key from "
-        "OPENAI_API_KEY or `keyring set dbstudio OPENAI_API_KEY`, never stored. Verdicts whose evidence, "
-        "criterion, model and prompt are unchanged are reused (docs/judging.md)."
+        "OPENAI_API_KEY or `keyring set dbstudio OPENAI_API_KEY`, never stored. A profile (--profile NAME: "
+        "judging/profiles/NAME.yaml in the project, or a preset: openai-reasoning, openai, anthropic, gemini, "
+        "vllm, ollama, llama-cpp) pins the model and what the requests send; a flag beats the profile. "
+        "Verdicts whose evidence, criterion, model and prompt are unchanged are reused (docs/judging.md)."
     )
     parser.add_argument("project", help="the project folder (its verdicts/ folder receives the verdicts)")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--run", dest="run_id", metavar="RUN", help="a run id (or its folder) of the project")
     what.add_argument("--submission", metavar="DIR", help="a folder of submitted files, judged with --scope")
+    what.add_argument("--costs", action="store_true",
+                      help="show what judging has cost so far: tokens and requests per submission, judge and project")
     parser.add_argument(
         "--scope",
         metavar="SUBTASK|final|all",
@@ -53,22 +63,49 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="base URL of the chat-completions API, e.g. "
         "http://localhost:11434/v1 (default: OPENAI_BASE_URL, else https://api.openai.com/v1)",
     )
-    parser.add_argument("--model", metavar="M", help="the judge model (default: OPENAI_MODEL, else gpt-4o-mini)")
-    parser.add_argument("--batch", type=_positive, default=8, metavar="N", help="criteria per request (default 8)")
-    parser.add_argument("--parallel", type=_positive, default=4, metavar="N", help="requests at once (default 4)")
+    parser.add_argument(
+        "--model", metavar="M", help="the judge model (default: the profile's, else OPENAI_MODEL, else gpt-4o-mini)"
+    )
+    parser.add_argument(
+        "--profile", metavar="NAME",
+        help="the judge profile: judging/profiles/NAME.yaml in the project, or a preset (docs/judging.md)",
+    )
+    parser.add_argument("--batch", type=_positive, metavar="N", help="criteria per request (default 8)")
+    parser.add_argument("--parallel", type=_positive, metavar="N", help="requests at once (default 4)")
     parser.add_argument(
         "--attempts",
         type=_positive,
-        default=2,
         metavar="N",
         help="attempts per batch, and per criterion alone after them (default 2)",
     )
     parser.add_argument(
         "--timeout",
         type=float,
-        default=120.0,
         metavar="S",
-        help="seconds a whole request may take, the answer's last byte included (default 120)",
+        help="seconds a whole request may take, time queued on the server and the answer's last byte included "
+        "(default 1200)",
+    )
+    parser.add_argument(
+        "--temperature", type=float, metavar="T",
+        help="sampling temperature, 0 to 2 (default: not sent, the server's own; reasoning models refuse any other)",
+    )
+    parser.add_argument(
+        "--reasoning-effort", choices=REASONING_EFFORTS, metavar="LEVEL",
+        help=f"reasoning effort of a reasoning model: {', '.join(REASONING_EFFORTS)} (default: not sent)",
+    )
+    parser.add_argument(
+        "--max-output-tokens", type=_positive, metavar="N",
+        help="cap on the answer's tokens, reasoning included (sent as max_completion_tokens or max_tokens, as the "
+        "profile says; default: not sent)",
+    )
+    parser.add_argument(
+        "--context-window", type=_positive, metavar="N",
+        help="the model's context window in tokens: a request estimated not to fit is not sent (default: the "
+        "profile's, else unchecked)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true",
+        help="estimate the requests and tokens of this judging and send nothing",
     )
     parser.add_argument("--images", action="store_true", help="give the submission's images to a multimodal model")
     parser.set_defaults(run=run)
@@ -90,8 +127,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from studio.judging.client import default_base_url, default_model
-    from studio.judging.judge import JudgeSettings, JudgeSummary, judge_submission, open_client
+    from studio.judging.judge import JudgeSummary, judge_submission, open_client
     from studio.judging.verdict_store import VerdictStore
     from studio.store import layout
     from studio.store.loader import load_project
@@ -99,8 +135,12 @@ def run(args: argparse.Namespace) -> int:
     project_dir = Path(args.project).resolve()
     if (problem := layout.not_a_project(project_dir)) is not None:
         return _fail(problem)
-    if args.timeout <= 0:
+    if args.costs:
+        return _show_costs(project_dir)
+    if args.timeout is not None and args.timeout <= 0:
         return _fail("--timeout must be more than 0 seconds")
+    if args.temperature is not None and not 0 <= args.temperature <= 2:
+        return _fail("--temperature must be between 0 and 2")
     loaded = load_project(project_dir)
     if loaded.problems:
         first = loaded.problems[0]
@@ -112,35 +152,33 @@ def run(args: argparse.Namespace) -> int:
     submissions = _submissions(args, loaded.project, project_dir)
     if isinstance(submissions, int):
         return submissions
-    settings = JudgeSettings(
-        base_url=args.endpoint or default_base_url(),
-        model=args.model or default_model(),
-        batch=args.batch,
-        parallel=args.parallel,
-        attempts=args.attempts,
-        timeout_s=args.timeout,
-        images=args.images,
-    )
+    settings = settings_of(args, project_dir)
     store = VerdictStore(project_dir)
+    if args.dry_run:
+        return _dry_run(loaded, submissions, settings, store)
     total = JudgeSummary()
-    print(
-        f"judging with {settings.model} at {settings.base_url} (batches of {settings.batch}, "
-        f"{settings.parallel} at once, {settings.attempts} attempts)",
-        flush=True,
-    )
+    print(f"judging with {_described(settings)}", flush=True)
     with _cancel_on_interrupt() as cancelled, open_client(settings) as client:
         for submission in submissions:
-            summary = judge_submission(
-                loaded, submission, settings, store, _show_progress, cancelled.is_set, client=client
-            )
+            try:
+                summary = judge_submission(
+                    loaded, submission, settings, store, _show_progress, cancelled.is_set, client=client
+                )
+            except JudgingError:
+                print(f"{submission.id} {submission.scope}: stopped; the verdicts received are stored", flush=True)
+                raise
             print(f"{submission.id} {submission.scope}: {_counts(summary)}", flush=True)
             total.add(summary)
             if summary.cancelled:
                 break
+    raters = ", ".join(total.raters) or settings.rater
     print(
         f"judged {total.judged}, reused {total.reused}, missing {total.missing}, by checks {total.from_checks} "
-        f"({total.requests} requests); verdicts in {store.path(submissions[0].id, settings.rater).parent}"
+        f"({total.requests} requests) as {raters}; verdicts in {store.path(submissions[0].id, settings.rater).parent}"
     )
+    print(f"cost: {total.costs.line()}")
+    for reason in total.refusals:
+        print(f"refused by the server, not retried: {reason}", file=sys.stderr)
     if total.missing:
         print("missing (judge again to retry them): " + ", ".join(total.missing_ids))
     if total.cancelled:
@@ -172,6 +210,91 @@ def _cancel_on_interrupt() -> Iterator[threading.Event]:
             signal.signal(number, previous)
 
 
+def settings_of(args: argparse.Namespace, project_dir: Path) -> JudgeSettings:
+    """The judge's settings: the profile (a file of the project or a preset), then the flags over it; the
+    endpoint and model from the environment where neither names one."""
+    from studio.judging.client import default_base_url, default_model
+    from studio.judging.judge import JudgeSettings
+    from studio.judging.profiles import JudgeProfile, load_profile
+
+    profile = load_profile(project_dir, args.profile) if args.profile else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
+    profile = profile.with_changes(
+        model=args.model, endpoint=args.endpoint, batch=args.batch, parallel=args.parallel, attempts=args.attempts,
+        timeout_s=args.timeout, temperature=args.temperature, reasoning_effort=args.reasoning_effort,
+        max_output_tokens=args.max_output_tokens, context_window=args.context_window,
+    )
+    return JudgeSettings.from_profile(
+        profile, base_url=default_base_url(), model=default_model(), name=args.profile, images=args.images
+    )
+
+
+def _described(settings: JudgeSettings) -> str:
+    sent = [f"temperature {settings.temperature:g}" if settings.temperature is not None else "no temperature"]
+    if settings.reasoning_effort:
+        sent.append(f"reasoning effort {settings.reasoning_effort}")
+    if settings.max_output_tokens:
+        sent.append(f"{settings.output_tokens_parameter} {settings.max_output_tokens:,}")
+    sent.append(f"answers as {settings.structured_output.replace('none', 'plain text')}")
+    profile = f" (profile {settings.profile})" if settings.profile else ""
+    window = f", context window {settings.context_window:,}" if settings.context_window else ""
+    return (
+        f"{settings.model} at {settings.base_url}{profile}: {', '.join(sent)}{window}; batches of {settings.batch}, "
+        f"{settings.parallel} at once, {settings.attempts} attempts, {settings.timeout_s:g} s per request"
+    )
+
+
+def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: JudgeSettings,
+             store: VerdictStore) -> int:
+    from studio.judging.judge import JudgeSummary, judge_submission
+
+    print(f"dry run, nothing is sent: {_described(settings)}", flush=True)
+    total = JudgeSummary()
+    for submission in submissions:
+        summary = judge_submission(loaded, submission, settings, store, dry_run=True)
+        print(
+            f"{submission.id} {submission.scope}: {_requests(summary.planned_requests)}, about "
+            f"{summary.estimated_prompt_tokens:,} prompt tokens; reused {summary.reused}, by checks "
+            f"{summary.from_checks}",
+            flush=True,
+        )
+        total.add(summary)
+    most = (f", at most {total.planned_requests * settings.max_output_tokens:,} output tokens"
+            if settings.max_output_tokens else "")
+    print(
+        f"would send {_requests(total.planned_requests)} (more if some must be asked again: up to "
+        f"{settings.attempts} attempts each), about {total.estimated_prompt_tokens:,} prompt tokens{most}"
+    )
+    if total.too_large:
+        print(
+            f"not sendable, too large for the context window of {settings.context_window:,} tokens: "
+            + ", ".join(total.too_large), file=sys.stderr,
+        )
+        return ExitCode.PROBLEMS
+    return ExitCode.OK
+
+
+def _requests(count: int) -> str:
+    return f"{count} request" + ("" if count == 1 else "s")
+
+
+def _show_costs(project_dir: Path) -> int:
+    from studio.judging.costs import cost_report, read_costs
+
+    costs = read_costs(project_dir)
+    if not costs:
+        print(f"no judging recorded its costs yet in {project_dir}")
+        return ExitCode.OK
+    report = cost_report(costs)
+    for (submission, scope), totals in sorted(report.by_scope.items()):
+        print(f"{submission} {scope}: {totals.line()}")
+    for submission, totals in sorted(report.by_submission.items()):
+        print(f"{submission} (all scopes): {totals.line()}")
+    for rater, totals in sorted(report.by_rater.items()):
+        print(f"{rater}: {totals.line()}")
+    print(f"project ({len(costs)} judgings): {report.project.line()}")
+    return ExitCode.OK
+
+
 def _counts(summary: object) -> str:
     return ", ".join(
         f"{name.replace('from_checks', 'by checks')} {getattr(summary, name)}"
@@ -180,7 +303,9 @@ def _counts(summary: object) -> str:
 
 
 def _show_progress(progress: JudgeProgress) -> None:
-    print(f"  [{progress.done}/{progress.total}] {progress.submission} {progress.scope} ({progress.phase})", flush=True)
+    spent = f", {progress.tokens:,} tokens so far" if progress.tokens else ""
+    print(f"  [{progress.done}/{progress.total}] {progress.submission} {progress.scope} ({progress.phase}{spent})",
+          flush=True)
 
 
 def _submissions(args: argparse.Namespace, project: Project, project_dir: Path) -> list[Submission] | int:

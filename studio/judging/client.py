@@ -5,8 +5,16 @@ whatever the server sends back (an answer, an error, a garbage body) has the key
 anyone reads it, so no note, verdict, log or error message can carry it. The server is not trusted:
 `--timeout` bounds the whole request (studio/judging/deadline.py), an answer larger than
 MAX_ANSWER_BYTES or nested deeper than MAX_JSON_DEPTH is refused. HTTP 429 and 5xx answers are
-retried with exponential backoff, honouring Retry-After; a timeout, another 4xx or an answer that is
-no chat completion is an `AttemptFailed` the judge's protocol counts as one failed attempt.
+retried with exponential backoff, honouring Retry-After; a timeout or an answer that is no chat
+completion is an `AttemptFailed` the judge's protocol counts as one failed attempt.
+
+An error no other attempt can fix is never retried, and the server's own message is kept: a request
+the server refuses (context length exceeded, content it cannot take, any other 4xx) is a
+`RequestRefused`; a setting it refuses for every request (an unsupported parameter or value) or an
+exhausted quota is an `EndpointError`; a 500 whose error object says the same message twice in a row
+(llama.cpp refusing an image it cannot read) is taken as deterministic and refused too. An answer cut at the token limit (`finish_reason: length`) is an
+`AnswerCutOff`. Every answer comes back as a `Completion` with its usage, served model, fingerprint,
+latency and HTTP attempts, which failures carry as well (`attempts`, `latency_s`).
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -24,6 +34,7 @@ import httpx
 from studio.api_keys import KEYRING_SERVICE, secret
 from studio.judging.deadline import deadline_transport, within
 from studio.judging.errors import JudgingError
+from studio.judging.request_shape import RequestShape
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"
@@ -36,16 +47,77 @@ LONGEST_WAIT_S = 120.0
 MAX_ANSWER_BYTES = 4 << 20
 # An answer is nested 5 deep ({"choices": [{"message": ...}]}, {"verdicts": [{"evidence": [...]}]}).
 MAX_JSON_DEPTH = 32
+# What a served model's name or fingerprint may be (it names the rater and its verdict file).
+_NAME = re.compile(r"[A-Za-z0-9._:/@+-]{1,200}")
 # What the key is replaced with wherever the server echoed it.
 KEY_SHOWN_AS = "[API key]"
 
 
-class EndpointError(JudgingError):
-    """The endpoint cannot be used at all (refused connection, rejected key, unknown model or path)."""
+# Error codes (OpenAI's `error.code` or `error.type`) that say a setting of every request is refused.
+_SETTING_REFUSED = {"unsupported_parameter", "unsupported_value", "invalid_request_parameter"}
+_QUOTA = {"insufficient_quota", "quota_exceeded", "billing_hard_limit_reached"}
+# ...and the words of servers that give no such code (Anthropic's compatibility layer names the parameter).
+_SETTING_WORDS = ("unsupported parameter", "unsupported value", "does not support the temperature",
+                  "not supported with this model", "unrecognized request argument")
+# How servers say the prompt does not fit: OpenAI's code, llama.cpp's type, vLLM's and others' words.
+_CONTEXT_CODES = {"context_length_exceeded", "exceed_context_size_error", "string_above_max_length"}
+_CONTEXT_WORDS = ("maximum context length", "context length", "context size", "context window", "too many tokens",
+                  "prompt is too long")
 
 
-class AttemptFailed(JudgingError):
+class _Counted:
+    """What a failed request cost: HTTP attempts made and seconds spent, for the cost record."""
+
+    attempts: int = 0
+    latency_s: float = 0.0
+
+
+class EndpointError(_Counted, JudgingError):
+    """The endpoint cannot be used at all (refused connection, rejected key, unknown model or path, a
+    setting it refuses, no quota left)."""
+
+
+class AttemptFailed(_Counted, JudgingError):
     """One request gave no usable answer (timeout, retries used up, a malformed reply); worth another attempt."""
+
+
+class AnswerCutOff(AttemptFailed):
+    """The answer stopped at the output token limit (finish_reason "length") before its end."""
+
+    def __init__(self, message: str, completion: Completion):
+        super().__init__(message)
+        self.completion = completion
+
+
+class RequestRefused(_Counted, JudgingError):
+    """The server refused this request for a reason another attempt cannot change (or it was never
+    sent: `sent` False when the prompt cannot fit the context window). `server_message` is the
+    server's own words."""
+
+    def __init__(self, message: str, server_message: str = "", *, sent: bool = True):
+        super().__init__(message)
+        self.server_message = server_message
+        self.sent = sent
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # of the prompt's, read from the provider's prompt cache
+    reasoning_tokens: int = 0  # of the completion's, spent thinking (reasoning models)
+
+
+@dataclass(frozen=True)
+class Completion:
+    content: str
+    finish_reason: str | None = None
+    served_model: str | None = None  # the model that answered, as the server names it
+    fingerprint: str | None = None  # system_fingerprint: the backend configuration that answered
+    usage: Usage = field(default_factory=Usage)
+    usage_reported: bool = False
+    latency_s: float = 0.0
+    attempts: int = 1  # HTTP requests made for it (retries of 429 and 5xx included)
 
 
 def api_key() -> str | None:
@@ -91,9 +163,12 @@ class ChatClient:
         backoff_s: float = 1.0,
         connections: int = 4,
         sleep: Callable[[float], None] = time.sleep,
+        shape: RequestShape | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
+        # Without a shape: no temperature (reasoning models refuse any but the default), JSON mode.
+        self.shape = shape if shape is not None else RequestShape()
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self._sleep = sleep
@@ -119,30 +194,64 @@ class ChatClient:
         self.close()
 
     def complete(self, messages: Sequence[dict[str, Any]], *, json_answer: bool = True) -> str:
-        """The assistant's text for `messages`. EndpointError when the endpoint cannot serve at all,
-        AttemptFailed when this request gave no answer (after retrying 429 and 5xx)."""
-        body: dict[str, Any] = {"model": self.model, "messages": list(messages), "temperature": 0}
-        if json_answer:
-            body["response_format"] = {"type": "json_object"}
+        """The assistant's text for `messages` (see `chat`)."""
+        return self.chat(messages, json_answer=json_answer).content
+
+    def chat(self, messages: Sequence[dict[str, Any]], *, json_answer: bool = True) -> Completion:
+        """The answer to `messages`, with what it cost. EndpointError when the endpoint cannot serve at
+        all, RequestRefused when it refuses this request for good, AttemptFailed when this request gave
+        no answer (after retrying 429 and 5xx), AnswerCutOff when the answer hit the token limit."""
+        body = self.shape.body(self.model, messages, json_answer)
+        started = time.monotonic()
+        counter = [0]
         try:
-            return self.scrubbed(self._complete(body))
-        except (AttemptFailed, EndpointError) as exc:
-            raise type(exc)(self.scrubbed(str(exc))) from None
+            completion = self._complete(body, counter)
+        except (AttemptFailed, EndpointError, RequestRefused) as exc:
+            if isinstance(exc, AnswerCutOff):
+                raised: Any = exc
+                exc.args = (self.scrubbed(str(exc)),)
+            elif isinstance(exc, RequestRefused):
+                raised = RequestRefused(self.scrubbed(str(exc)), self.scrubbed(exc.server_message), sent=exc.sent)
+            else:
+                raised = type(exc)(self.scrubbed(str(exc)))
+            raised.attempts, raised.latency_s = counter[0], time.monotonic() - started
+            raise raised from None
+        return Completion(
+            self.scrubbed(completion.content), completion.finish_reason, self._keyless(completion.served_model),
+            self._keyless(completion.fingerprint), completion.usage, completion.usage_reported,
+            time.monotonic() - started, counter[0],
+        )
+
+    def _keyless(self, name: str | None) -> str | None:
+        """A name the server sent, unless it carries the key (it would name a file, and reach git)."""
+        return None if name is None or self._key and self._key in name else name
 
     def scrubbed(self, text: str) -> str:
         """`text` with the API key cut out (a server may echo the Authorization header anywhere)."""
         return text.replace(self._key, KEY_SHOWN_AS) if self._key else text
 
-    def _complete(self, body: dict[str, Any]) -> str:
+    def _complete(self, body: dict[str, Any], counter: list[int]) -> Completion:
         retry = 0
+        last_500 = None
         while True:
+            counter[0] += 1
             response, text = self._post(body)
             status = response.status_code
+            self._refuse(response, text)
             if status == 429 or status >= 500:
+                detail = _detail(response, text)
+                # the server's own error object, twice the same: what it decided, not an accident
+                stated = status == 500 and _error_message(text)
+                if stated and detail == last_500:
+                    raise RequestRefused(
+                        f"{self.endpoint} refused the request: HTTP 500 twice with the same message, so "
+                        f"another attempt would get it again: {detail}", detail
+                    )
+                last_500 = detail if stated else None
                 if retry >= self.max_retries:
                     raise AttemptFailed(
                         f"{self.endpoint} answered HTTP {status} {retry + 1} times in a row "
-                        f"(the last: {_detail(response, text)})"
+                        f"(the last: {detail})"
                     )
                 delay = retry_delay(response, retry, self.backoff_s, LONGEST_WAIT_S)
                 if delay > LONGEST_WAIT_S:
@@ -152,10 +261,18 @@ class ChatClient:
                 self._sleep(delay)
                 retry += 1
                 continue
-            self._refuse(response, text)
+            if status == 408:  # the server's own timeout: transient
+                raise AttemptFailed(f"{self.endpoint} answered HTTP 408: {_detail(response, text)}")
             if status >= 400:
-                raise AttemptFailed(f"{self.endpoint} answered HTTP {status}: {_detail(response, text)}")
-            return self._content(text)
+                detail = _detail(response, text)
+                if _is_context_overflow(response, text, detail):
+                    raise RequestRefused(
+                        f"the prompt does not fit the model's context window ({self.endpoint} answered HTTP "
+                        f"{status}: {detail}); judge with fewer criteria per request (--batch), a model with a "
+                        "larger context, or less evidence", detail
+                    )
+                raise RequestRefused(f"{self.endpoint} refused the request (HTTP {status}): {detail}", detail)
+            return self._completion(text)
 
     def _post(self, body: dict[str, Any]) -> tuple[httpx.Response, str]:
         """The response and its body as text, the whole request within the timeout."""
@@ -187,7 +304,24 @@ class ChatClient:
         return received.decode(response.encoding or "utf-8", errors="replace")
 
     def _refuse(self, response: httpx.Response, text: str) -> None:
+        """EndpointError for an answer that says no request to this endpoint can succeed."""
         status = response.status_code
+        if status < 400:
+            return
+        code = _error_code(text)
+        # a rate limit (429 too) passes; an exhausted quota or billing limit does not
+        if code in _QUOTA or "exceeded your current quota" in _detail(response, text).lower():
+            raise EndpointError(
+                f"{self.endpoint} has no quota left for this key (HTTP {status}: {_detail(response, text)}): "
+                "add credit or raise the limit with the provider, then judge again"
+            )
+        if status == 400 and (code in _SETTING_REFUSED
+                              or any(words in _detail(response, text).lower() for words in _SETTING_WORDS)):
+            raise EndpointError(
+                f"{self.endpoint} refuses a setting of the judge's requests for model '{self.model}' "
+                f"(HTTP 400: {_detail(response, text)}): change it in the judge profile or its flags "
+                "(docs/judging.md lists what each preset sends)"
+            )
         if status in (401, 403):
             raise EndpointError(
                 f"{self.endpoint} refused the API key (HTTP {status}: {_detail(response, text)}): set "
@@ -200,16 +334,90 @@ class ChatClient:
                 f"'{self.model}' (--model)"
             )
 
-    def _content(self, text: str) -> str:
+    def _completion(self, text: str) -> Completion:
         try:
-            content = load_json(text)["choices"][0]["message"]["content"]
+            data = load_json(text)
+            choice = data["choices"][0]
+            content = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise AttemptFailed(
                 f"{self.endpoint} answered something that is no chat completion: {text[:200]!r}"
             ) from None
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        served = data.get("model")
+        fingerprint = data.get("system_fingerprint")
+        usage, reported = _usage(data.get("usage"))
+        completion = Completion(
+            content if isinstance(content, str) else "", finish if isinstance(finish, str) else None,
+            _name(served), _name(fingerprint), usage, reported,
+        )
+        if finish == "length":
+            limit = self.shape.max_output_tokens
+            cap = f" of {limit:,} (--max-output-tokens)" if limit else " the server sets (give --max-output-tokens)"
+            raise AnswerCutOff(
+                f"the answer was cut off at the output token limit{cap} after {usage.completion_tokens:,} "
+                "tokens (finish_reason \"length\"); raise the limit or judge fewer criteria per request",
+                completion,
+            )
         if not isinstance(content, str):
             raise AttemptFailed(f"{self.endpoint} answered a chat completion without text content")
-        return content
+        return completion
+
+
+def _name(value: Any) -> str | None:
+    """A model name or fingerprint the server sent, when it can name a rater and a file: one short
+    run of letters, digits and . _ : / @ + - (the server is not trusted with what reaches a file)."""
+    if isinstance(value, str) and _NAME.fullmatch(value) and any(char.isalnum() for char in value):
+        return value
+    return None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _usage(raw: Any) -> tuple[Usage, bool]:
+    """The response's `usage` (OpenAI's fields; llama.cpp and vLLM send the same), and whether it was there."""
+    if not isinstance(raw, dict):
+        return Usage(), False
+    prompt_details = raw.get("prompt_tokens_details")
+    completion_details = raw.get("completion_tokens_details")
+    return Usage(
+        _count(raw.get("prompt_tokens")),
+        _count(raw.get("completion_tokens")),
+        _count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0,
+        _count(completion_details.get("reasoning_tokens")) if isinstance(completion_details, dict) else 0,
+    ), True
+
+
+def _error_code(text: str) -> str:
+    """The error's `code` (else its `type`) in OpenAI's shape {"error": {"message", "type", "param", "code"}}."""
+    try:
+        data = load_json(text)
+    except (ValueError, AttemptFailed):
+        return ""
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return ""
+    return str(error.get("code") or error.get("type") or "")
+
+
+def _error_message(text: str) -> str:
+    """error.message of an answer in OpenAI's error shape, "" when it has none."""
+    try:
+        data = load_json(text)
+    except (ValueError, AttemptFailed):
+        return ""
+    error = data.get("error") if isinstance(data, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else ""
+
+
+def _is_context_overflow(response: httpx.Response, text: str, detail: str) -> bool:
+    if _error_code(text) in _CONTEXT_CODES:
+        return True
+    lowered = detail.lower()
+    return response.status_code in (400, 413) and any(words in lowered for words in _CONTEXT_WORDS)
 
 
 def load_json(text: str) -> Any:

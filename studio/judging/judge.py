@@ -4,7 +4,12 @@ Criteria with a programmatic check `as: criterion` are decided by the check. The
 the protocol (studio/judging/protocol.py) unless a stored judge verdict has the same reuse key: a hash
 of the evidence content, the criterion's text and weight, the model, the prompt version, the
 instruction (or delivery contract) and the evaluator references. What the endpoint never answers is
-stored as "missing", never guessed.
+stored as "missing", never guessed, with the reason (the server's own message when it refused).
+
+The request is shaped by the settings (studio/judging/request_shape.py); a prompt that cannot fit the
+context window is never sent. Every request's cost and provenance is written beside the verdicts
+(studio/judging/costs.py), and the verdicts' rater is the model that answered ("judge:SERVED"), the
+requested model recorded beside it. `dry_run` builds the requests, estimates them and sends nothing.
 """
 
 from __future__ import annotations
@@ -13,20 +18,32 @@ import base64
 import hashlib
 import json
 import mimetypes
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from studio.judging.client import ChatClient, api_key
+from studio.judging.client import (
+    AnswerCutOff,
+    AttemptFailed,
+    ChatClient,
+    Completion,
+    EndpointError,
+    RequestRefused,
+    api_key,
+)
+from studio.judging.costs import CostTotals, JudgingCost, RequestCost
 from studio.judging.errors import JudgingError
 from studio.judging.prompt import PROMPT_VERSION, AnsweredVerdict, AskedCriterion, ScopeContext, messages, parse_answer
-from studio.judging.protocol import ProtocolSettings, run_protocol
+from studio.judging.protocol import ProtocolSettings, batches_of, run_protocol
+from studio.judging.request_shape import DEFAULT_TIMEOUT_S, RequestShape, estimated_tokens
 from studio.judging.scope import ScopedCriterion, scope_context, scope_criteria
 from studio.judging.submission import Submission
 
 if TYPE_CHECKING:
+    from studio.judging.profiles import JudgeProfile
     from studio.judging.verdicts import Verdict
     from studio.store.loader import LoadedProject
 
@@ -44,11 +61,18 @@ class JudgeSettings:
     batch: int = 8
     parallel: int = 4
     attempts: int = 2
-    timeout_s: float = 120
+    timeout_s: float = DEFAULT_TIMEOUT_S
     max_retries_http: int = 5
     prompt_version: str = PROMPT_VERSION
     backoff_s: float = 1.0  # the first wait before retrying a 429 or 5xx without Retry-After
     images: bool = False  # give the submission's images to a multimodal model
+    temperature: float | None = None  # None: not sent (the server's default)
+    reasoning_effort: str | None = None
+    max_output_tokens: int | None = None
+    output_tokens_parameter: str = "max_tokens"
+    structured_output: str = "json_object"
+    context_window: int | None = None  # tokens; a prompt that cannot fit is not sent
+    profile: str | None = None  # the profile's name, recorded with the costs
 
     def __post_init__(self) -> None:
         low = [name for name in ("batch", "parallel", "attempts") if getattr(self, name) < 1]
@@ -58,10 +82,40 @@ class JudgeSettings:
             raise JudgingError("the request timeout must be more than 0 seconds")
         if not self.model.strip():
             raise JudgingError("no judge model: give --model or set OPENAI_MODEL")
+        if self.structured_output not in ("json_schema", "json_object", "none"):
+            raise JudgingError(f"structured output '{self.structured_output}': give json_schema, json_object or none")
+        if self.output_tokens_parameter not in ("max_completion_tokens", "max_tokens"):
+            raise JudgingError(f"output tokens parameter '{self.output_tokens_parameter}': give "
+                               "max_completion_tokens or max_tokens")
+        small = [name for name in ("max_output_tokens", "context_window")
+                 if getattr(self, name) is not None and getattr(self, name) < 1]
+        if small:
+            raise JudgingError(f"{', '.join(small)} must be at least 1")
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise JudgingError("the temperature must be between 0 and 2")
 
     @property
     def rater(self) -> str:
+        """The rater named after the requested model (the served model's name replaces it once known)."""
         return JUDGE_RATER_PREFIX + self.model
+
+    @property
+    def shape(self) -> RequestShape:
+        return RequestShape(self.temperature, self.reasoning_effort, self.max_output_tokens,
+                            self.output_tokens_parameter, self.structured_output)
+
+    @classmethod
+    def from_profile(cls, profile: JudgeProfile, *, base_url: str, model: str, name: str | None = None,
+                     **more: Any) -> JudgeSettings:
+        """Settings from a profile; `base_url` and `model` where the profile has none; `more` over both."""
+        values: dict[str, Any] = dict(
+            base_url=profile.endpoint or base_url, model=profile.model or model, batch=profile.batch,
+            parallel=profile.parallel, attempts=profile.attempts, timeout_s=profile.timeout_s,
+            temperature=profile.temperature, reasoning_effort=profile.reasoning_effort,
+            max_output_tokens=profile.max_output_tokens, output_tokens_parameter=profile.output_tokens_parameter,
+            structured_output=profile.structured_output, context_window=profile.context_window, profile=name,
+        )
+        return cls(**(values | more))
 
 
 @dataclass(frozen=True)
@@ -71,6 +125,7 @@ class JudgeProgress:
     done: int  # criteria finished with (reused, checked, judged or given up)
     total: int
     phase: str  # "checks", "batch" or "single"
+    tokens: int = 0  # prompt and completion tokens spent so far on this submission
 
 
 @dataclass
@@ -82,6 +137,12 @@ class JudgeSummary:
     requests: int = 0
     cancelled: bool = False
     missing_ids: list[str] = field(default_factory=list)  # "SCOPE/ID"
+    costs: CostTotals = field(default_factory=CostTotals)
+    refusals: list[str] = field(default_factory=list)  # the server's reasons for requests refused for good
+    raters: list[str] = field(default_factory=list)  # who the verdicts are stored under
+    estimated_prompt_tokens: int = 0  # dry run: what the requests would send
+    planned_requests: int = 0  # dry run: requests the batches would need (attempts not counted)
+    too_large: list[str] = field(default_factory=list)  # dry run: "SCOPE/ID" whose request cannot fit
 
     def add(self, other: JudgeSummary) -> None:
         self.judged += other.judged
@@ -91,6 +152,12 @@ class JudgeSummary:
         self.requests += other.requests
         self.cancelled = self.cancelled or other.cancelled
         self.missing_ids += other.missing_ids
+        self.costs.add(other.costs)
+        self.refusals += [reason for reason in other.refusals if reason not in self.refusals]
+        self.raters += [rater for rater in other.raters if rater not in self.raters]
+        self.estimated_prompt_tokens += other.estimated_prompt_tokens
+        self.planned_requests += other.planned_requests
+        self.too_large += other.too_large
 
 
 class EvidenceLike(Protocol):
@@ -104,10 +171,12 @@ class VerdictStoreLike(Protocol):
 
 
 def reuse_key(
-    evidence_key: str, criterion: AskedCriterion, model: str, prompt_version: str, context: ScopeContext
+    evidence_key: str, criterion: AskedCriterion, model: str, prompt_version: str, context: ScopeContext,
+    reasoning_effort: str | None = None,
 ) -> str:
-    """The hash a stored judge verdict must match to be reused."""
-    parts = [
+    """The hash a stored judge verdict must match to be reused. A reasoning effort, when one is set,
+    is part of it (a verdict thought out at low effort is not reused for a judging at high effort)."""
+    parts: list[Any] = [
         evidence_key,
         criterion.text,
         criterion.weight,
@@ -119,6 +188,8 @@ def reuse_key(
         context.text,
         [[reference.id, reference.title, reference.text] for reference in context.references],
     ]
+    if reasoning_effort is not None:  # appended only when set: keys of judgings without one stay as they were
+        parts.append(["reasoning_effort", reasoning_effort])
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -131,6 +202,7 @@ def open_client(settings: JudgeSettings) -> ChatClient:
         max_retries=settings.max_retries_http,
         backoff_s=settings.backoff_s,
         connections=settings.parallel,
+        shape=settings.shape,
     )
 
 
@@ -144,9 +216,13 @@ def judge_submission(
     *,
     client: ChatClient | None = None,
     evidence: EvidenceLike | None = None,
+    dry_run: bool = False,
 ) -> JudgeSummary:
-    """Judge every criterion of the submission's scope and store the verdicts (rater "judge:MODEL").
-    What was judged before an EndpointError is stored before the error is raised."""
+    """Judge every criterion of the submission's scope and store the verdicts (rater "judge:MODEL",
+    MODEL the one that answered). What was judged before an EndpointError is stored, and the costs
+    written, before the error is raised. `dry_run`: build and estimate the requests, send nothing."""
+    if dry_run:
+        return _Judging(project, submission, settings, store, None, evidence, progress, cancel).plan()
     own_client = client is None
     chat = client if client is not None else open_client(settings)
     try:
@@ -163,7 +239,7 @@ class _Judging:
         submission: Submission,
         settings: JudgeSettings,
         store: VerdictStoreLike,
-        client: ChatClient,
+        client: ChatClient | None,
         evidence: EvidenceLike | None,
         progress: Callable[[JudgeProgress], None] | None,
         cancel: Callable[[], bool] | None,
@@ -184,18 +260,36 @@ class _Judging:
         self.images = _image_urls(evidence, submission.folder) if settings.images else []
         self.summary = JudgeSummary()
         self.done = 0
+        self.rater = settings.rater
+        self.project_dir: Path | None = getattr(store, "project_dir", None)
+        self.cost = JudgingCost(submission.id, submission.scope, settings.rater, settings.model,
+                                settings.base_url, settings.profile, datetime.now(UTC))
+        self._cost_lock = threading.Lock()
 
     def _report(self, count: int, phase: str) -> None:
         self.done += count
         if self.progress is not None:
+            with self._cost_lock:
+                spent = sum(r.prompt_tokens + r.completion_tokens for r in self.cost.requests)
             self.progress(
-                JudgeProgress(self.submission.id, self.submission.scope, self.done, len(self.criteria), phase)
+                JudgeProgress(self.submission.id, self.submission.scope, self.done, len(self.criteria), phase, spent)
             )
 
-    def go(self) -> JudgeSummary:
-        from studio.judging.verdicts import criterion_version
+    def _earlier_rater(self) -> str:
+        """Whom the last judging with this model stored its verdicts under (its served model)."""
+        if self.project_dir is not None:
+            from studio.judging.costs import last_rater
 
-        scope, rater = self.submission.scope, self.settings.rater
+            earlier = last_rater(self.project_dir, self.submission.id, self.settings.model)
+            if earlier is not None:
+                return earlier
+        return self.settings.rater
+
+    def _questions(self, rater: str) -> tuple[list[Verdict], dict[str, tuple[ScopedCriterion, AskedCriterion, str]]]:
+        """(verdicts of the checks that changed, the criteria to ask the judge with their reuse keys)."""
+        scope = self.submission.scope
+        self.rater = rater
+        self.all_checked: list[Verdict] = []
         stored = {v.criterion: v for v in self.store.read(self.submission.id, rater) if v.scope == scope}
         content_key = self.evidence.content_key()
         new: list[Verdict] = []
@@ -205,27 +299,123 @@ class _Judging:
             role = _check_role(check) if check is not None else None
             if role == "criterion":
                 checked = self._checked(scoped, check)
+                self.all_checked.append(checked)
                 if not _same_outcome(stored.get(scoped.id), checked):  # unchanged: no new time in the file
                     new.append(checked)
                 continue
             note = _check_note(self.submission.folder, check) if role == "evidence" else None
             question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note)
-            key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context)
+            key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context,
+                            self.settings.reasoning_effort)
             earlier = stored.get(scoped.id)
             if earlier is not None and earlier.key == key and earlier.verdict in ("pass", "fail"):
                 self.summary.reused += 1
                 continue
             asked[scoped.id] = (scoped, question, key)
+        return new, asked
+
+    def _fit(self, request: list[dict[str, Any]]) -> tuple[int, str | None]:
+        """(the request's estimated prompt tokens, why it cannot fit the context window or None)."""
+        estimate = estimated_tokens(request)
+        window = self.settings.context_window
+        answer = self.settings.max_output_tokens or 0
+        if window is not None and estimate + answer > window:
+            room = f" and {answer:,} kept for the answer" if answer else ""
+            return estimate, (
+                f"not sent: the prompt of about {estimate:,} tokens{room} does not fit the context window of "
+                f"{window:,} tokens; judge fewer criteria per request (--batch), give less evidence, or a "
+                "model with a larger window (--context-window)"
+            )
+        return estimate, None
+
+    def plan(self) -> JudgeSummary:
+        """The dry run: what judging would ask, estimated, without a request."""
+        _, asked = self._questions(self._earlier_rater())
+        for ids in batches_of(list(asked), self.settings.batch):
+            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
+            estimate, too_large = self._fit(request)
+            self.summary.planned_requests += 1
+            self.summary.estimated_prompt_tokens += estimate
+            if too_large is not None:
+                self.summary.too_large += [f"{self.submission.scope}/{cid}" for cid in ids]
+        return self.summary
+
+    def _record(self, ids: Sequence[str], outcome: str, estimate: int, completion: Completion | None = None,
+                error: Exception | None = None) -> None:
+        cost = RequestCost(list(ids), outcome, estimated_prompt_tokens=estimate)
+        if completion is not None:
+            usage = completion.usage
+            cost.served_model, cost.fingerprint = completion.served_model, completion.fingerprint
+            cost.prompt_tokens, cost.completion_tokens = usage.prompt_tokens, usage.completion_tokens
+            cost.cached_tokens, cost.reasoning_tokens = usage.cached_tokens, usage.reasoning_tokens
+            cost.usage_reported, cost.latency_s, cost.attempts = (
+                completion.usage_reported, round(completion.latency_s, 3), completion.attempts)
+        if error is not None:
+            cost.error = str(error)
+            if completion is None:
+                cost.attempts = int(getattr(error, "attempts", 0))
+                cost.latency_s = round(float(getattr(error, "latency_s", 0.0)), 3)
+        with self._cost_lock:
+            self.cost.requests.append(cost)
+
+    def _ask(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]],
+             ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
+        assert self.client is not None
+        request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
+        estimate, too_large = self._fit(request)
+        if too_large is not None:
+            refused = RequestRefused(too_large, sent=False)
+            self._record(ids, "not sent", estimate, error=refused)
+            raise refused
+        try:
+            completion = self.client.chat(request)
+        except AnswerCutOff as exc:
+            self._record(ids, "cut off", estimate, exc.completion, exc)
+            raise
+        except RequestRefused as exc:
+            self._record(ids, "refused", estimate, error=exc)
+            raise
+        except (AttemptFailed, EndpointError) as exc:
+            self._record(ids, "failed", estimate, error=exc)
+            raise
+        try:
+            answers = parse_answer(completion.content, ids)
+        except AttemptFailed as exc:
+            self._record(ids, "failed", estimate, completion, exc)
+            raise
+        self._record(ids, "answered", estimate, completion)
+        return answers
+
+    def _served_rater(self, earlier: str) -> str:
+        """The rater the verdicts go under: the model that answered most of this judging's requests,
+        else the one of the last judging with the same requested model."""
+        counts: dict[str, int] = {}
+        for request in self.cost.requests:
+            if request.served_model and request.outcome == "answered":
+                counts[request.served_model] = counts.get(request.served_model, 0) + 1
+        if not counts:
+            return earlier
+        return JUDGE_RATER_PREFIX + max(sorted(counts), key=lambda name: counts[name])
+
+    def go(self) -> JudgeSummary:
+        from studio.judging.verdicts import criterion_version
+
+        scope = self.submission.scope
+        earlier = self._earlier_rater()
+        new, asked = self._questions(earlier)
         if self.summary.reused or self.summary.from_checks:
             self._report(self.summary.reused + self.summary.from_checks, "checks")
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
-            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
-            return parse_answer(self.client.complete(request), ids)
+            return self._ask(asked, ids)
 
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
         outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report)
+        rater = self._served_rater(earlier)
+        if rater != earlier:  # a new model answered: every check's verdict goes under its name too
+            new = [verdict.model_copy(update={"rater": rater}) for verdict in self.all_checked]
         now = datetime.now(UTC)
+        refused = set(outcome.refusals)
         for cid, answer in outcome.resolved.items():
             scoped, _, key = asked[cid]
             new.append(
@@ -243,27 +433,24 @@ class _Judging:
             )
         for cid, reason in outcome.unresolved.items():
             scoped, _, key = asked[cid]
-            new.append(
-                _verdict(
-                    scoped,
-                    scope,
-                    "missing",
-                    rater,
-                    now,
-                    criterion_version(scoped.scored),
-                    f"unresolved after {self.settings.attempts} attempt(s) in a batch and "
-                    f"{self.settings.attempts} alone: {reason}",
-                    [],
-                    key,
-                )
-            )
+            note = (reason if reason in refused else f"unresolved after {self.settings.attempts} attempt(s) in a "
+                    f"batch and {self.settings.attempts} alone: {reason}")
+            new.append(_verdict(scoped, scope, "missing", rater, now, criterion_version(scoped.scored), note, [], key))
             self.summary.missing_ids.append(f"{scope}/{cid}")
         self.summary.judged += len(outcome.resolved)
         self.summary.missing += len(outcome.unresolved)
         self.summary.requests += outcome.requests
         self.summary.cancelled = outcome.cancelled
+        self.summary.refusals = list(outcome.refusals)
+        self.summary.raters = [rater]
+        self.cost.rater = rater
+        self.summary.costs = self.cost.totals()
         if new:
             self.store.put(self.submission.id, new)
+        if self.cost.requests and self.project_dir is not None:
+            from studio.judging.costs import write_cost
+
+            write_cost(self.project_dir, self.cost)
         if outcome.stopped is not None:
             raise outcome.stopped
         return self.summary
@@ -284,7 +471,7 @@ class _Judging:
                 scoped,
                 self.submission.scope,
                 "missing",
-                self.settings.rater,
+                self.rater,
                 now,
                 version,
                 f"programmatic check could not run: {exc}",
@@ -295,7 +482,7 @@ class _Judging:
             scoped,
             self.submission.scope,
             "pass" if result.passed else "fail",
-            self.settings.rater,
+            self.rater,
             now,
             version,
             f"programmatic check: {result.detail}",

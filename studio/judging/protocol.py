@@ -3,8 +3,12 @@ at once (4), a few attempts per batch (2), then one criterion at a time for what
 
 The protocol knows nothing of prompts or HTTP: `ask` sends some criterion ids and returns the answers
 it got for some of them, or raises AttemptFailed. What is never answered comes back unresolved with
-the last reason, for the caller to store as missing; nothing is guessed. An EndpointError (the server
-cannot be used at all) stops every request not yet sent and is handed back with what was resolved.
+the last reason, for the caller to store as missing; nothing is guessed. A RequestRefused (the server
+refused that request for a reason another attempt cannot change) ends its group at once: no other
+attempt, no asking its criteria one at a time; its reason is kept in `refusals`. An AnswerCutOff (the
+answer hit the output token limit) ends the group's attempts too, but its criteria are still asked
+alone, where the answer is shorter. An EndpointError (the
+server cannot be used at all) stops every request not yet sent and is handed back with what was resolved.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from studio.judging.client import AttemptFailed, EndpointError
+from studio.judging.client import AnswerCutOff, AttemptFailed, EndpointError, RequestRefused
 
 T = TypeVar("T")
 Ask = Callable[[Sequence[str]], Mapping[str, T]]
@@ -36,6 +40,7 @@ class Outcome(Generic[T]):
     requests: int = 0
     cancelled: bool = False
     stopped: EndpointError | None = None
+    refusals: list[str] = field(default_factory=list)  # each refused request's reason, the server's words
 
 
 @dataclass
@@ -45,6 +50,13 @@ class _Group(Generic[T]):
     reason: str = ""
     requests: int = 0
     fatal: EndpointError | None = None
+    refused: bool = False
+
+
+def batches_of(ids: Sequence[str], batch: int) -> list[list[str]]:
+    """The batches the protocol asks first (a dry run counts the same ones)."""
+    pending = list(dict.fromkeys(ids))
+    return [pending[i:i + batch] for i in range(0, len(pending), batch)]
 
 
 def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
@@ -72,9 +84,17 @@ def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
             group.requests += 1
             try:
                 answers = ask(wanted)
+            except AnswerCutOff as exc:  # the same request would be cut at the same limit; alone, shorter
+                group.reason = str(exc)
+                break
             except AttemptFailed as exc:
                 group.reason = str(exc)
                 continue
+            except RequestRefused as exc:
+                group.reason, group.refused = str(exc), True
+                if not exc.sent:
+                    group.requests -= 1
+                break
             except EndpointError as exc:
                 group.fatal = exc
                 stop.set()
@@ -84,8 +104,7 @@ def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
                 group.reason = "the answer gave no valid verdict for it"
         return group
 
-    pending = list(dict.fromkeys(ids))
-    batches = [pending[i:i + settings.batch] for i in range(0, len(pending), settings.batch)]
+    batches = batches_of(ids, settings.batch)
     with ThreadPoolExecutor(max_workers=settings.parallel, thread_name_prefix="judge") as pool:
         leftover = _phase(pool, work, batches, "batch", outcome, on_progress)
         singles = [[cid] for cid in leftover]
@@ -114,6 +133,12 @@ def _phase(pool: ThreadPoolExecutor, work: Callable[[_Group[T]], _Group[T]], gro
             if group.fatal is not None and outcome.stopped is None:
                 outcome.stopped = group.fatal
             rest = [cid for cid in group.ids if cid not in group.resolved]
+            if group.refused:
+                outcome.refusals.append(group.reason)
+                outcome.unresolved.update((cid, group.reason) for cid in rest)
+                if on_progress is not None and group.ids:
+                    on_progress(len(group.ids), phase)
+                continue
             left.update((cid, group.reason if group.requests and group.fatal is None else "") for cid in rest)
             finished = len(group.ids) if phase == "single" and group.requests else len(group.resolved)
             if on_progress is not None and finished:

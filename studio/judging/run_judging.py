@@ -69,14 +69,19 @@ def judgeable(project_dir: Path) -> tuple[list[str], list[str]]:
 
 def judge_run(project_dir: Path, run_id: str, scope: str, settings: JudgeSettings,
               progress: Callable[[JudgeProgress], None] | None = None,
-              cancel: Callable[[], bool] | None = None) -> RunJudging:
-    """Judge the run's submissions for `scope` (a subtask, final, or all), storing the verdicts as they
-    come; `cancel()` true stops after the requests under way (their verdicts are kept)."""
+              cancel: Callable[[], bool] | None = None, *, dry_run: bool = False) -> RunJudging:
+    """Judge the run's submissions for `scope` (a subtask, final, or all), storing the verdicts and the
+    costs as they come; `cancel()` true stops after the requests under way (their verdicts are kept).
+    `dry_run`: the requests estimated (summary.planned_requests, estimated_prompt_tokens), none sent."""
     loaded = loaded_for_judging(project_dir)
     run_dir = find_run(run_id, default_runs_dir(Path(project_dir)))
     submissions, skipped = run_submissions(loaded.project, run_dir, scope)
     result = RunJudging(skipped=skipped)
     store = VerdictStore(Path(project_dir))
+    if dry_run:
+        for submission in submissions:
+            result.summary.add(judge_submission(loaded, submission, settings, store, dry_run=True))
+        return result
     with open_client(settings) as client:
         for submission in submissions:
             if cancel is not None and cancel():

@@ -54,14 +54,21 @@ class Reply:
     drip_s: float = 0.0  # seconds between the body's bytes; 0 sends the body in one write
 
 
-def completion(content: str) -> dict[str, Any]:
-    """A chat-completions response carrying `content` as the assistant's message."""
-    return {
+def completion(content: str, model: str | None = None, usage: dict[str, Any] | None = None,
+               finish_reason: str = "stop", fingerprint: str | None = None) -> dict[str, Any]:
+    """A chat-completions response carrying `content` as the assistant's message. The model that
+    answered is `model`, else (as vLLM and llama.cpp do) the one the request named: the server fills it in."""
+    body: dict[str, Any] = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
-        "model": "test-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
     }
+    if usage is not None:
+        body["usage"] = usage
+    if fingerprint is not None:
+        body["system_fingerprint"] = fingerprint
+    return body
 
 
 def verdicts_json(ids: list[str], verdict: str | Callable[[str], str] = "pass") -> str:
@@ -154,6 +161,8 @@ class ChatServer:
             else:
                 reply = self.reply(request)
             self._stopping.wait(min(LONGEST_DELAY_S, self.latency_s + reply.delay_s))
+            if isinstance(reply.body, dict) and "model" in reply.body and reply.body["model"] is None:
+                reply.body = {**reply.body, "model": request.body.get("model")}
             body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
             data = body.encode("utf-8")
             try:
@@ -179,3 +188,106 @@ class ChatServer:
             handler.wfile.flush()
             if self._stopping.wait(pause_s):
                 return
+
+
+# -- servers that keep an API's documented request rules --------------------------------------------
+
+
+def api_error(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None,
+              code: str | None = None) -> Reply:
+    """An error in OpenAI's documented shape {"error": {"message", "type", "param", "code"}}."""
+    return Reply(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
+
+
+@dataclass
+class ApiRules:
+    """What one API accepts, as its documentation says; `reply` answers like it.
+
+    `served_model`: the name the server answers under (OpenAI names the dated snapshot). The server
+    counts a prompt's tokens as one per three characters of text (a real tokenizer is finer than the
+    judge's estimate of four), and an answer's as one per four characters."""
+
+    name: str
+    refuses_temperature: bool = False  # OpenAI reasoning models, the newest Claude models
+    refuses_max_tokens: bool = False  # OpenAI reasoning models: max_completion_tokens only
+    refuses_reasoning_effort: bool = False  # OpenAI's non-reasoning models
+    reasoning_efforts: tuple[str, ...] = ("minimal", "low", "medium", "high")
+    json_schema: bool = True  # accepts response_format json_schema
+    context_tokens: int = 128_000
+    overflow: str = "openai"  # how it says a prompt is too long: openai, vllm, llama.cpp, or truncate (Ollama)
+    served_model: str | None = None
+    fingerprint: str | None = "fp_test"
+    cached_tokens: int = 0  # reported as read from the prompt cache, on every request after the first
+    verdict: str = "pass"
+
+    def reply(self, request: Request) -> Reply:
+        body = request.body
+        if self.refuses_temperature and "temperature" in body and body["temperature"] != 1:
+            if self.name == "anthropic":
+                return Reply(400, {"type": "error", "error": {
+                    "type": "invalid_request_error",
+                    "message": "temperature: this model does not support the temperature parameter"}})
+            return api_error(400, f"Unsupported value: 'temperature' does not support {body['temperature']} with "
+                             "this model. Only the default (1) value is supported.", param="temperature",
+                             code="unsupported_value")
+        if self.refuses_max_tokens and "max_tokens" in body:
+            return api_error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                             "'max_completion_tokens' instead.", param="max_tokens", code="unsupported_parameter")
+        effort = body.get("reasoning_effort")
+        if effort is not None and self.refuses_reasoning_effort:
+            return api_error(400, "Unrecognized request argument supplied: reasoning_effort",
+                             param="reasoning_effort", code="unsupported_parameter")
+        if effort is not None and not self.refuses_reasoning_effort and effort not in self.reasoning_efforts:
+            return api_error(400, f"Invalid value: '{effort}'. Supported values are: "
+                             f"{', '.join(repr(e) for e in self.reasoning_efforts)}.", param="reasoning_effort",
+                             code="invalid_value")
+        form = (body.get("response_format") or {}).get("type")
+        if form == "json_schema" and not self.json_schema:
+            return api_error(400, "response_format json_schema is not supported", param="response_format")
+        prompt_tokens = sum(len(json.dumps(m.get("content", ""))) for m in body["messages"]) // 3
+        cap = body.get("max_completion_tokens", body.get("max_tokens"))
+        if prompt_tokens + (cap or 0) > self.context_tokens and self.overflow != "truncate":
+            return self._overflow(prompt_tokens, cap or 0)
+        content = verdicts_json(request.ids, self.verdict)
+        completion_tokens = len(content) // 4
+        finish = "stop"
+        if cap is not None and completion_tokens > cap:
+            content, completion_tokens, finish = content[: cap * 4], cap, "length"
+        cached = self.cached_tokens if request.number > 1 else 0
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached},
+            "completion_tokens_details": {"reasoning_tokens": 7 if effort else 0},
+        }
+        return Reply(body=completion(content, self.served_model, usage, finish, self.fingerprint))
+
+    def _overflow(self, prompt_tokens: int, cap: int) -> Reply:
+        if self.overflow == "llama.cpp":
+            return Reply(400, {"error": {"code": 400, "message": "the request exceeds the available context size, "
+                                         "try increasing it", "type": "exceed_context_size_error",
+                                         "n_prompt_tokens": prompt_tokens, "n_ctx": self.context_tokens}})
+        if self.overflow == "vllm":
+            return Reply(400, {"object": "error", "message": f"This model's maximum context length is "
+                               f"{self.context_tokens} tokens. However, you requested {prompt_tokens + cap} tokens. "
+                               "Please reduce the length of the messages or completion.",
+                               "type": "BadRequestError", "param": None, "code": 400})
+        return api_error(400, f"This model's maximum context length is {self.context_tokens} tokens. However, your "
+                         f"messages resulted in {prompt_tokens} tokens. Please reduce the length of the messages.",
+                         param="messages", code="context_length_exceeded")
+
+
+# Each preset of studio/judging/profiles.py and the API it is made for.
+API_OF_PRESET: dict[str, ApiRules] = {
+    "openai-reasoning": ApiRules("openai-reasoning", refuses_temperature=True, refuses_max_tokens=True,
+                                 served_model="gpt-5-mini-2025-08-07", cached_tokens=1024, context_tokens=400_000),
+    "openai": ApiRules("openai", refuses_reasoning_effort=True, served_model="gpt-4.1-mini-2025-04-14",
+                       cached_tokens=1024),
+    "anthropic": ApiRules("anthropic", refuses_temperature=True, json_schema=False, fingerprint=None,
+                          context_tokens=200_000),
+    "gemini": ApiRules("gemini", reasoning_efforts=("none", "low", "medium", "high"), fingerprint=None),
+    "vllm": ApiRules("vllm", overflow="vllm", context_tokens=32_768),
+    "ollama": ApiRules("ollama", overflow="truncate", context_tokens=4096, fingerprint="fp_ollama"),
+    "llama-cpp": ApiRules("llama-cpp", overflow="llama.cpp", context_tokens=8192, fingerprint=None),
+}

@@ -18,13 +18,16 @@ import pytest
 
 from studio.judging.client import (
     MAX_ANSWER_BYTES,
+    AnswerCutOff,
     AttemptFailed,
     ChatClient,
     EndpointError,
+    RequestRefused,
     api_key,
     default_base_url,
     retry_delay,
 )
+from studio.judging.request_shape import RequestShape
 from tests.judging.chat_server import ChatServer, Reply, Request, completion
 
 KEY = "sk-test-client-0123456789"
@@ -75,7 +78,8 @@ def test_an_answer_is_the_assistants_text_and_the_request_carries_model_key_and_
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert request.body["model"] == "test-model" and request.body["messages"] == ASK
-    assert request.body["response_format"] == {"type": "json_object"} and request.body["temperature"] == 0
+    # no temperature unless one is set: reasoning models refuse any but the default
+    assert request.body["response_format"] == {"type": "json_object"} and "temperature" not in request.body
     assert sleeps == []
 
 
@@ -106,8 +110,8 @@ def test_5xx_is_retried_with_exponential_backoff(server_factory: list[ChatServer
 
 
 def test_retries_end_in_a_failed_attempt(server_factory: list[ChatServer], sleeps: list[float]) -> None:
-    server = start(server_factory, ChatServer(lambda request: Reply(500, "always down")))
-    with client_for(server, sleeps, max_retries=2) as client, pytest.raises(AttemptFailed, match="HTTP 500 3 times"):
+    server = start(server_factory, ChatServer(lambda request: Reply(503, "always down")))
+    with client_for(server, sleeps, max_retries=2) as client, pytest.raises(AttemptFailed, match="HTTP 503 3 times"):
         client.complete(ASK)
     assert len(server.requests) == 3 and len(sleeps) == 2
 
@@ -261,7 +265,7 @@ def test_an_answer_nested_too_deep_is_a_failed_attempt_not_a_crash(
 
 def test_an_error_body_nested_too_deep_is_shown_as_text(server_factory: list[ChatServer], sleeps: list[float]) -> None:
     server = start(server_factory, scripted(Reply(400, "[" * 100_000)))
-    with client_for(server, sleeps) as client, pytest.raises(AttemptFailed, match=r"HTTP 400: \[\[\["):
+    with client_for(server, sleeps) as client, pytest.raises(RequestRefused, match=r"HTTP 400\): \[\[\["):
         client.complete(ASK)
 
 
@@ -296,7 +300,106 @@ def test_the_key_echoed_by_the_server_is_cut_out_of_answers_and_errors(
     with client_for(server, sleeps, max_retries=0) as client:
         try:
             shown = client.complete(ASK)
-        except (AttemptFailed, EndpointError) as error:
-            shown = str(error)
+        except (AttemptFailed, EndpointError, RequestRefused) as error:
+            shown = str(error) + getattr(error, "server_message", "")
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"  # the key did travel
     assert KEY not in shown and "Bearer [API key]" in shown
+
+
+def test_an_answer_brings_its_usage_served_model_fingerprint_and_attempts(
+        server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    usage = {"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280,
+             "prompt_tokens_details": {"cached_tokens": 1024}, "completion_tokens_details": {"reasoning_tokens": 64}}
+    server = start(server_factory, scripted(
+        Reply(503, "busy", {"Retry-After": "0"}),
+        Reply(body=completion("{}", "gpt-5-mini-2025-08-07", usage, fingerprint="fp_1"))))
+    with client_for(server, sleeps) as client:
+        answer = client.chat(ASK)
+    assert (answer.served_model, answer.fingerprint, answer.attempts, answer.usage_reported) == (
+        "gpt-5-mini-2025-08-07", "fp_1", 2, True)
+    assert (answer.usage.prompt_tokens, answer.usage.completion_tokens, answer.usage.cached_tokens,
+            answer.usage.reasoning_tokens) == (1200, 80, 1024, 64)
+    assert answer.latency_s > 0
+
+
+@pytest.mark.parametrize("served", ["two words", "x" * 300, "line\nbreak", 42, "---"])
+def test_a_served_model_name_that_cannot_name_a_file_is_not_taken(
+        server_factory: list[ChatServer], sleeps: list[float], served: object) -> None:
+    body = completion("{}")
+    body["model"] = served
+    server = start(server_factory, scripted(Reply(body=body)))
+    with client_for(server, sleeps) as client:
+        assert client.chat(ASK).served_model is None
+
+
+def test_a_served_model_or_fingerprint_carrying_the_key_is_dropped(server_factory: list[ChatServer],
+                                                                   sleeps: list[float]) -> None:
+    # the served model names the rater and its verdict file: the key must not reach a file name or git
+    server = start(server_factory, scripted(Reply(body=completion("{}", f"m-{KEY}", fingerprint=KEY))))
+    with client_for(server, sleeps) as client:
+        answer = client.chat(ASK)
+    assert answer.served_model is None and answer.fingerprint is None
+
+
+def test_an_answer_without_usage_says_so(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    server = start(server_factory, scripted(Reply(body=completion("{}"))))
+    with client_for(server, sleeps) as client:
+        answer = client.chat(ASK)
+    assert answer.usage_reported is False and answer.usage.prompt_tokens == 0
+
+
+def test_a_cut_off_answer_is_reported_as_cut_off(server_factory: list[ChatServer], sleeps: list[float]) -> None:
+    usage = {"prompt_tokens": 10, "completion_tokens": 256}
+    server = start(server_factory, scripted(Reply(body=completion('{"verdicts": [{"crit', None, usage, "length"))))
+    with client_for(server, sleeps, shape=RequestShape(max_output_tokens=256)) as client, \
+            pytest.raises(AnswerCutOff, match=r"cut off at the output token limit of 256 .* after 256 tokens") as error:
+        client.chat(ASK)
+    assert error.value.completion.usage.completion_tokens == 256 and len(server.requests) == 1
+
+
+@pytest.mark.parametrize(("shape", "sent", "absent"), [
+    (RequestShape(), {"response_format": {"type": "json_object"}}, {"temperature", "max_tokens", "reasoning_effort"}),
+    (RequestShape(temperature=0.0, max_output_tokens=100),
+     {"temperature": 0.0, "max_tokens": 100}, {"max_completion_tokens"}),
+    (RequestShape(reasoning_effort="high", max_output_tokens=9000, output_tokens_parameter="max_completion_tokens",
+                  structured_output="none"),
+     {"reasoning_effort": "high", "max_completion_tokens": 9000}, {"temperature", "max_tokens", "response_format"}),
+])
+def test_the_request_sends_what_its_shape_sets_and_nothing_else(
+        server_factory: list[ChatServer], sleeps: list[float], shape: RequestShape, sent: dict, absent: set) -> None:
+    server = start(server_factory, scripted())
+    with client_for(server, sleeps, shape=shape) as client:
+        client.chat(ASK)
+    body = server.requests[0].body
+    assert {key: body[key] for key in sent} == sent and not absent & set(body)
+
+
+def test_a_strict_json_schema_is_sent_where_the_shape_asks(server_factory: list[ChatServer],
+                                                          sleeps: list[float]) -> None:
+    server = start(server_factory, scripted())
+    with client_for(server, sleeps, shape=RequestShape(structured_output="json_schema")) as client:
+        client.chat(ASK)
+    form = server.requests[0].body["response_format"]
+    assert form["type"] == "json_schema" and form["json_schema"]["strict"] is True
+    schema = form["json_schema"]["schema"]
+    assert schema["required"] == ["verdicts"] and schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(("reply", "error", "words"), [
+    (Reply(400, {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model.",
+                           "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}),
+     EndpointError, "Unsupported parameter: 'max_tokens'"),
+    (Reply(429, {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                           "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}),
+     EndpointError, "no quota left"),
+    (Reply(400, {"error": {"message": "This model's maximum context length is 8192 tokens.", "type":
+                           "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+     RequestRefused, "does not fit the model's context window"),
+    (Reply(422, {"error": {"message": "bad image"}}), RequestRefused, "HTTP 422"),
+])
+def test_a_permanent_error_is_raised_after_one_request(server_factory: list[ChatServer], sleeps: list[float],
+                                                       reply: Reply, error: type, words: str) -> None:
+    server = start(server_factory, scripted(reply))
+    with client_for(server, sleeps) as client, pytest.raises(error, match=words) as raised:
+        client.chat(ASK)
+    assert len(server.requests) == 1 and sleeps == [] and raised.value.attempts == 1
