@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(loaded, submissions, settings, store)
     total = JudgeSummary()
-    print(f"judging with {_described(settings)}", flush=True)
+    print(f"judging with {settings.describe()}", flush=True)
     with _cancel_on_interrupt() as cancelled, open_client(settings) as client:
         for submission in submissions:
             try:
@@ -228,26 +228,11 @@ def settings_of(args: argparse.Namespace, project_dir: Path) -> JudgeSettings:
     )
 
 
-def _described(settings: JudgeSettings) -> str:
-    sent = [f"temperature {settings.temperature:g}" if settings.temperature is not None else "no temperature"]
-    if settings.reasoning_effort:
-        sent.append(f"reasoning effort {settings.reasoning_effort}")
-    if settings.max_output_tokens:
-        sent.append(f"{settings.output_tokens_parameter} {settings.max_output_tokens:,}")
-    sent.append(f"answers as {settings.structured_output.replace('none', 'plain text')}")
-    profile = f" (profile {settings.profile})" if settings.profile else ""
-    window = f", context window {settings.context_window:,}" if settings.context_window else ""
-    return (
-        f"{settings.model} at {settings.base_url}{profile}: {', '.join(sent)}{window}; batches of {settings.batch}, "
-        f"{settings.parallel} at once, {settings.attempts} attempts, {settings.timeout_s:g} s per request"
-    )
-
-
 def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: JudgeSettings,
              store: VerdictStore) -> int:
     from studio.judging.judge import JudgeSummary, judge_submission
 
-    print(f"dry run, nothing is sent: {_described(settings)}", flush=True)
+    print(f"dry run, nothing is sent: {settings.describe()}", flush=True)
     total = JudgeSummary()
     for submission in submissions:
         summary = judge_submission(loaded, submission, settings, store, dry_run=True)

@@ -104,6 +104,19 @@ class JudgeSettings:
         return RequestShape(self.temperature, self.reasoning_effort, self.max_output_tokens,
                             self.output_tokens_parameter, self.structured_output)
 
+    def describe(self) -> str:
+        """What the requests send and how the judging runs, in one line (the CLI and the app show it)."""
+        sent = [f"temperature {self.temperature:g}" if self.temperature is not None else "no temperature"]
+        if self.reasoning_effort:
+            sent.append(f"reasoning effort {self.reasoning_effort}")
+        if self.max_output_tokens:
+            sent.append(f"{self.output_tokens_parameter} {self.max_output_tokens:,}")
+        sent.append(f"answers as {self.structured_output.replace('none', 'plain text')}")
+        profile = f" (profile {self.profile})" if self.profile else ""
+        window = f", context window {self.context_window:,}" if self.context_window else ""
+        return (f"{self.model} at {self.base_url}{profile}: {', '.join(sent)}{window}; batches of {self.batch}, "
+                f"{self.parallel} at once, {self.attempts} attempts, {self.timeout_s:g} s per request")
+
     @classmethod
     def from_profile(cls, profile: JudgeProfile, *, base_url: str, model: str, name: str | None = None,
                      **more: Any) -> JudgeSettings:

@@ -27,10 +27,13 @@ from studio.gui.base.shell import Shell
 from studio.gui.base.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
+    from studio.judging.judge import JudgeProgress, JudgeSettings
+    from studio.judging.profiles import JudgeProfile
     from studio.judging.run_judging import RunJudging
     from studio.progress import Progress, ProgressReport
 
 ALL_LABEL = "Every rubric the run has a checkpoint for"
+NO_PROFILE = "None: the endpoint and model below, the server's defaults for the rest"
 
 
 class JudgeDialog(QDialog):
@@ -55,6 +58,13 @@ class JudgeDialog(QDialog):
         self.run_box.setObjectName("judgeRun")
         self.scope_box = QComboBox(self)
         self.scope_box.setObjectName("judgeScope")
+        self.profile_box = QComboBox(self)
+        self.profile_box.setObjectName("judgeProfile")
+        self.profile_box.setToolTip("A judge profile pins the model and what the requests send: a preset, or "
+                                    "judging/profiles/NAME.yaml in the project (docs/judging.md)")
+        self.profile_summary = QLabel(self)
+        self.profile_summary.setObjectName("judgeProfileSummary")
+        self.profile_summary.setWordWrap(True)
         self.endpoint_edit = QLineEdit(default_base_url(), self)
         self.endpoint_edit.setObjectName("judgeEndpoint")
         self.endpoint_edit.setToolTip("Any OpenAI-compatible chat-completions server: OpenAI, vLLM, Ollama, llama.cpp")
@@ -69,9 +79,11 @@ class JudgeDialog(QDialog):
         form = QFormLayout()
         form.addRow("&Run:", self.run_box)
         form.addRow("&Scope:", self.scope_box)
+        form.addRow("&Profile:", self.profile_box)
         form.addRow("&Endpoint URL:", self.endpoint_edit)
         form.addRow("&Model:", self.model_edit)
         form.addRow("API key:", key)
+        form.addRow("Sends:", self.profile_summary)
 
         self.bar = QProgressBar(self)
         self.bar.setObjectName("judgeProgress")
@@ -117,14 +129,69 @@ class JudgeDialog(QDialog):
         self.scope_box.addItem(ALL_LABEL, ALL_SCOPES)
         for scope in scopes:
             self.scope_box.addItem(scope, scope)
+        self._fill_profiles()
         self.judge_button.setEnabled(bool(runs))
         self.status.setText("Choose the run and the rubric, then Judge." if runs else
                             "The project has no run yet: start one (Runs), then judge it here.")
 
+    def _fill_profiles(self) -> None:
+        from studio.judging.profiles import PRESETS, project_profiles
+
+        self.profile_box.blockSignals(True)
+        self.profile_box.clear()
+        self.profile_box.addItem(NO_PROFILE, None)
+        for name in project_profiles(self.project_dir):
+            self.profile_box.addItem(f"{name} (this project's)", name)
+        for name in PRESETS:
+            if self.profile_box.findData(name) < 0:  # the project's own file of that name wins
+                self.profile_box.addItem(f"{name} (preset)", name)
+        self.profile_box.blockSignals(False)
+        self.profile_box.currentIndexChanged.connect(lambda _: self._profile_chosen())
+        self.endpoint_edit.textEdited.connect(lambda _: self._show_summary())
+        self.model_edit.textEdited.connect(lambda _: self._show_summary())
+        self._profile_chosen()
+
+    def _profile_chosen(self) -> None:
+        """Show the chosen profile's endpoint and model (the fields stay editable: they are sent over the
+        profile) and what its requests send."""
+        name = self.profile_box.currentData()
+        try:
+            profile = self._profile()
+        except StudioError as error:
+            self.profile_summary.setText(str(error))
+            return
+        if name is not None:
+            if profile.endpoint:
+                self.endpoint_edit.setText(profile.endpoint)
+            if profile.model:
+                self.model_edit.setText(profile.model)
+        self._show_summary()
+
+    def _show_summary(self) -> None:
+        try:
+            self.profile_summary.setText(self._settings().describe())
+        except StudioError as error:
+            self.profile_summary.setText(str(error))
+
+    def _profile(self) -> JudgeProfile:
+        from studio.judging.profiles import JudgeProfile, load_profile
+        from studio.judging.request_shape import DEFAULT_TIMEOUT_S
+
+        name = self.profile_box.currentData()
+        return load_profile(self.project_dir, str(name)) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
+
+    def _settings(self) -> JudgeSettings:
+        """The profile, with the endpoint and model of the fields over it (as the CLI's flags are)."""
+        from studio.judging.judge import JudgeSettings
+
+        name = self.profile_box.currentData()
+        endpoint, model = self.endpoint_edit.text().strip(), self.model_edit.text().strip()
+        profile = self._profile().with_changes(endpoint=endpoint or None, model=model or None)
+        return JudgeSettings.from_profile(profile, base_url=endpoint, model=model, name=name)
+
     # -- judging ----------------------------------------------------------------------------------
     def start(self) -> None:
         from studio.judging.errors import JudgingError
-        from studio.judging.judge import JudgeSettings
         from studio.judging.run_judging import judge_run
 
         run_id, scope = self.run_box.currentText(), str(self.scope_box.currentData())
@@ -135,17 +202,28 @@ class JudgeDialog(QDialog):
             self.endpoint_edit.setFocus()
             return
         try:
-            settings = JudgeSettings(base_url=endpoint, model=model)
+            self._profile()
+        except StudioError as error:  # a profile file of the project that does not read
+            self.status.setText(str(error))
+            self.profile_box.setFocus()
+            return
+        try:
+            settings = self._settings()
         except JudgingError as error:
             self.status.setText(str(error).replace("give --model or set OPENAI_MODEL", "give the model"))
             self.model_edit.setFocus()
             return
         root = self.project_dir
+        spent: dict[tuple[str, str], int] = {}  # tokens so far, by submission and scope
+
+        def report(progress: Progress, step: JudgeProgress) -> None:
+            spent[(step.submission, step.scope)] = step.tokens
+            tokens = sum(spent.values())
+            progress.report(step.done, step.total, f"{step.submission} {step.scope}: {step.phase}; "
+                                                   f"{tokens:,} token{'' if tokens == 1 else 's'} so far")
 
         def work(progress: Progress) -> RunJudging:
-            return judge_run(root, run_id, scope, settings,
-                             lambda step: progress.report(step.done, step.total,
-                                                          f"{step.submission} {step.scope}: {step.phase}"),
+            return judge_run(root, run_id, scope, settings, lambda step: report(progress, step),
                              lambda: progress.cancelled)
 
         self._set_running(True)
@@ -173,6 +251,11 @@ class JudgeDialog(QDialog):
                 f"missing {summary.missing}, by checks {summary.from_checks} ({summary.requests} requests).")
         if summary.cancelled:
             text += " The verdicts received are stored; judge again to go on."
+        costs = summary.costs
+        text += (f" Spent {costs.prompt_tokens:,} prompt tokens ({costs.cached_tokens:,} cached) and "
+                 f"{costs.completion_tokens:,} completion tokens in {costs.attempts} HTTP request(s).")
+        if summary.refusals:
+            text += " Refused by the server, not retried: " + "; ".join(summary.refusals)
         if summary.missing_ids:
             text += " Missing (judge again to retry them): " + ", ".join(summary.missing_ids)
         if result.skipped:
@@ -188,7 +271,7 @@ class JudgeDialog(QDialog):
         self.bar.setVisible(running or self.bar.isVisible())
         self.judge_button.setEnabled(not running and self.run_box.count() > 0)
         self.stop_button.setEnabled(running)
-        for field in (self.run_box, self.scope_box, self.endpoint_edit, self.model_edit):
+        for field in (self.run_box, self.scope_box, self.profile_box, self.endpoint_edit, self.model_edit):
             field.setEnabled(not running)
         if not running:
             self.task = None

@@ -110,3 +110,53 @@ def test_stop_keeps_the_verdicts_received_and_judges_no_further(qtbot, project: 
     assert len(server.requests) == 1
     assert [(v.scope, v.criterion) for v in VerdictStore(project).read(RUN_ID, JUDGE)] == [("T01", "T01-C01")]
     assert dialog.judge_button.isEnabled() and not dialog.stop_button.isEnabled()
+
+
+def test_a_profile_picked_in_the_dialog_is_what_the_requests_send(qtbot, project: Path) -> None:
+    from studio.judging.profiles import PRESETS
+    from tests.judging.chat_server import API_OF_PRESET
+
+    # the project pins its own judge: OpenAI's reasoning preset at medium effort
+    (project / "judging" / "profiles").mkdir(parents=True)
+    (project / "judging" / "profiles" / "pinned.yaml").write_text(
+        "preset: openai-reasoning\nreasoning_effort: medium\n", encoding="utf-8")
+    rules = API_OF_PRESET["openai-reasoning"]  # refuses temperature and max_tokens, as OpenAI documents
+    with ChatServer(rules.reply) as server:
+        window = open_window(qtbot, project)
+        dialog = _open_dialog(qtbot, window, server)
+        box = dialog.profile_box
+        names = [box.itemData(i) for i in range(box.count())]
+        assert names == [None, "pinned", *PRESETS]  # none, the project's, then every preset
+        box.setCurrentIndex(box.findData("pinned"))
+        assert dialog.model_edit.text() == "gpt-5-mini"
+        assert dialog.endpoint_edit.text() == "https://api.openai.com/v1"
+        summary = dialog.profile_summary.text()
+        assert "no temperature" in summary and "reasoning effort medium" in summary
+        assert "max_completion_tokens 32,000" in summary and "(profile pinned)" in summary
+        type_into(dialog.endpoint_edit, server.url)  # the field goes over the profile, as --endpoint does
+        dialog.endpoint_edit.textEdited.emit(server.url)
+        assert server.url in dialog.profile_summary.text()
+        dialog.judge_button.click()
+        with qtbot.waitSignal(dialog.judged, timeout=30000) as judged:
+            pass
+    summary_of_run = judged.args[0].summary
+    assert (summary_of_run.judged, summary_of_run.missing, summary_of_run.refusals) == (9, 0, [])
+    body = server.requests[0].body
+    assert "temperature" not in body and "max_tokens" not in body
+    assert body["reasoning_effort"] == "medium" and body["max_completion_tokens"] == 32000
+    # the rater is the model that answered; the tokens spent are shown
+    assert summary_of_run.raters == ["judge:gpt-5-mini-2025-08-07"]
+    costs = summary_of_run.costs
+    assert costs.prompt_tokens > 0 and f"Spent {costs.prompt_tokens:,} prompt tokens" in dialog.status.text()
+
+
+def test_a_profile_file_that_does_not_read_is_named_in_the_dialog(qtbot, project: Path, server: ChatServer) -> None:
+    (project / "judging" / "profiles").mkdir(parents=True)
+    (project / "judging" / "profiles" / "broken.yaml").write_text("model: m\nbatch: -2\n", encoding="utf-8")
+    window = open_window(qtbot, project)
+    dialog = _open_dialog(qtbot, window, server)
+    dialog.profile_box.setCurrentIndex(dialog.profile_box.findData("broken"))
+    assert "broken.yaml:2" in dialog.profile_summary.text()
+    dialog.judge_button.click()
+    assert dialog.task is None and "broken.yaml:2" in dialog.status.text()
+    assert QApplication.focusWidget() is dialog.profile_box
