@@ -21,12 +21,22 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from studio.judging.client import ChatClient, api_key
 from studio.judging.errors import JudgingError
-from studio.judging.prompt import PROMPT_VERSION, AnsweredVerdict, AskedCriterion, ScopeContext, messages, parse_answer
+from studio.judging.prompt import (
+    PROMPT_VERSION,
+    AnsweredVerdict,
+    AskedCriterion,
+    ScopeContext,
+    fence_token,
+    messages,
+    parse_answer,
+    stored_verdict,
+)
 from studio.judging.protocol import ProtocolSettings, run_protocol
 from studio.judging.scope import ScopedCriterion, scope_context, scope_criteria
 from studio.judging.submission import Submission
 
 if TYPE_CHECKING:
+    from studio.judging.evidence_batches import Coverage, EvidencePlan
     from studio.judging.verdicts import Verdict
     from studio.store.loader import LoadedProject
 
@@ -176,10 +186,18 @@ class _Judging:
         self.cancel = cancel
         self.criteria = scope_criteria(project.project, submission.scope)
         self.context = scope_context(project, submission.scope)
+        # Criteria covering the same files are asked together, with those files whole (evidence_batches.py);
+        # evidence handed in (a test's, a caller's) is given as it is to every request.
+        self.plan: EvidencePlan | None = None
+        self.coverage: dict[str, Coverage] = {}
         if evidence is None:
-            from studio.judging.evidence import extract_evidence
+            from studio.judging.evidence_batches import EvidencePlan, coverage, scope_outputs
 
-            evidence = extract_evidence(submission.folder)
+            self.coverage = {scoped.id: coverage(project.project, submission.scope, scoped.own)
+                             for scoped in self.criteria}
+            self.plan = EvidencePlan(submission.folder, list(dict.fromkeys(self.coverage.values())),
+                                     scope_outputs(project.project, submission.scope))
+            evidence = self.plan.whole
         self.evidence = evidence
         self.images = _image_urls(evidence, submission.folder) if settings.images else []
         self.summary = JudgeSummary()
@@ -215,24 +233,37 @@ class _Judging:
             if earlier is not None and earlier.key == key and earlier.verdict in ("pass", "fail"):
                 self.summary.reused += 1
                 continue
+            unfit = self.plan.unfit(self.coverage[scoped.id]) if self.plan is not None else None
+            if unfit is not None:  # never judged blind: missing, with the file that does not fit
+                blind = _verdict(scoped, scope, "missing", rater, datetime.now(UTC), criterion_version(scoped.scored),
+                                 f"not judged: {unfit.reason}", [], key)
+                if not _same_outcome(stored.get(scoped.id), blind):  # unchanged: no new time in the file
+                    new.append(blind)
+                self.summary.missing += 1
+                self.summary.missing_ids.append(f"{scope}/{scoped.id}")
+                continue
             asked[scoped.id] = (scoped, question, key)
-        if self.summary.reused or self.summary.from_checks:
-            self._report(self.summary.reused + self.summary.from_checks, "checks")
+        finished = self.summary.reused + self.summary.from_checks + self.summary.missing
+        if finished:
+            self._report(finished, "checks")
+        token = self._fence_token([question for _, question, _ in asked.values()])
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
-            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
+            evidence = self.plan.evidence(self.coverage[ids[0]]) if self.plan is not None else self.evidence
+            request = messages(self.context, [asked[cid][1] for cid in ids], evidence, self.images, token=token)
             return parse_answer(self.client.complete(request), ids)
 
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
-        outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report)
+        group_of = self.coverage.__getitem__ if self.plan is not None else None
+        outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report, group_of=group_of)
         now = datetime.now(UTC)
         for cid, answer in outcome.resolved.items():
-            scoped, _, key = asked[cid]
+            scoped, question, key = asked[cid]
             new.append(
                 _verdict(
                     scoped,
                     scope,
-                    answer.verdict,
+                    stored_verdict(question, answer.holds),
                     rater,
                     now,
                     criterion_version(scoped.scored),
@@ -267,6 +298,15 @@ class _Judging:
         if outcome.stopped is not None:
             raise outcome.stopped
         return self.summary
+
+    def _fence_token(self, questions: Sequence[AskedCriterion]) -> str:
+        """One fence token for every request of the submission, found in none of their texts: the
+        requests then share their first part byte for byte, which a provider's prompt cache reuses."""
+        evidence = ([self.plan.evidence(group).render() for group in dict.fromkeys(self.coverage.values())]
+                    if self.plan is not None else [self.evidence.render()])
+        return fence_token(*evidence, self.context.title, self.context.text,
+                           *(reference.text for reference in self.context.references),
+                           *(question.line() for question in questions))
 
     def _checked(self, scoped: ScopedCriterion, check: Any) -> Verdict:
         from studio.judging.checks import run_check

@@ -87,7 +87,7 @@ def test_the_prompt_holds_instruction_criteria_with_weight_sign_evidence_and_the
     judge(project, submission, settings(server, batch=20))
     (request,) = server.requests
     system, user = request.body["messages"][0]["content"], request.user_text
-    assert '"verdicts"' in system and '"pass" or "fail"' in system
+    assert '"verdicts"' in system and '"holds": true or false' in system and '"pass"' not in system
     assert (project / "subtasks/T01/instruction.md").read_text().strip() in user
     assert "Reference notes on the revised report" in user  # R01 is assigned to T01
     assert (project / "evaluator/reference-notes.md").read_text().strip() in user
@@ -195,11 +195,11 @@ def test_what_stays_unresolved_is_stored_as_missing_never_guessed(
 def test_answers_with_unknown_ids_wrong_verdict_words_or_contradictions_leave_criteria_unresolved(
         project: Path, submission: Submission, servers: Callable[..., ChatServer]) -> None:
     def reply(request: Request) -> Reply:
-        items = [{"criterion": cid, "verdict": "PASS", "rationale": "ok", "evidence": []} for cid in request.ids]
+        items = [{"criterion": cid, "holds": " TRUE", "rationale": "ok", "evidence": []} for cid in request.ids]
         if len(request.ids) > 1:
-            items[0]["verdict"] = "maybe"
-            items.append({"criterion": items[1]["criterion"], "verdict": "fail"})
-            items.append({"criterion": "NOT-ASKED", "verdict": "pass"})
+            items[0]["holds"] = "maybe"
+            items.append({"criterion": items[1]["criterion"], "holds": False})
+            items.append({"criterion": "NOT-ASKED", "holds": True})
             return Reply(body=completion(json.dumps({"verdicts": items})))
         return Reply(body=completion(json.dumps({"verdicts": items})))
 
