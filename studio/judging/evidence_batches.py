@@ -65,8 +65,13 @@ class Unfit:
 class EvidencePlan:
     """What each coverage group's requests carry of one submission, read once."""
 
-    def __init__(self, folder: Path, groups: Sequence[Coverage], outputs: Sequence[str],
-                 limits: EvidenceLimits = EvidenceLimits()) -> None:  # noqa: B008 - frozen, immutable
+    def __init__(
+        self,
+        folder: Path,
+        groups: Sequence[Coverage],
+        outputs: Sequence[str],
+        limits: EvidenceLimits = EvidenceLimits(),  # noqa: B008 - frozen, immutable
+    ) -> None:
         self.folder = Path(folder)
         self.limits = limits
         total = limits.total_chars
@@ -74,38 +79,51 @@ class EvidencePlan:
         covered = sorted({path for group in groups for path in group})
         links = HardLinks(walk(self.folder)) if self.folder.is_dir() else None
         whole = f"the evidence's limit of {total:,} characters over all files"
-        with collector_paused():  # a covered file may take the whole budget, never only a file's share
-            self.covered = {path: file_evidence(self.folder, path, Budget(total, whole), limits, links)
-                            for path in covered}
+        alone = replace(limits, file_chars=total)  # a covered file may take the whole budget, not a file's share
+        with collector_paused():
+            self.covered = {
+                path: file_evidence(self.folder, path, Budget(total, whole), alone, links) for path in covered
+            }
         self._fit = {group: self._unfit(group) for group in groups}
         fitting = [self._cost(group) for group in groups if self._fit[group] is None]
         shared_budget = total - min(fitting, default=0)
         rest = [path for path in present if path not in self.covered]
         first = [path for path in dict.fromkeys(outputs) if path in rest]
         ordered = first + [path for path in rest if path not in first]  # the scope's outputs before materials
-        self.shared = extract_evidence(self.folder, ordered, replace(limits, total_chars=shared_budget),
-                                       in_order=True).files if ordered else ()
-        self.whole = Evidence(tuple(self.shared) + tuple(self.covered[path] for path in covered
-                                                         if path in present), self.folder)
+        self.shared = (
+            extract_evidence(self.folder, ordered, replace(limits, total_chars=shared_budget), in_order=True).files
+            if ordered
+            else ()
+        )
+        self.whole = Evidence(
+            tuple(self.shared) + tuple(self.covered[path] for path in covered if path in present), self.folder
+        )
 
     def _cost(self, group: Coverage) -> int:
         return sum(self.covered[path].chars for path in group)
 
     def _unfit(self, group: Coverage) -> Unfit | None:
-        cut = [f"{file.path}, which it covers, cannot be shown whole: {file.cut}"
-               for file in (self.covered[path] for path in group) if file.cut]
+        cut = [
+            f"{file.path}, which it covers, cannot be shown whole: {file.cut}"
+            for file in (self.covered[path] for path in group)
+            if file.cut
+        ]
         if cut:
             return Unfit("; ".join(cut) + self._fix())
         cost = self._cost(group)
         if cost > self.limits.total_chars:
-            return Unfit(f"the files it covers ({', '.join(group)}) take {cost:,} characters together, more than "
-                         f"the evidence's limit of {self.limits.total_chars:,} characters" + self._fix())
+            return Unfit(
+                f"the files it covers ({', '.join(group)}) take {cost:,} characters together, more than "
+                f"the evidence's limit of {self.limits.total_chars:,} characters" + self._fix()
+            )
         return None
 
     @staticmethod
     def _fix() -> str:
-        return ("; not judged on part of its evidence: shorten the file, split what the criterion covers, "
-                "or judge it by hand")
+        return (
+            "; not judged on part of its evidence: shorten the file, split what the criterion covers, "
+            "or judge it by hand"
+        )
 
     def unfit(self, group: Coverage) -> Unfit | None:
         """Why the group's criteria cannot be judged, or None when their covered files fit whole."""
@@ -122,10 +140,20 @@ class EvidencePlan:
             if room < 0:
                 break
             shown.append(file)
-        left_out = [replace(file, excerpts=(), cut=f"not shown in this request: the evidence reached its "
-                            f"limit of {self.limits.total_chars:,} characters with the files its criteria cover")
-                    for file in self.shared[len(shown):] if file.excerpts]
-        left_out += [file for file in self.shared[len(shown):] if not file.excerpts]
-        others = [replace(file, excerpts=(), cut=OTHER_REQUEST, error=None)
-                  for path, file in self.covered.items() if path not in group and file.sha256]
+        left_out = [
+            replace(
+                file,
+                excerpts=(),
+                cut=f"not shown in this request: the evidence reached its "
+                f"limit of {self.limits.total_chars:,} characters with the files its criteria cover",
+            )
+            for file in self.shared[len(shown) :]
+            if file.excerpts
+        ]
+        left_out += [file for file in self.shared[len(shown) :] if not file.excerpts]
+        others = [
+            replace(file, excerpts=(), cut=OTHER_REQUEST, error=None)
+            for path, file in self.covered.items()
+            if path not in group and file.sha256
+        ]
         return Evidence(tuple(shown + left_out + others + [self.covered[path] for path in group]), self.folder)
