@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from studio.judging.evidence import extract_evidence
+from studio.judging.evidence_batches import coverage, scope_outputs
 from studio.judging.judge import JudgeSettings, judge_submission
 from studio.judging.prompt import SYSTEM_PROMPT, parse_answer
 from studio.judging.score_sheet import ScopeScore, read_score_sheet
 from studio.judging.submission import Submission, submission_of_folder
 from studio.judging.verdict_store import VerdictStore
+from studio.model.vocabulary import FINAL_SCOPE
 from tests.helpers import copy_blank, replace_in, write
 from tests.judging.chat_server import ChatServer, Reply, Request, completion
 from tests.judging.projects import SCOPE, load
@@ -294,3 +296,26 @@ def test_only_a_yes_or_no_answers_whether_a_statement_holds() -> None:
     found = parse_answer(json.dumps(answer), ["A", "B", "C", "D", "E"])
     assert {cid: verdict.holds for cid, verdict in found.items()} == {"D": False, "E": True}
     assert '"pass"' not in SYSTEM_PROMPT and "Never turn the answer round" in SYSTEM_PROMPT
+
+
+def test_final_criteria_cover_their_deliverables_and_the_package_every_deliverable(tmp_path: Path) -> None:
+    root = copy_blank(tmp_path / "project")
+    replace_in(
+        root,
+        "project.yaml",
+        "    - id: F1\n",
+        "    - id: F2\n      path: final/model.csv\n      title: Model\n      produced_by: T01:outputs/report.md\n"
+        "    - id: F1\n",
+    )
+    project = load(root).project
+    rubric = project.rubric(FINAL_SCOPE)
+    assert rubric is not None
+    by_id = {criterion.key: criterion for criterion in rubric.criteria}
+    assert coverage(project, FINAL_SCOPE, by_id["A-01"]) == ("final/report.md",)
+    assert coverage(project, FINAL_SCOPE, by_id["T01-C01"]) == ("final/report.md",)  # a reuse covers its own entry
+    assert coverage(project, FINAL_SCOPE, by_id["PKG-01"]) == ("final/model.csv", "final/report.md")
+    t01 = project.rubric(SCOPE)
+    assert t01 is not None
+    assert coverage(project, SCOPE, t01.criteria[0]) == ("outputs/report.md",)
+    bare = t01.criteria[0].model_copy(update={"covers": []})
+    assert coverage(project, SCOPE, bare) == tuple(scope_outputs(project, SCOPE)) == ("outputs/report.md",)
