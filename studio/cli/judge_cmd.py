@@ -141,8 +141,10 @@ def run(args: argparse.Namespace) -> int:
         f"judged {total.judged}, reused {total.reused}, missing {total.missing}, by checks {total.from_checks} "
         f"({total.requests} requests); verdicts in {store.path(submissions[0].id, settings.rater).parent}"
     )
-    if total.missing:
+    if total.missing_ids:
         print("missing (judge again to retry them): " + ", ".join(total.missing_ids))
+    for cid, reason in total.not_judged.items():
+        print(f"not judged, stored missing: {cid}: {reason}")
     if total.cancelled:
         print("interrupted: the verdicts received are stored; judge again to go on", file=sys.stderr)
         return ExitCode.INTERRUPTED

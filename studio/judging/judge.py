@@ -91,7 +91,9 @@ class JudgeSummary:
     from_checks: int = 0
     requests: int = 0
     cancelled: bool = False
-    missing_ids: list[str] = field(default_factory=list)  # "SCOPE/ID"
+    missing_ids: list[str] = field(default_factory=list)  # "SCOPE/ID": judging again may resolve them
+    # "SCOPE/ID" -> why it was not judged (its covered evidence does not fit): judging again does not help
+    not_judged: dict[str, str] = field(default_factory=dict)
 
     def add(self, other: JudgeSummary) -> None:
         self.judged += other.judged
@@ -101,6 +103,7 @@ class JudgeSummary:
         self.requests += other.requests
         self.cancelled = self.cancelled or other.cancelled
         self.missing_ids += other.missing_ids
+        self.not_judged.update(other.not_judged)
 
 
 class EvidenceLike(Protocol):
@@ -240,7 +243,7 @@ class _Judging:
                 if not _same_outcome(stored.get(scoped.id), blind):  # unchanged: no new time in the file
                     new.append(blind)
                 self.summary.missing += 1
-                self.summary.missing_ids.append(f"{scope}/{scoped.id}")
+                self.summary.not_judged[f"{scope}/{scoped.id}"] = unfit.reason
                 continue
             asked[scoped.id] = (scoped, question, key)
         finished = self.summary.reused + self.summary.from_checks + self.summary.missing

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from studio.cli.exit_codes import ExitCode
+from studio.cli.main import main
 from studio.judging.evidence import extract_evidence
 from studio.judging.evidence_batches import coverage, scope_outputs
 from studio.judging.judge import JudgeSettings, judge_submission
@@ -151,7 +153,7 @@ def test_a_covered_file_too_large_for_the_budget_gives_missing_verdicts_naming_i
     submission = submission_of_folder(folder, SCOPE)
     summary = judge(project, submission, settings(server))
     assert (summary.judged, summary.missing) == (2, 2)
-    assert sorted(summary.missing_ids) == ["T01/T01-C02", "T01/T01-C03"]
+    assert summary.missing_ids == [] and sorted(summary.not_judged) == ["T01/T01-C02", "T01/T01-C03"]
     assert [request.ids for request in server.requests] == [["T01-C01", "T01-C04"]]  # never judged blind
     assert "material-0" not in server.requests[0].user_text  # nor sent to the others' request
     verdicts = stored(project, submission)
@@ -319,3 +321,33 @@ def test_final_criteria_cover_their_deliverables_and_the_package_every_deliverab
     assert coverage(project, SCOPE, t01.criteria[0]) == ("outputs/report.md",)
     bare = t01.criteria[0].model_copy(update={"covers": []})
     assert coverage(project, SCOPE, bare) == tuple(scope_outputs(project, SCOPE)) == ("outputs/report.md",)
+
+
+def test_the_command_names_the_file_that_does_not_fit_and_does_not_say_judge_again(
+    tmp_path: Path, server: ChatServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = project_with(
+        tmp_path / "project", [("T01-C01", "outputs/report.md", 3), ("T01-C02", "outputs/big.csv", 4)]
+    )
+    folder = tmp_path / "sub"
+    write(folder, "outputs/report.md", REPORT)
+    write(folder, "outputs/big.csv", material_csv(0, 450_000))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code = main(
+        [
+            "judge",
+            str(project),
+            "--submission",
+            str(folder),
+            "--scope",
+            SCOPE,
+            "--endpoint",
+            server.url,
+            "--model",
+            MODEL,
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == ExitCode.PROBLEMS
+    assert "not judged, stored missing: T01/T01-C02: outputs/big.csv, which it covers, cannot be shown whole" in out
+    assert "judge again to retry them" not in out
