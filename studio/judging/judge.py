@@ -2,7 +2,7 @@
 
 Criteria with a programmatic check `as: criterion` are decided by the check. The others are judged by
 the protocol (studio/judging/protocol.py) unless a stored judge verdict has the same reuse key: a hash
-of the evidence content, the criterion's text and weight, the model, the prompt version, the
+of the evidence content, the criterion's text, weight and covered files, the model, the prompt version, the
 instruction (or delivery contract) and the evaluator references. What the endpoint never answers is
 stored as "missing", never guessed.
 """
@@ -126,6 +126,7 @@ def reuse_key(
         criterion.weight,
         criterion.gate,
         criterion.check_note,
+        list(criterion.covers),  # what its request shows whole
         model,
         prompt_version,
         context.title,
@@ -230,7 +231,8 @@ class _Judging:
                     new.append(checked)
                 continue
             note = _check_note(self.submission.folder, check) if role == "evidence" else None
-            question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note)
+            question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note,
+                                      self.coverage.get(scoped.id, ()))
             key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context)
             earlier = stored.get(scoped.id)
             if earlier is not None and earlier.key == key and earlier.verdict in ("pass", "fail"):

@@ -120,6 +120,7 @@ class AskedCriterion:
     weight: int
     gate: bool = False
     check_note: str | None = None  # the result of a programmatic check given as evidence
+    covers: tuple[str, ...] = ()  # the paths in the submission it covers, shown whole in its request
 
     @property
     def role(self) -> Role:
@@ -133,7 +134,8 @@ class AskedCriterion:
         text = " ".join(self.text.split())
         # a check's detail may quote a submitted file: kept on one line, it cannot pass for a heading
         note = f"\n  Programmatic check: {' '.join(self.check_note.split())}" if self.check_note else ""
-        return f"- {self.id} ({kind}): {text}{note}"
+        covers = f"\n  Covers: {', '.join(' '.join(path.split()) for path in self.covers)}" if self.covers else ""
+        return f"- {self.id} ({kind}): {text}{covers}{note}"
 
 
 class RendersEvidence(Protocol):

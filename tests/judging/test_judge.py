@@ -233,6 +233,12 @@ def _edit_weight(project: Path, submission: Submission) -> None:
     replace_in(project, "subtasks/T01/rubric.yaml", "weight: 3", "weight: 4")  # the first criterion only
 
 
+def _edit_covers(project: Path, submission: Submission) -> None:  # the first criterion covers the notes instead
+    replace_in(project, "subtasks/T01/subtask.yaml", "    title: Report\n",
+               "    title: Report\n  - path: outputs/notes.txt\n    title: Notes\n")
+    replace_in(project, "subtasks/T01/rubric.yaml", "T01:outputs/report.md", "T01:outputs/notes.txt")
+
+
 def _edit_instruction(project: Path, submission: Submission) -> None:
     write(project, "subtasks/T01/instruction.md", "# A new instruction\n")
 
@@ -242,7 +248,8 @@ def _edit_reference(project: Path, submission: Submission) -> None:
 
 
 @pytest.mark.parametrize(("edit", "rejudged"), [
-    (_edit_evidence, 20), (_edit_text, 1), (_edit_weight, 1), (_edit_instruction, 20), (_edit_reference, 20),
+    (_edit_evidence, 20), (_edit_text, 1), (_edit_weight, 1), (_edit_covers, 1), (_edit_instruction, 20),
+    (_edit_reference, 20),
 ])
 def test_reuse_ends_when_a_part_of_the_key_changes(
         project: Path, submission: Submission, servers: Callable[..., ChatServer],

@@ -255,7 +255,9 @@ def test_the_model_says_whether_the_statement_holds_and_the_role_decides_the_sco
     judge(project, submission, settings(server))
     (request,) = server.requests
     assert "- T01-C03 (failure condition, weight -2): The report cites a superseded figure." in request.user_text
-    assert "- T01-C01 (requirement, weight +3)" in request.user_text
+    assert "- T01-C01 (requirement, weight +3): The file states what T01-C01 asks.\n  Covers: outputs/report.md\n" in (
+        request.user_text
+    )
     verdicts = {cid: verdict.verdict for cid, verdict in stored(project, submission).items()}
     # a failure condition that holds is the deduction applied (the stored verdict 1 the scorer and experts use)
     assert verdicts == {"T01-C01": "pass", "T01-C02": "fail", "T01-C03": "pass", "T01-C04": "fail"}
