@@ -244,9 +244,11 @@ def extract_evidence(
     limits: EvidenceLimits = EvidenceLimits(),  # noqa: B008 - frozen, immutable
     *,
     in_order: bool = False,
+    total_reason: str | None = None,
 ) -> Evidence:
     """The evidence of the files under `folder` (or only `paths`, relative to it), in path order, or in
-    the order of `paths` with `in_order` (the first files are the last the total limit cuts)."""
+    the order of `paths` with `in_order` (the first files are the last the total limit cuts).
+    `total_reason` says what the total limit is in the notes of the files it cuts."""
     folder = Path(folder)
     if paths is None:
         rels = submission_files(folder)
@@ -259,7 +261,8 @@ def extract_evidence(
     with collector_paused():
         for rel in rels:
             if left < limits.file_chars:
-                budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
+                reason = total_reason or f"the evidence's limit of {limits.total_chars:,} characters over all files"
+                budget = Budget(left, reason)
             else:
                 budget = Budget(limits.file_chars, "the evidence's limit per file")
             evidence = file_evidence(folder, rel, budget, limits, links)

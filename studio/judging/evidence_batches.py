@@ -91,7 +91,14 @@ class EvidencePlan:
         first = [path for path in dict.fromkeys(outputs) if path in rest]
         ordered = first + [path for path in rest if path not in first]  # the scope's outputs before materials
         self.shared = (
-            extract_evidence(self.folder, ordered, replace(limits, total_chars=shared_budget), in_order=True).files
+            extract_evidence(
+                self.folder,
+                ordered,
+                replace(limits, total_chars=shared_budget),
+                in_order=True,
+                total_reason=f"the {shared_budget:,} characters the evidence's limit of {total:,} leaves beside "
+                "the files the criteria cover",
+            ).files
             if ordered
             else ()
         )

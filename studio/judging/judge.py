@@ -198,7 +198,8 @@ class _Judging:
             from studio.judging.evidence_batches import EvidencePlan, coverage, scope_outputs
 
             self.coverage = {scoped.id: coverage(project.project, submission.scope, scoped.own)
-                             for scoped in self.criteria}
+                             for scoped in self.criteria  # what a check decides is never asked
+                             if scoped.check is None or _check_role(scoped.check) != "criterion"}
             self.plan = EvidencePlan(submission.folder, list(dict.fromkeys(self.coverage.values())),
                                      scope_outputs(project.project, submission.scope))
             evidence = self.plan.whole
