@@ -252,7 +252,7 @@ class _Judging:
         finished = self.summary.reused + self.summary.from_checks + self.summary.missing
         if finished:
             self._report(finished, "checks")
-        token = self._fence_token([question for _, question, _ in asked.values()])
+        token = self._fence_token(list(asked), [question for _, question, _ in asked.values()]) if asked else None
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
             evidence = self.plan.evidence(self.coverage[ids[0]]) if self.plan is not None else self.evidence
@@ -305,11 +305,12 @@ class _Judging:
             raise outcome.stopped
         return self.summary
 
-    def _fence_token(self, questions: Sequence[AskedCriterion]) -> str:
+    def _fence_token(self, ids: Sequence[str], questions: Sequence[AskedCriterion]) -> str:
         """One fence token for every request of the submission, found in none of their texts: the
         requests then share their first part byte for byte, which a provider's prompt cache reuses."""
-        evidence = ([self.plan.evidence(group).render() for group in dict.fromkeys(self.coverage.values())]
-                    if self.plan is not None else [self.evidence.render()])
+        plan = self.plan
+        evidence = ([plan.evidence(group).render() for group in dict.fromkeys(self.coverage[cid] for cid in ids)]
+                    if plan is not None else [self.evidence.render()])
         return fence_token(*evidence, self.context.title, self.context.text,
                            *(reference.text for reference in self.context.references),
                            *(question.line() for question in questions))
