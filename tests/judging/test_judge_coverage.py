@@ -353,3 +353,20 @@ def test_the_command_names_the_file_that_does_not_fit_and_does_not_say_judge_aga
     assert code == ExitCode.PROBLEMS
     assert "not judged, stored missing: T01/T01-C02: outputs/big.csv, which it covers, cannot be shown whole" in out
     assert "judge again to retry them" not in out
+
+
+def test_a_covered_file_the_agent_never_wrote_is_judged_with_its_absence_stated(
+    tmp_path: Path, server: ChatServer
+) -> None:
+    project = project_with(
+        tmp_path / "project", [("T01-C01", "outputs/report.md", 3), ("T01-C02", "outputs/model.csv", 2)]
+    )
+    folder = tmp_path / "sub"
+    write(folder, "outputs/model.csv", material_csv(99, 2_000))
+    submission = submission_of_folder(folder, SCOPE)
+    summary = judge(project, submission, settings(server))
+    assert (summary.judged, summary.missing) == (2, 0)
+    (asked,) = [request for request in server.requests if request.ids == ["T01-C01"]]
+    assert sections(asked)["outputs/report.md"].startswith("EVIDENCE ERROR: outputs/report.md does not exist")
+    (other,) = [request for request in server.requests if request.ids == ["T01-C02"]]
+    assert "outputs/report.md" not in sections(other)  # not in the submission: nothing to name
