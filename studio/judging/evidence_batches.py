@@ -11,7 +11,7 @@ shown whole leaves its criteria unjudged, with the reason: a verdict on part of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -132,14 +132,48 @@ class EvidencePlan:
             "or judge it by hand"
         )
 
+    def fits(self, group: Coverage) -> bool:
+        """Whether the files of `group` (any set of covered files) can all be shown whole together."""
+        return all(self.covered[path].cut is None for path in group) and self._cost(group) <= self.limits.total_chars
+
+    def batch_keys(self, coverage: Mapping[str, Coverage], size: int) -> dict[str, Coverage]:
+        """The files each criterion's batch shows whole, by criterion id (in the order given).
+
+        Criteria covering the same files go in batches of `size`; what is left of each group after its
+        full batches is packed with other groups' leftovers (first fit) while the batch holds at most
+        `size` criteria and the files they cover fit whole together, so small groups do not each cost a
+        request with the whole shared part."""
+        groups: dict[Coverage, list[str]] = {}
+        for cid, group in coverage.items():
+            groups.setdefault(group, []).append(cid)
+        keys: dict[str, Coverage] = {}
+        packed: list[tuple[set[str], list[str]]] = []  # (files, criteria) of the batches being packed
+        for group, members in groups.items():
+            full = len(members) - len(members) % size
+            keys.update(dict.fromkeys(members[:full], group))
+            rest = members[full:]
+            if not rest:
+                continue
+            for files, criteria in packed:
+                union = tuple(sorted(files | set(group)))
+                if len(criteria) + len(rest) <= size and self.fits(union):
+                    files.update(group)
+                    criteria += rest
+                    break
+            else:
+                packed.append((set(group), list(rest)))
+        for files, criteria in packed:
+            keys.update(dict.fromkeys(criteria, tuple(sorted(files))))
+        return {cid: keys[cid] for cid in coverage}
+
     def unfit(self, group: Coverage) -> Unfit | None:
         """Why the group's criteria cannot be judged, or None when their covered files fit whole."""
         return self._fit[group]
 
     def evidence(self, group: Coverage) -> Evidence:
-        """The evidence of a request for criteria covering `group`: the shared files that fit beside
-        the covered ones (a prefix of the same files for every group), the files left out named, then
-        the covered files whole."""
+        """The evidence of a request for criteria covering `group` (together: a fitting union of their
+        groups): the shared files that fit beside the covered ones (a prefix of the same files for every
+        group), the files left out named, then the covered files whole."""
         room = self.limits.total_chars - self._cost(group)
         shown: list[FileEvidence] = []
         for file in self.shared:

@@ -252,15 +252,17 @@ class _Judging:
         finished = self.summary.reused + self.summary.from_checks + self.summary.missing
         if finished:
             self._report(finished, "checks")
-        token = self._fence_token(list(asked), [question for _, question, _ in asked.values()]) if asked else None
+        token = self._fence_token([question for _, question, _ in asked.values()]) if asked else None
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
-            evidence = self.plan.evidence(self.coverage[ids[0]]) if self.plan is not None else self.evidence
+            evidence = self.plan.evidence(self._covered(ids)) if self.plan is not None else self.evidence
             request = messages(self.context, [asked[cid][1] for cid in ids], evidence, self.images, token=token)
             return parse_answer(self.client.complete(request), ids)
 
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
-        group_of = self.coverage.__getitem__ if self.plan is not None else None
+        batch_keys = (self.plan.batch_keys({cid: self.coverage[cid] for cid in asked}, self.settings.batch)
+                      if self.plan is not None else None)
+        group_of = batch_keys.__getitem__ if batch_keys is not None else None
         outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report, group_of=group_of)
         now = datetime.now(UTC)
         for cid, answer in outcome.resolved.items():
@@ -305,13 +307,15 @@ class _Judging:
             raise outcome.stopped
         return self.summary
 
-    def _fence_token(self, ids: Sequence[str], questions: Sequence[AskedCriterion]) -> str:
+    def _covered(self, ids: Sequence[str]) -> Coverage:
+        """What a request for `ids` shows whole: every file one of them covers."""
+        return tuple(sorted({path for cid in ids for path in self.coverage[cid]}))
+
+    def _fence_token(self, questions: Sequence[AskedCriterion]) -> str:
         """One fence token for every request of the submission, found in none of their texts: the
         requests then share their first part byte for byte, which a provider's prompt cache reuses."""
-        plan = self.plan
-        evidence = ([plan.evidence(group).render() for group in dict.fromkeys(self.coverage[cid] for cid in ids)]
-                    if plan is not None else [self.evidence.render()])
-        return fence_token(*evidence, self.context.title, self.context.text,
+        # every file's text is in the evidence of the whole submission (a request shows part of it)
+        return fence_token(self.evidence.render(), self.context.title, self.context.text,
                            *(reference.text for reference in self.context.references),
                            *(question.line() for question in questions))
 

@@ -214,7 +214,8 @@ def test_the_requests_of_a_submission_share_their_first_part_byte_for_byte(tmp_p
     write(folder, "outputs/report.md", REPORT)
     write(folder, "outputs/model.csv", material_csv(99, 30_000))
     judge(project, submission_of_folder(folder, SCOPE), settings(server, batch=2))
-    assert len(server.requests) == 4
+    # report and model: a batch of two each, the third of each packed together
+    assert sorted(len(request.ids) for request in server.requests) == [2, 2, 2]
     systems = {request.body["messages"][0]["content"] for request in server.requests}
     assert len(systems) == 1  # one fence token for the submission
     token = token_of(server.requests[0])
@@ -364,9 +365,36 @@ def test_a_covered_file_the_agent_never_wrote_is_judged_with_its_absence_stated(
     folder = tmp_path / "sub"
     write(folder, "outputs/model.csv", material_csv(99, 2_000))
     submission = submission_of_folder(folder, SCOPE)
-    summary = judge(project, submission, settings(server))
+    summary = judge(project, submission, settings(server, batch=1))  # one request each
     assert (summary.judged, summary.missing) == (2, 0)
     (asked,) = [request for request in server.requests if request.ids == ["T01-C01"]]
     assert sections(asked)["outputs/report.md"].startswith("EVIDENCE ERROR: outputs/report.md does not exist")
     (other,) = [request for request in server.requests if request.ids == ["T01-C02"]]
     assert "outputs/report.md" not in sections(other)  # not in the submission: nothing to name
+
+
+def test_small_groups_share_a_batch_when_their_files_fit_together(tmp_path: Path, server: ChatServer) -> None:
+    cover = ["outputs/report.md"] * 3 + ["outputs/model.csv"] * 3 + ["outputs/big.csv"] * 2
+    project = project_with(tmp_path / "project", [(f"T01-C{n:02d}", path, 3) for n, path in enumerate(cover, 1)])
+    folder = tmp_path / "sub"
+    write(folder, "outputs/report.md", REPORT)
+    write(folder, "outputs/model.csv", material_csv(98, 20_000))
+    write(folder, "outputs/big.csv", material_csv(99, 20_000))
+    judge(project, submission_of_folder(folder, SCOPE), settings(server))
+    (request,) = server.requests  # three groups, one request: as many as without grouping
+    shown = sections(request)
+    assert all("NOTE:" not in shown[path].split("\n", 1)[0] for path in OUTPUTS)
+
+
+def test_groups_whose_files_do_not_fit_together_are_asked_apart(tmp_path: Path, server: ChatServer) -> None:
+    cover = ["outputs/report.md", "outputs/model.csv", "outputs/report.md", "outputs/model.csv"]
+    project = project_with(tmp_path / "project", [(f"T01-C{n:02d}", path, 3) for n, path in enumerate(cover, 1)])
+    folder = tmp_path / "sub"
+    write(folder, "outputs/report.md", REPORT + "y" * 230_000 + "\n")
+    write(folder, "outputs/model.csv", material_csv(98, 230_000))
+    summary = judge(project, submission_of_folder(folder, SCOPE), settings(server))
+    assert (summary.judged, summary.missing) == (4, 0)
+    assert sorted(request.ids for request in server.requests) == [["T01-C01", "T01-C03"], ["T01-C02", "T01-C04"]]
+    for request in server.requests:
+        (covered,) = {cover[int(cid[-2:]) - 1] for cid in request.ids}
+        assert "NOTE:" not in sections(request)[covered].split("\n", 1)[0]
