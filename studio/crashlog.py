@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from studio.processes import process_alive
+
 LOG_DIR_VARIABLE = "DBSTUDIO_LOG_DIR"
 KEEP_LOGS = 20  # older crash logs are removed so a crash loop cannot fill the disk
 NATIVE_SUFFIX = "-native.log"
@@ -129,7 +131,7 @@ def _remove_crash_free(folder: Path) -> None:
     """Native logs of earlier runs that ended without a crash (killed, so no exit handler ran)."""
     for path in folder.glob(f"crash-*{NATIVE_SUFFIX}"):
         pid = path.name.removesuffix(NATIVE_SUFFIX).rsplit("-", 1)[-1]
-        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
             _remove_if_crash_free(path, None)
 
 
@@ -141,15 +143,3 @@ def _remove_if_crash_free(path: Path, header_size: int | None) -> None:
             path.unlink()
     except OSError:
         pass
-
-
-def _running(pid: int) -> bool:
-    if os.name == "nt":
-        return True  # no cheap check: keep the file, it is small
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

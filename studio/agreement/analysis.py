@@ -139,7 +139,7 @@ def _num(value) -> float | None:
     return None if np.isnan(value) else round(value, 6)
 
 
-def _resample_weights(n_items: int, resamples: int, seed: int) -> np.ndarray:
+def resample_weights(n_items: int, resamples: int, seed: int) -> np.ndarray:
     """Item multiplicities of `resamples` cluster-bootstrap samples (rows), drawn in chunks."""
     rng = np.random.default_rng(seed)
     weights = np.empty((resamples, n_items))
@@ -230,7 +230,7 @@ class Analysis:
         else:
             self.decision_features = _features(ratings.codes, self.layout, self.judge_index)
         self.resamples, self.seed = resamples, seed
-        self.weights = _resample_weights(len(ratings.item_names), resamples, seed) if resamples else None
+        self.weights = resample_weights(len(ratings.item_names), resamples, seed) if resamples else None
 
     # -- blocks ----------------------------------------------------------------------------
     def block(self, mask: np.ndarray | None = None) -> Block:
@@ -251,7 +251,7 @@ class Analysis:
             del by_item
             for g, block in enumerate(blocks):
                 replicates = _coefficients(replicates_all[:, g, :], self.layout)
-                block["bootstrap95"] = {name: _percentile_interval(values) for name, values in replicates.items()}
+                block["bootstrap95"] = {name: percentile_interval(values) for name, values in replicates.items()}
         return blocks
 
     def _block(self, groups: _Groups, g: int) -> Block:
@@ -398,7 +398,7 @@ def _interval(bounds: tuple[float, float] | None, scale: float = 1.0) -> list[fl
     return None if bounds is None else [round(bounds[0] * scale, 6), round(bounds[1] * scale, 6)]
 
 
-def _percentile_interval(values: np.ndarray) -> BootstrapInterval:
+def percentile_interval(values: np.ndarray) -> BootstrapInterval:
     defined = values[~np.isnan(values)]
     if defined.size == 0:
         return {"interval": None, "undefined_resamples": int(values.size)}

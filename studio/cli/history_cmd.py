@@ -53,7 +53,10 @@ def configure_save(save: argparse.ArgumentParser) -> None:
 
 def configure_history(history: argparse.ArgumentParser) -> None:
     history.add_argument("path")
-    history.add_argument("--file", help="only revisions touching this file (relative to the project folder)")
+    which = history.add_mutually_exclusive_group()
+    which.add_argument("--file", help="only revisions touching this file (relative to the project folder)")
+    which.add_argument("--object", metavar="ID", help="only revisions that changed this subtask (T03) or criterion "
+                       "(T03-C02) itself, as the app's Versions panel shows them")
     history.add_argument("-n", "--max-count", type=int)
     add_format_option(history)
     history.set_defaults(run=run_history)
@@ -136,6 +139,8 @@ def run_save(args: argparse.Namespace) -> int:
 
 
 def run_history(args: argparse.Namespace) -> int:
+    if args.object:
+        return _object_history(args)
     try:
         revisions = ProjectRepository(Path(args.path)).history(args.file, args.max_count)
     except StudioError as exc:
@@ -148,6 +153,47 @@ def run_history(args: argparse.Namespace) -> int:
     width = max((len(r.author) for r in revisions), default=0)
     for r in revisions:
         print(f"{r.short}  {r.date:%Y-%m-%d %H:%M}  {r.author:<{width}}  {r.message.splitlines()[0]}")
+    return ExitCode.OK
+
+
+def _object_history(args: argparse.Namespace) -> int:
+    import re
+
+    from studio.editing.object_history import object_scope
+    from studio.editing.session import ProjectSession
+    from studio.model.base import ID_PATTERN
+    from studio.store.history_scope import object_log
+    from studio.store.layout import project_folder
+
+    object_id = args.object
+    if not re.fullmatch(ID_PATTERN, object_id):
+        print(f"dbstudio history: '{object_id}' is not a subtask or criterion id: ids use letters, digits, '.', "
+              "'-' and '_'", file=sys.stderr)
+        return ExitCode.UNUSABLE
+    try:
+        session = ProjectSession(project_folder(Path(args.path)))
+        scope = object_scope(session.documents, object_id)
+        repo = ProjectRepository(session.root)
+        entries = object_log(repo, scope)
+    except StudioError as exc:
+        return _fail("history", exc)
+    if not entries and object_id not in session.documents.subtask_ids():
+        from studio.editing.fields import criterion_location
+
+        try:
+            criterion_location(session.documents, object_id)
+        except StudioError:
+            print(f"dbstudio history: no subtask or criterion '{object_id}' in the project or its saved "
+                  "revisions", file=sys.stderr)
+            return ExitCode.UNUSABLE
+    entries = entries[:args.max_count] if args.max_count else entries
+    if args.format == "json":
+        print(json.dumps([{"sha": e.sha, "author": e.author, "date": e.date.isoformat(), "message": e.message}
+                          for e in entries], indent=2))
+        return ExitCode.OK
+    width = max((len(e.author) for e in entries), default=0)
+    for e in entries:
+        print(f"{e.short}  {e.date:%Y-%m-%d %H:%M}  {e.author:<{width}}  {e.message.splitlines()[0]}")
     return ExitCode.OK
 
 

@@ -1,7 +1,8 @@
 """`dbstudio score TABLE [--project PROJECT ...]`: score a verdict table (CSV or xlsx) exactly as
 the paper does; with --project, every row is first checked against the project's rubrics.
 `dbstudio score --project PROJECT [--run RUN ...] [--judge judge:MODEL]` (no TABLE): score the
-project's verdict store, as `dbstudio verdicts export --format score` would write it."""
+project's verdict store, as `dbstudio verdicts export --format score` would write it; with
+--corrected, also each score corrected for the judge's measured error (studio/cli/score_corrected.py)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", metavar="OUT.png",
                         help="without TABLE: also draw each run's final-rubric profile by target and by dimension "
                              "(one --project)")
+    from studio.cli.score_corrected import configure_corrected
+
+    configure_corrected(parser)
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -43,9 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.table is None:
         return _score_store(args)
-    if args.runs or args.judge or args.trajectory or args.profile:
-        print("dbstudio score: --run, --judge, --trajectory and --profile choose verdicts from a project's verdict store: leave out TABLE "
-              "to score the store of --project", file=sys.stderr)
+    if args.runs or args.judge or args.trajectory or args.profile or args.corrected:
+        print("dbstudio score: --run, --judge, --trajectory, --profile and --corrected choose verdicts from a project's "
+              "verdict store: leave out TABLE to score the store of --project", file=sys.stderr)
         return ExitCode.UNUSABLE
     absent: Absent | None = None
     try:
@@ -76,7 +80,9 @@ def _score_store(args: argparse.Namespace) -> int:
         print("dbstudio score: give a verdict table (TABLE), or --project PROJECT to score its verdict store",
               file=sys.stderr)
         return ExitCode.UNUSABLE
-    problem = _chart_problem(args)
+    from studio.cli.score_corrected import corrected_problem
+
+    problem = _chart_problem(args) or corrected_problem(args)
     if problem is not None:
         print(f"dbstudio score: {problem}", file=sys.stderr)
         return ExitCode.UNUSABLE
@@ -95,6 +101,11 @@ def _score_store(args: argparse.Namespace) -> int:
             return ExitCode.UNUSABLE
         scores = score_benchmark(score_rubrics(found, args.judge))
         drawn = _draw_charts(args, found)
+        corrected = None
+        if args.corrected:
+            from studio.cli.score_corrected import corrected_report
+
+            corrected = corrected_report(args, found, judges)
     except (ProjectLoadError, JudgingError) as exc:
         print(f"dbstudio score: {exc}", file=sys.stderr)
         return ExitCode.UNUSABLE
@@ -105,7 +116,12 @@ def _score_store(args: argparse.Namespace) -> int:
         print(f"dbstudio score: {drawn}", file=sys.stderr)
         return ExitCode.UNUSABLE
     report_left_out(found, "score")
-    print(json.dumps(to_json(scores), indent=2) if args.format == "json" else to_text(scores))
+    if corrected is None:
+        print(json.dumps(to_json(scores), indent=2) if args.format == "json" else to_text(scores))
+    elif args.format == "json":
+        print(json.dumps(to_json(scores) | {"corrected": corrected.to_json()}, indent=2))
+    else:
+        print(to_text(scores) + "\n\n" + corrected.text())
     return ExitCode.OK
 
 

@@ -3,6 +3,8 @@ verdict table with one row per system and criterion, filled from the project but
 `dbstudio verdicts export PROJECT [--run RUN ...] --format score|agreement OUT.csv|OUT.xlsx`: the
 verdict store as the table `dbstudio score` or `dbstudio agreement` reads.
 `dbstudio verdicts calibration PROJECT`: judge-expert agreement per criterion.
+`dbstudio verdicts certify PROJECT [--judge judge:MODEL ...] [--certify-at X]`: each judge's sensitivity and
+specificity against the experts, and whether it is certified (studio/cli/verdicts_certify.py).
 `dbstudio verdicts queue|give|adjudicate PROJECT ...`: expert review (studio/cli/verdicts_review.py)."""
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ if TYPE_CHECKING:
     from studio.scoring.project_rubrics import ProjectRubrics
     from studio.store.loader import LoadedProject
 
-ACTIONS = ("template", "export", "calibration", "queue", "give", "adjudicate")
+ACTIONS = ("template", "export", "calibration", "certify", "queue", "give", "adjudicate")
 EXPORT_FORMATS = ("score", "agreement")
+REPORT_FORMATS = ("text", "json")
 SUFFIXES = (".csv", ".xlsx")
 
 
@@ -36,23 +39,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "export writes the project's verdict store (verdicts/) as a score table (one row per run, "
                      "rubric and criterion, the verdict chosen: adjudicated, else agreeing experts, else the judge) "
                      "or an agreement table (the judge and the experts side by side); see docs/judging.md. "
-                     "calibration lists judge-expert agreement per criterion.")
+                     "calibration lists judge-expert agreement per criterion. certify gives each judge's "
+                     "sensitivity and specificity against the experts with Wilson intervals, certified for a scope "
+                     "only when both lower bounds reach --certify-at.")
     parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table; export: write the "
                                                         "verdict store as a table; calibration: agreement per criterion; "
-                                                        "queue, give, adjudicate: expert review")
+                                                        "certify: the judges' error rates and certification; queue, give, adjudicate: expert review")
     parser.add_argument("project", help="the project folder (the one holding project.yaml)")
     parser.add_argument("out", nargs="?", help="the table to write: a .csv or .xlsx file name")
     parser.add_argument("--system", action="extend", nargs="+", metavar="NAME",
                         help="template: the systems to be judged: --system A B, or --system A --system B")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
-    parser.add_argument("--format", dest="table_format", choices=EXPORT_FORMATS,
-                        help="export: score (the table `dbstudio score` reads) or agreement (`dbstudio agreement`)")
+    parser.add_argument("--format", dest="table_format", choices=EXPORT_FORMATS + REPORT_FORMATS,
+                        help="export: score (the table `dbstudio score` reads) or agreement (`dbstudio agreement`); "
+                             "certify: text (default) or json")
     parser.add_argument("--run", dest="runs", action="append", metavar="RUN",
                         help="export, calibration, queue: only this run or submission (an id or its start; repeat for "
                              "several; default: every one with verdicts)")
-    parser.add_argument("--judge", metavar="judge:MODEL",
+    parser.add_argument("--judge", dest="judges", action="append", metavar="judge:MODEL",
                         help="export: the one judge whose verdicts count (default: every judge; judges that differ "
-                             "leave a score's verdict missing)")
+                             "leave a score's verdict missing); certify: a judge to certify (repeat to compare "
+                             "several side by side; default: every judge)")
+    parser.add_argument("--certify-at", type=float, default=None, metavar="X",
+                        help="certify: the share both lower bounds (sensitivity, specificity) must reach (0-1, "
+                             "exclusive; default 0.8)")
     parser.add_argument("--min-agreement", type=float, default=None, metavar="X",
                         help="calibration: flag criteria whose agreement is below X (0-1; default from the project's "
                              "verdicts/calibration.yaml, else 0.75)")
@@ -121,6 +131,15 @@ def run(args: argparse.Namespace) -> int:
         return run_review(args)
     if args.operands:
         return _fail(f"{args.action}: unexpected {' '.join(args.operands)}")
+    if args.action == "certify":
+        from studio.cli.verdicts_certify import run_certify
+
+        return run_certify(args)
+    if args.judges and len(args.judges) > 1:
+        return _fail(f"{args.action} takes one --judge (got {', '.join(args.judges)})")
+    args.judge = args.judges[0] if args.judges else None
+    if args.certify_at is not None:
+        return _fail("--certify-at goes with certify: `dbstudio verdicts certify PROJECT --certify-at X`")
     if args.action == "export":
         from studio.cli.verdicts_export import run_export
 

@@ -60,13 +60,13 @@ def report_left_out(found: Sequence[ProjectVerdicts], command: str) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from studio.cli.verdicts_cmd import ProjectLoadError, output_problem
+    from studio.cli.verdicts_cmd import EXPORT_FORMATS, ProjectLoadError, output_problem
     from studio.judging.errors import JudgingError
     from studio.judging.tables import AGREEMENT_COLUMNS, SCORE_EXTRA, agreement_rows, score_rows, table_bytes
     from studio.scoring.template import COLUMNS as TEMPLATE_COLUMNS
     from studio.store.atomic import AtomicWriteError, write_atomic
 
-    if args.table_format is None:
+    if args.table_format not in EXPORT_FORMATS:
         return _fail("export needs --format score (the table `dbstudio score` reads) or --format agreement")
     if args.out is None:
         return _fail("give the table to write (OUT.csv or OUT.xlsx) after the project folder")

@@ -4,7 +4,6 @@ leaves a record that says how far it got."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from datetime import UTC, datetime
 from enum import Enum
@@ -178,18 +177,6 @@ def find_run(run_id: str, runs_dir: Path) -> Path:
             "(give --runs-dir when they live elsewhere)"
         )
     raise RunError(f"{run_id} names {len(matches)} runs in {runs_dir}: give more of the id")
-
-
-def process_alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def shown_status(run_dir: Path, record: RunRecord) -> RunStatus:

@@ -4,6 +4,8 @@ Qt object freed on a worker corrupts Qt's heap)."""
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QThreadPool, QTimer
 from shiboken6 import isValid
 
@@ -11,6 +13,11 @@ from studio.collector import collector
 
 COLLECT_EVERY_MS = 250
 """How often the UI thread makes the collections Python would have made (each is skipped unless due)."""
+SWITCH_INTERVAL_S = 0.001
+"""How long a worker may hold the interpreter while the UI thread waits for it (Python's default is
+5 ms). The UI calls into Python for every cell it paints; with a worker busy (matplotlib drawing,
+a review) each of those calls waited up to the interval, and a table of a few thousand cells took
+seconds to appear."""
 
 
 class _UiThreadCollection(QObject):
@@ -34,6 +41,7 @@ def collect_on_ui_thread() -> None:
     if _collection is None or not isValid(_collection):  # none yet, or gone with an earlier application
         _collection = _UiThreadCollection(app)
     collector.take_over()
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
 
 
 _collection: _UiThreadCollection | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -19,13 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from studio.editing.merge import FileConflict
+from studio.gui.widgets.tables import HeadersTableModel
 from studio.store.object_diff import FieldChange, shown
 
 Index = QModelIndex | QPersistentModelIndex
 TAKE = 3  # the column of the choice
 
 
-class ConflictModel(QAbstractTableModel):
+class ConflictModel(HeadersTableModel):
     """One row per differing field of every conflicting file: the window's value, the disk's, and a
     check box "take the disk's" (unchecked: keep mine, the choice the user came for)."""
 
@@ -40,15 +41,6 @@ class ConflictModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

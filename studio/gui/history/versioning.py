@@ -4,10 +4,10 @@ revision as one undoable edit; commit with a message. Every git read runs on the
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,15 +22,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.editing.fields import criterion_location, instruction_file, subtask_file
+from studio.editing.fields import instruction_file, subtask_file
+from studio.editing.object_history import object_scope
 from studio.editing.restore import restore_command
-from studio.editing.rubric import rubric_files
 from studio.errors import StudioError
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
+from studio.gui.widgets.tables import HeadersTableModel
 from studio.store import layout
-from studio.store.history_errors import HistoryError
 from studio.store.history_scope import WORKING, DiffRow, LogEntry, Scope, compare, scope_log
 
 Index = QModelIndex | QPersistentModelIndex
@@ -38,22 +38,7 @@ BATCH = 200
 
 
 # -- item models ---------------------------------------------------------------------------------
-class _ColumnsModel(QAbstractTableModel):
-    """A read-only table whose columns are named by `HEADERS`."""
-
-    HEADERS: tuple[str, ...] = ()
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt naming)
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt naming)
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
-
-class HistoryModel(_ColumnsModel):
+class HistoryModel(HeadersTableModel):
     """The revisions of the scope, newest first. Rows are handed to the view in batches
     (`fetchMore`), so a long history shows at once."""
 
@@ -108,7 +93,7 @@ class HistoryModel(_ColumnsModel):
         return None
 
 
-class DiffModel(_ColumnsModel):
+class DiffModel(HeadersTableModel):
     """Field, old value, new value."""
 
     HEADERS = ("Field", "Old", "New")
@@ -259,24 +244,12 @@ class VersioningPanel(QWidget):
 
     def show_object(self, kind: str, object_id: str) -> None:
         """Show the history of one criterion or subtask (field-by-field diffs between revisions)."""
-        documents = self.context.session.documents
         try:
-            if kind == "subtask":
-                files: tuple[str, ...] = (str(PurePosixPath(subtask_file(object_id)).parent),)
-            elif kind == "criterion":
-                try:
-                    here = criterion_location(documents, object_id)[0]
-                    others = [rel for rel in rubric_files(documents) if rel != here]
-                    files = (here, *others)
-                except StudioError:
-                    files = tuple(rubric_files(documents))
-            else:
-                raise HistoryError(f"the history of a {kind} is the history of its file: "
-                                   "pick a subtask or a criterion")
+            scope = object_scope(self.context.session.documents, object_id, kind)
         except StudioError as error:
             self._report(str(error))
             return
-        self._set_scope(Scope(kind, object_id, files))
+        self._set_scope(scope)
 
     def _set_scope(self, scope: Scope) -> None:
         self.scope = scope

@@ -12,22 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QSpinBox,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
 from studio.errors import StudioError
-from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.judging.reviewer_widgets import BlindNote
+from studio.gui.judging.reviewer_widgets import table_over_charts
 from studio.gui.judging.scores_models import AgreementModel
 from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
@@ -86,19 +83,8 @@ class AgreementView(StoreView):
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.export_report_button)
         status_row.addWidget(self.export_chart_button)
-        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        splitter.setObjectName("agreementSplitter")
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.chart)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 3)
-        remember_splitter(splitter, "agreement/table-chart")
-        self.blind_note = BlindNote("agreementBlindNote", context.rater_identity(), "the agreement", self)
-        layout = QVBoxLayout(self)
-        layout.addLayout(controls)
-        layout.addLayout(status_row)
-        layout.addWidget(self.blind_note)
-        layout.addWidget(splitter, 1)
+        self.splitter, self.blind_note = table_over_charts(self, context.rater_identity(), [controls, status_row],
+                                                           self.table, self.chart, "agreement", "the agreement")
         self._update_buttons()
 
         # blind review: a rater sees the agreement over the decisions they rated (studio.judging.visibility)

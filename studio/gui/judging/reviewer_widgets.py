@@ -4,8 +4,10 @@ left out, and the one click that shows everything)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.rater_identity import RaterIdentity
 from studio.judging.visibility import ROLES
 
@@ -64,3 +66,24 @@ class BlindNote(QWidget):
                           "the other raters' and the adjudicated verdicts of the others stay hidden until you "
                           "have given yours.")
         self.setVisible(viewer.hides_any())
+
+
+def table_over_charts(view: QWidget, identity: RaterIdentity, rows: list[QLayout], table: QWidget, charts: QWidget,
+                      name: str, what: str) -> tuple[QSplitter, BlindNote]:
+    """The layout of a view computed from the verdict store: its rows of controls, the blind-review
+    note, and the table over the charts in a splitter that is remembered. Object names: `NAME`Splitter,
+    `NAME`BlindNote; `what` is what blind review limits ("the score")."""
+    splitter = QSplitter(Qt.Orientation.Vertical, view)
+    splitter.setObjectName(f"{name}Splitter")
+    splitter.addWidget(table)
+    splitter.addWidget(charts)
+    splitter.setStretchFactor(0, 1)
+    splitter.setStretchFactor(1, 3)
+    remember_splitter(splitter, f"{name}/table-charts")
+    note = BlindNote(f"{name}BlindNote", identity, what, view)
+    layout = QVBoxLayout(view)
+    for row in rows:
+        layout.addLayout(row)
+    layout.addWidget(note)
+    layout.addWidget(splitter, 1)
+    return splitter, note

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -20,14 +20,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.errors import StudioError
-from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.live_results import (
     LatestTask,
     StoreView,
@@ -37,7 +35,7 @@ from studio.gui.base.live_results import (
     status_label,
 )
 from studio.gui.base.tasks import TaskRunner
-from studio.gui.judging.reviewer_widgets import BlindNote
+from studio.gui.judging.reviewer_widgets import table_over_charts
 from studio.gui.judging.scores_models import ScoresModel
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
 
@@ -128,18 +126,8 @@ class ScoresView(StoreView):
         top.addWidget(self.export_table_button)
         top.addWidget(self.busy)
         top.addWidget(self.status, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
-        splitter.setObjectName("scoresSplitter")
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.charts)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 3)
-        remember_splitter(splitter, "scores/table-charts")
-        self.blind_note = BlindNote("scoresBlindNote", context.rater_identity(), "the score", self)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.blind_note)
-        layout.addWidget(splitter, 1)
+        _, self.blind_note = table_over_charts(self, context.rater_identity(), [top], self.table, self.charts,
+                                               "scores", "the score")
         self._update_buttons()
 
         # a rubric edit changes what is scored (and may make verdicts stale)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
@@ -60,6 +59,7 @@ from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.gui.project.depmap_minimap import DependencyMiniMap
+from studio.gui.widgets.tables import HeadersTableModel
 from studio.review.graph import DELIVERABLE, MATERIAL, OUTPUT, SUBTASK, Node
 from studio.views.depmap import (
     AffectedCriterion,
@@ -81,7 +81,7 @@ MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
 OVERVIEW_WIDTH, OVERVIEW_MAX_HEIGHT, OVERVIEW_MARGIN = 220, 140, 8
 
 
-class ImpactCriteriaModel(QAbstractTableModel):
+class ImpactCriteriaModel(HeadersTableModel):
     """The criteria a change reaches: scope, id, weight and text (read-only)."""
 
     HEADERS = ("Scope", "Criterion", "Weight", "Text")
@@ -102,9 +102,6 @@ class ImpactCriteriaModel(QAbstractTableModel):
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
@@ -115,14 +112,6 @@ class ImpactCriteriaModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
-                and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
-
 
 def _label(box: QGraphicsRectItem, label: str, rect: QRectF, italic: bool = False) -> None:
     """A box's label, centred and shrunk to fit its width."""

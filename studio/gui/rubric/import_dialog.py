@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QStringListModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QStringListModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
+from studio.gui.widgets.tables import HeadersTableModel
 from studio.sheets import SheetDiff, SheetError, diff_to_command, export_rubrics, read_rubric_sheet
 
 Index = QModelIndex | QPersistentModelIndex
@@ -34,10 +35,10 @@ REMOVED_BRUSH = QBrush(QColor("#fbe3e3"))
 XLSX_FILTER = "Excel workbook (*.xlsx)"
 
 
-class ImportDiffModel(QAbstractTableModel):
+class ImportDiffModel(HeadersTableModel):
     """One row per changed field, added criterion and removed criterion of a SheetDiff."""
 
-    HEADERS = ("change", "rubric", "criterion", "field", "old", "new", "cell")
+    HEADERS = ("Change", "Rubric", "Criterion", "Field", "Old", "New", "Cell")
 
     def __init__(self, diff: SheetDiff | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,9 +56,6 @@ class ImportDiffModel(QAbstractTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
@@ -67,13 +65,6 @@ class ImportDiffModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return {"added": ADDED_BRUSH, "removed": REMOVED_BRUSH}.get(row[0])
         return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
-                and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section].capitalize()
-        return None
-
 
 class RubricImportDialog(QDialog):
     """Reads an edited rubric sheet, shows what it changes (or every bad cell), and on Accept

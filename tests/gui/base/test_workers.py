@@ -4,6 +4,7 @@ is freed on the UI thread, never on the worker (freeing a Qt object there corrup
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 
 import pytest
@@ -58,6 +59,8 @@ def test_every_pool_of_the_app_takes_the_collector_over(qtbot) -> None:
 
     parent = QObject()
     assert worker_pool(parent, threads=2).maxThreadCount() == 2 and not gc.isenabled()
+    # and a busy worker hands the interpreter back to the UI thread within a millisecond
+    assert sys.getswitchinterval() <= 0.001
 
 
 def test_a_paused_pass_leaves_an_owned_collector_off_and_a_free_one_on(qapp) -> None:

@@ -192,3 +192,36 @@ def test_the_working_copy_includes_unsaved_edits(qtbot, panel):
     _select(panel, 0)  # the last commit against the working copy, before any save
     diff = _diff(qtbot, panel)
     assert diff == {"materials.yaml: materials.M12.title": ("CFO email restating FY2025 EBITDA", "Restatement email")}
+
+
+def _cli_history(capsys, project: Path, object_id: str) -> list[str]:
+    import json
+
+    from studio.cli.main import main
+
+    capsys.readouterr()
+    assert main(["history", str(project), "--object", object_id, "--format", "json"]) == 0
+    return [entry["sha"] for entry in json.loads(capsys.readouterr().out)]
+
+
+@pytest.mark.parametrize("kind", ["subtask", "criterion"])
+def test_dbstudio_history_object_lists_what_the_panel_lists(qtbot, panel, project, capsys, kind):
+    object_id = "T03" if kind == "subtask" else _criterion_weighing_six(project)
+    _wait_rows(qtbot, panel, 3)
+    panel.show_object(kind, object_id)
+    _wait_rows(qtbot, panel, 2)
+    shown = [panel.history_model.entry(row).sha for row in range(2)]
+    listed = _cli_history(capsys, project, object_id)
+    # the T03 commit and the first version; not the T05 one (it touched neither)
+    assert listed == shown
+    assert [git(project, "log", "-1", "--format=%s", sha).strip() for sha in listed] == [
+        "T03: more time, heavier criterion", "First version"]
+
+
+def test_dbstudio_history_object_refuses_what_is_no_subtask_or_criterion(project, capsys):
+    from studio.cli.main import main
+
+    assert main(["history", str(project), "--object", "NOPE-C99"]) == 2
+    assert "no subtask or criterion 'NOPE-C99'" in capsys.readouterr().err
+    assert main(["history", str(project), "--object", "../T03"]) == 2
+    assert "is not a subtask or criterion id" in capsys.readouterr().err
