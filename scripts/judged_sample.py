@@ -87,7 +87,7 @@ def _answerer(run: str, number: int) -> Callable[[Request], Reply]:
                 rationale = f"{file} shows that {claim}; the cited passage states it with its source."
             else:
                 rationale = f"Nothing in {file} or the other files shows that {claim}."
-            verdicts.append({"criterion": cid, "verdict": verdict, "rationale": rationale,
+            verdicts.append({"criterion": cid, "holds": verdict == "pass", "rationale": rationale,
                              "evidence": [ref] if ref else []})
         return Reply(body=completion(json.dumps({"verdicts": verdicts})))
 

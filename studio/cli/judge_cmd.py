@@ -179,8 +179,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"cost: {total.costs.line()}")
     for reason in total.refusals:
         print(f"refused by the server, not retried: {reason}", file=sys.stderr)
-    if total.missing:
+    if total.missing_ids:
         print("missing (judge again to retry them): " + ", ".join(total.missing_ids))
+    for cid, reason in total.not_judged.items():
+        print(f"not judged, stored missing: {cid}: {reason}")
     if total.cancelled:
         print("interrupted: the verdicts received are stored; judge again to go on", file=sys.stderr)
         return ExitCode.INTERRUPTED

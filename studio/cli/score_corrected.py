@@ -18,7 +18,7 @@ MAX_RESAMPLES = 100_000  # as `dbstudio agreement --bootstrap`
 
 
 def configure_corrected(parser: argparse.ArgumentParser) -> None:
-    from studio.judging.judge_error import CORRECT_BY
+    from studio.scoring.engine import CORRECT_BY
 
     parser.add_argument("--corrected", action="store_true",
                         help="without TABLE: also each score corrected for the judge's error measured on the "

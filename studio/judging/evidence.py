@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from studio.collector import collector_paused
-from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError
+from studio.judging.evidence_budget import Budget, EvidenceLimits, Excerpt, ReadError, line_cost
 from studio.judging.evidence_image import read_image
 from studio.judging.evidence_office import read_docx, read_pptx
 from studio.judging.evidence_pdf import read_pdf
@@ -23,7 +23,8 @@ from studio.untrusted import Limits, UntrustedFileError, shown
 from studio.untrusted.limits import DEFAULT_LIMITS
 from studio.untrusted.tree import HardLinks, open_reached, reach, walk
 
-__all__ = ["Evidence", "EvidenceLimits", "Excerpt", "FileEvidence", "extract_evidence", "kind_of", "locate"]
+__all__ = ["Evidence", "EvidenceLimits", "Excerpt", "FileEvidence", "extract_evidence", "file_evidence", "kind_of",
+           "locate", "submission_files"]
 
 Reader = Callable[[Path, str, Budget, EvidenceLimits], tuple[str | None, str | None]]
 
@@ -86,6 +87,26 @@ class FileEvidence:
     error: str | None  # "the PDF is damaged: ..." when the file is broken, else None
     sha256: str  # of the file's bytes; "" when it cannot be read
 
+    @property
+    def chars(self) -> int:
+        """What the file's excerpts take of an evidence budget (as Budget counts them)."""
+        return sum(line_cost(excerpt.ref, excerpt.text) for excerpt in self.excerpts)
+
+    def render(self, file_mark: str = "###") -> str:
+        """This file's section of the evidence (see Evidence.render)."""
+        lines = [f"{file_mark} {self.path} ({self.kind})"]
+        if self.error:
+            lines.append(f"EVIDENCE ERROR: {self.error}")
+        if self.cut:
+            lines.append(f"NOTE: {self.cut}")
+        if self.kind == "other" and not self.error:
+            lines.append("(not shown: a file of a kind the evidence does not read)")
+        if self.kind == "xlsx" and self.excerpts:
+            lines.append(f"(one line per row: CELL = saved value (formula ...); cite a cell as {self.path}!Sheet!A1)")
+        for excerpt in self.excerpts:
+            lines.append(f"[{excerpt.ref}]" + ("\n" if "\n" in excerpt.text else " ") + excerpt.text)
+        return "\n".join(lines)
+
 
 @dataclass(frozen=True)
 class Evidence:
@@ -95,22 +116,7 @@ class Evidence:
     def render(self, file_mark: str = "###") -> str:
         """The text the judge reads: one section per file, each excerpt after its ref in brackets. The
         judge's prompt starts each file with a mark of its own (studio/judging/prompt.py fences it)."""
-        sections = []
-        for file in self.files:
-            lines = [f"{file_mark} {file.path} ({file.kind})"]
-            if file.error:
-                lines.append(f"EVIDENCE ERROR: {file.error}")
-            if file.cut:
-                lines.append(f"NOTE: {file.cut}")
-            if file.kind == "other" and not file.error:
-                lines.append("(not shown: a file of a kind the evidence does not read)")
-            if file.kind == "xlsx" and file.excerpts:
-                lines.append(
-                    f"(one line per row: CELL = saved value (formula ...); cite a cell as {file.path}!Sheet!A1)"
-                )
-            for excerpt in file.excerpts:
-                lines.append(f"[{excerpt.ref}]" + ("\n" if "\n" in excerpt.text else " ") + excerpt.text)
-            sections.append("\n".join(lines))
+        sections = [file.render(file_mark) for file in self.files]
         return "\n\n".join(sections) + "\n" if sections else "(the submission has no files)\n"
 
     def content_key(self) -> str:
@@ -198,7 +204,7 @@ def outside_problem(folder: Path, rel: str) -> str | None:
     return None
 
 
-def _file_evidence(
+def file_evidence(
     folder: Path, rel: str, budget: Budget, limits: EvidenceLimits, links: HardLinks | None = None
 ) -> FileEvidence:
     name = shown(rel)  # what the judge reads and cites: never a raw byte or a terminal escape
@@ -236,20 +242,30 @@ def extract_evidence(
     folder: Path,
     paths: Sequence[str] | None = None,
     limits: EvidenceLimits = EvidenceLimits(),  # noqa: B008 - frozen, immutable
+    *,
+    in_order: bool = False,
+    total_reason: str | None = None,
 ) -> Evidence:
-    """The evidence of the files under `folder` (or only `paths`, relative to it), in path order."""
+    """The evidence of the files under `folder` (or only `paths`, relative to it), in path order, or in
+    the order of `paths` with `in_order` (the first files are the last the total limit cuts).
+    `total_reason` says what the total limit is in the notes of the files it cuts."""
     folder = Path(folder)
-    rels = sorted({Path(p).as_posix() for p in paths}) if paths is not None else submission_files(folder)
+    if paths is None:
+        rels = submission_files(folder)
+    else:
+        unique = list(dict.fromkeys(Path(p).as_posix() for p in paths))
+        rels = unique if in_order else sorted(unique)
     links = HardLinks(walk(folder)) if folder.is_dir() else None  # a file hard-linked only inside it is read
     files = []
     left = limits.total_chars
     with collector_paused():
         for rel in rels:
             if left < limits.file_chars:
-                budget = Budget(left, f"the evidence's limit of {limits.total_chars:,} characters over all files")
+                reason = total_reason or f"the evidence's limit of {limits.total_chars:,} characters over all files"
+                budget = Budget(left, reason)
             else:
                 budget = Budget(limits.file_chars, "the evidence's limit per file")
-            evidence = _file_evidence(folder, rel, budget, limits, links)
+            evidence = file_evidence(folder, rel, budget, limits, links)
             left -= budget.used
             if budget.full and budget.limit == left + budget.used:  # the total cut this file: later ones are not shown
                 left = 0

@@ -2,7 +2,7 @@
 
 Criteria with a programmatic check `as: criterion` are decided by the check. The others are judged by
 the protocol (studio/judging/protocol.py) unless a stored judge verdict has the same reuse key: a hash
-of the evidence content, the criterion's text and weight, the model, the prompt version, the
+of the evidence content, the criterion's text, weight and covered files, the model, the prompt version, the
 instruction (or delivery contract) and the evaluator references. What the endpoint never answers is
 stored as "missing", never guessed, with the reason (the server's own message when it refused).
 
@@ -36,13 +36,23 @@ from studio.judging.client import (
 )
 from studio.judging.costs import CostTotals, JudgingCost, RequestCost
 from studio.judging.errors import JudgingError
-from studio.judging.prompt import PROMPT_VERSION, AnsweredVerdict, AskedCriterion, ScopeContext, messages, parse_answer
+from studio.judging.prompt import (
+    PROMPT_VERSION,
+    AnsweredVerdict,
+    AskedCriterion,
+    ScopeContext,
+    fence_token,
+    messages,
+    parse_answer,
+    stored_verdict,
+)
 from studio.judging.protocol import ProtocolSettings, batches_of, run_protocol
 from studio.judging.request_shape import DEFAULT_TIMEOUT_S, RequestShape, estimated_tokens
 from studio.judging.scope import ScopedCriterion, scope_context, scope_criteria
 from studio.judging.submission import Submission
 
 if TYPE_CHECKING:
+    from studio.judging.evidence_batches import Coverage, EvidencePlan
     from studio.judging.profiles import JudgeProfile
     from studio.judging.verdicts import Verdict
     from studio.store.loader import LoadedProject
@@ -149,13 +159,15 @@ class JudgeSummary:
     from_checks: int = 0
     requests: int = 0
     cancelled: bool = False
-    missing_ids: list[str] = field(default_factory=list)  # "SCOPE/ID"
+    missing_ids: list[str] = field(default_factory=list)  # "SCOPE/ID": judging again may resolve them
     costs: CostTotals = field(default_factory=CostTotals)
     refusals: list[str] = field(default_factory=list)  # the server's reasons for requests refused for good
     raters: list[str] = field(default_factory=list)  # who the verdicts are stored under
     estimated_prompt_tokens: int = 0  # dry run: what the requests would send
     planned_requests: int = 0  # dry run: requests the batches would need (attempts not counted)
     too_large: list[str] = field(default_factory=list)  # dry run: "SCOPE/ID" whose request cannot fit
+    # "SCOPE/ID" -> why it was not judged (its covered evidence does not fit): judging again does not help
+    not_judged: dict[str, str] = field(default_factory=dict)
 
     def add(self, other: JudgeSummary) -> None:
         self.judged += other.judged
@@ -171,6 +183,7 @@ class JudgeSummary:
         self.estimated_prompt_tokens += other.estimated_prompt_tokens
         self.planned_requests += other.planned_requests
         self.too_large += other.too_large
+        self.not_judged.update(other.not_judged)
 
 
 class EvidenceLike(Protocol):
@@ -195,6 +208,7 @@ def reuse_key(
         criterion.weight,
         criterion.gate,
         criterion.check_note,
+        list(criterion.covers),  # what its request shows whole
         model,
         prompt_version,
         context.title,
@@ -265,10 +279,20 @@ class _Judging:
         self.cancel = cancel
         self.criteria = scope_criteria(project.project, submission.scope)
         self.context = scope_context(project, submission.scope)
+        # Criteria covering the same files are asked together, with those files whole (evidence_batches.py);
+        # evidence handed in (a test's, a caller's) is given as it is to every request.
+        self.evidence_plan: EvidencePlan | None = None
+        self._token: str | None = None  # the fence token of every request of the submission
+        self.coverage: dict[str, Coverage] = {}
         if evidence is None:
-            from studio.judging.evidence import extract_evidence
+            from studio.judging.evidence_batches import EvidencePlan, coverage, scope_outputs
 
-            evidence = extract_evidence(submission.folder)
+            self.coverage = {scoped.id: coverage(project.project, submission.scope, scoped.own)
+                             for scoped in self.criteria  # what a check decides is never asked
+                             if scoped.check is None or _check_role(scoped.check) != "criterion"}
+            self.evidence_plan = EvidencePlan(submission.folder, list(dict.fromkeys(self.coverage.values())),
+                                     scope_outputs(project.project, submission.scope))
+            evidence = self.evidence_plan.whole
         self.evidence = evidence
         self.images = _image_urls(evidence, submission.folder) if settings.images else []
         self.summary = JudgeSummary()
@@ -300,9 +324,12 @@ class _Judging:
 
     def _questions(self, rater: str) -> tuple[list[Verdict], dict[str, tuple[ScopedCriterion, AskedCriterion, str]]]:
         """(verdicts of the checks that changed, the criteria to ask the judge with their reuse keys)."""
+        from studio.judging.verdicts import criterion_version
+
         scope = self.submission.scope
         self.rater = rater
         self.all_checked: list[Verdict] = []
+        self.all_blind: list[Verdict] = []  # missing: covered evidence that does not fit
         stored = {v.criterion: v for v in self.store.read(self.submission.id, rater) if v.scope == scope}
         content_key = self.evidence.content_key()
         new: list[Verdict] = []
@@ -317,12 +344,24 @@ class _Judging:
                     new.append(checked)
                 continue
             note = _check_note(self.submission.folder, check) if role == "evidence" else None
-            question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note)
+            question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note,
+                                      self.coverage.get(scoped.id, ()))
             key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context,
                             self.settings.reasoning_effort)
             earlier = stored.get(scoped.id)
             if earlier is not None and earlier.key == key and earlier.verdict in ("pass", "fail"):
                 self.summary.reused += 1
+                continue
+            unfit = (self.evidence_plan.unfit(self.coverage[scoped.id]) if self.evidence_plan is not None
+                     else None)
+            if unfit is not None:  # never judged blind: missing, with the file that does not fit
+                blind = _verdict(scoped, scope, "missing", rater, datetime.now(UTC), criterion_version(scoped.scored),
+                                 f"not judged: {unfit.reason}", [], key)
+                self.all_blind.append(blind)
+                if not _same_outcome(stored.get(scoped.id), blind):  # unchanged: no new time in the file
+                    new.append(blind)
+                self.summary.missing += 1
+                self.summary.not_judged[f"{scope}/{scoped.id}"] = unfit.reason
                 continue
             asked[scoped.id] = (scoped, question, key)
         return new, asked
@@ -341,11 +380,27 @@ class _Judging:
             )
         return estimate, None
 
+    def _request(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]],
+                 ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The request for `ids`: the submission's shared evidence first, then every file they cover whole."""
+        plan = self.evidence_plan
+        evidence = plan.evidence(self._covered(ids)) if plan is not None else self.evidence
+        return messages(self.context, [asked[cid][1] for cid in ids], evidence, self.images, token=self._token)
+
+    def _batching(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]]) -> Any:
+        """Which batch group each asked criterion is in (criteria covering the same files), or None."""
+        self._token = self._fence_token([question for _, question, _ in asked.values()]) if asked else None
+        if self.evidence_plan is None:
+            return None
+        keys = self.evidence_plan.batch_keys({cid: self.coverage[cid] for cid in asked}, self.settings.batch)
+        return keys.__getitem__
+
     def plan(self) -> JudgeSummary:
         """The dry run: what judging would ask, estimated, without a request."""
         _, asked = self._questions(self._earlier_rater())
-        for ids in batches_of(list(asked), self.settings.batch):
-            request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
+        group_of = self._batching(asked)
+        for ids in batches_of(list(asked), self.settings.batch, group_of):
+            request = self._request(asked, ids)
             estimate, too_large = self._fit(request)
             self.summary.planned_requests += 1
             self.summary.estimated_prompt_tokens += estimate
@@ -374,7 +429,7 @@ class _Judging:
     def _ask(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]],
              ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
         assert self.client is not None
-        request = messages(self.context, [asked[cid][1] for cid in ids], self.evidence, self.images)
+        request = self._request(asked, ids)
         estimate, too_large = self._fit(request)
         if too_large is not None:
             refused = RequestRefused(too_large, sent=False)
@@ -416,26 +471,28 @@ class _Judging:
         scope = self.submission.scope
         earlier = self._earlier_rater()
         new, asked = self._questions(earlier)
-        if self.summary.reused or self.summary.from_checks:
-            self._report(self.summary.reused + self.summary.from_checks, "checks")
+        finished = self.summary.reused + self.summary.from_checks + self.summary.missing
+        if finished:
+            self._report(finished, "checks")
+        group_of = self._batching(asked)
 
         def ask(ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
             return self._ask(asked, ids)
 
         protocol = ProtocolSettings(self.settings.batch, self.settings.parallel, self.settings.attempts)
-        outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report)
+        outcome = run_protocol(list(asked), ask, protocol, self.cancel, self._report, group_of=group_of)
         rater = self._served_rater(earlier)
         if rater != earlier:  # a new model answered: every check's verdict goes under its name too
-            new = [verdict.model_copy(update={"rater": rater}) for verdict in self.all_checked]
+            new = [verdict.model_copy(update={"rater": rater}) for verdict in self.all_checked + self.all_blind]
         now = datetime.now(UTC)
         refused = set(outcome.refusals)
         for cid, answer in outcome.resolved.items():
-            scoped, _, key = asked[cid]
+            scoped, question, key = asked[cid]
             new.append(
                 _verdict(
                     scoped,
                     scope,
-                    answer.verdict,
+                    stored_verdict(question, answer.holds),
                     rater,
                     now,
                     criterion_version(scoped.scored),
@@ -467,6 +524,18 @@ class _Judging:
         if outcome.stopped is not None:
             raise outcome.stopped
         return self.summary
+
+    def _covered(self, ids: Sequence[str]) -> Coverage:
+        """What a request for `ids` shows whole: every file one of them covers."""
+        return tuple(sorted({path for cid in ids for path in self.coverage[cid]}))
+
+    def _fence_token(self, questions: Sequence[AskedCriterion]) -> str:
+        """One fence token for every request of the submission, found in none of their texts: the
+        requests then share their first part byte for byte, which a provider's prompt cache reuses."""
+        # every file's text is in the evidence of the whole submission (a request shows part of it)
+        return fence_token(self.evidence.render(), self.context.title, self.context.text,
+                           *(reference.text for reference in self.context.references),
+                           *(question.line() for question in questions))
 
     def _checked(self, scoped: ScopedCriterion, check: Any) -> Verdict:
         from studio.judging.checks import run_check

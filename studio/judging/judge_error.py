@@ -20,8 +20,6 @@ from studio.judging.decisions import PASS_FAIL, human_reference
 from studio.judging.tables import ProjectVerdicts, score_rows
 from studio.judging.verdicts import is_judge
 
-CORRECT_BY = ("pooled", "target", "dimension")
-
 
 def checked_decisions(verdicts: ProjectVerdicts, judges: Sequence[str] | None = None) -> list[Checked]:
     """Every judge's (or each of `judges`') pass/fail on the decisions the people settled."""

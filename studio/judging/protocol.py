@@ -14,7 +14,7 @@ server cannot be used at all) stops every request not yet sent and is handed bac
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -53,18 +53,23 @@ class _Group(Generic[T]):
     refused: bool = False
 
 
-def batches_of(ids: Sequence[str], batch: int) -> list[list[str]]:
-    """The batches the protocol asks first (a dry run counts the same ones)."""
-    pending = list(dict.fromkeys(ids))
-    return [pending[i:i + batch] for i in range(0, len(pending), batch)]
+def batches_of(ids: Sequence[str], batch: int, group_of: Callable[[str], Hashable] | None = None) -> list[list[str]]:
+    """The batches the protocol asks first (a dry run counts the same ones): with `group_of`, each
+    holds ids of one group only, the groups in the order of their first id."""
+    groups: dict[Hashable, list[str]] = {}
+    for cid in dict.fromkeys(ids):
+        groups.setdefault(group_of(cid) if group_of is not None else None, []).append(cid)
+    return [members[i:i + batch] for members in groups.values() for i in range(0, len(members), batch)]
 
 
 def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
                  cancel: Callable[[], bool] | None = None,
-                 on_progress: Callable[[int, str], None] | None = None) -> Outcome[T]:
+                 on_progress: Callable[[int, str], None] | None = None,
+                 group_of: Callable[[str], Hashable] | None = None) -> Outcome[T]:
     """Resolve `ids` through `ask`. `on_progress(count, phase)` is called in the calling thread when
     `count` more ids are finished with (resolved, or given up in the single phase); phase is "batch"
-    or "single"."""
+    or "single". With `group_of`, a batch holds ids of one group only (the judge's criteria covering
+    the same files), the groups in the order of their first id."""
     if settings.batch < 1 or settings.parallel < 1 or settings.attempts < 1:
         raise ValueError("batch, parallel and attempts must each be at least 1")
     outcome: Outcome[T] = Outcome()
@@ -104,7 +109,7 @@ def run_protocol(ids: Sequence[str], ask: Ask[T], settings: ProtocolSettings,
                 group.reason = "the answer gave no valid verdict for it"
         return group
 
-    batches = batches_of(ids, settings.batch)
+    batches = batches_of(ids, settings.batch, group_of)
     with ThreadPoolExecutor(max_workers=settings.parallel, thread_name_prefix="judge") as pool:
         leftover = _phase(pool, work, batches, "batch", outcome, on_progress)
         singles = [[cid] for cid in leftover]

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 FINAL_SCOPE: str = vocabulary.FINAL_SCOPE
 FINAL_TARGETS: tuple[str, ...] = tuple(target.value for target in vocabulary.FINAL_TARGETS)
 DIMENSIONS: tuple[str, ...] = tuple(dimension.value for dimension in vocabulary.Dimension)
+CORRECT_BY = ("pooled", "target", "dimension")
+"""How `score --corrected` groups the criteria to measure a judge's error (studio/judging/judge_error.py)."""
 PASS_THRESHOLD = 90.0
 
 

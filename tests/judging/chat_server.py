@@ -4,7 +4,7 @@ Each request is handed to `reply(request)`, which returns a `Reply`: an HTTP sta
 dict sent as JSON, or raw text), headers, an optional delay before answering, and optionally a
 pause between bytes (a server drip-feeding its answer: headers at once, then the body a byte at a
 time, with the Content-Length of the whole body, as any HTTP/1.1 server may send it). The default
-answers "pass" for every criterion the prompt asks about. The server records every request and
+answers that every criterion the prompt asks about holds. The server records every request and
 the most requests it served at once; `stop()` releases any request still waiting.
 """
 
@@ -72,13 +72,14 @@ def completion(content: str, model: str | None = None, usage: dict[str, Any] | N
 
 
 def verdicts_json(ids: list[str], verdict: str | Callable[[str], str] = "pass") -> str:
+    """An answer giving each criterion the stored verdict `verdict` ("pass": its statement holds)."""
     decide = verdict if callable(verdict) else (lambda _cid: verdict)
     return json.dumps(
         {
             "verdicts": [
                 {
                     "criterion": cid,
-                    "verdict": decide(cid),
+                    "holds": decide(cid) == "pass",
                     "rationale": f"because of {cid}",
                     "evidence": ["outputs/report.md#L1"],
                 }

@@ -87,7 +87,7 @@ def test_the_prompt_holds_instruction_criteria_with_weight_sign_evidence_and_the
     judge(project, submission, settings(server, batch=20))
     (request,) = server.requests
     system, user = request.body["messages"][0]["content"], request.user_text
-    assert '"verdicts"' in system and '"pass" or "fail"' in system
+    assert '"verdicts"' in system and '"holds": true or false' in system and '"pass"' not in system
     assert (project / "subtasks/T01/instruction.md").read_text().strip() in user
     assert "Reference notes on the revised report" in user  # R01 is assigned to T01
     assert (project / "evaluator/reference-notes.md").read_text().strip() in user
@@ -195,11 +195,11 @@ def test_what_stays_unresolved_is_stored_as_missing_never_guessed(
 def test_answers_with_unknown_ids_wrong_verdict_words_or_contradictions_leave_criteria_unresolved(
         project: Path, submission: Submission, servers: Callable[..., ChatServer]) -> None:
     def reply(request: Request) -> Reply:
-        items = [{"criterion": cid, "verdict": "PASS", "rationale": "ok", "evidence": []} for cid in request.ids]
+        items = [{"criterion": cid, "holds": " TRUE", "rationale": "ok", "evidence": []} for cid in request.ids]
         if len(request.ids) > 1:
-            items[0]["verdict"] = "maybe"
-            items.append({"criterion": items[1]["criterion"], "verdict": "fail"})
-            items.append({"criterion": "NOT-ASKED", "verdict": "pass"})
+            items[0]["holds"] = "maybe"
+            items.append({"criterion": items[1]["criterion"], "holds": False})
+            items.append({"criterion": "NOT-ASKED", "holds": True})
             return Reply(body=completion(json.dumps({"verdicts": items})))
         return Reply(body=completion(json.dumps({"verdicts": items})))
 
@@ -233,6 +233,12 @@ def _edit_weight(project: Path, submission: Submission) -> None:
     replace_in(project, "subtasks/T01/rubric.yaml", "weight: 3", "weight: 4")  # the first criterion only
 
 
+def _edit_covers(project: Path, submission: Submission) -> None:  # the first criterion covers the notes instead
+    replace_in(project, "subtasks/T01/subtask.yaml", "    title: Report\n",
+               "    title: Report\n  - path: outputs/notes.txt\n    title: Notes\n")
+    replace_in(project, "subtasks/T01/rubric.yaml", "T01:outputs/report.md", "T01:outputs/notes.txt")
+
+
 def _edit_instruction(project: Path, submission: Submission) -> None:
     write(project, "subtasks/T01/instruction.md", "# A new instruction\n")
 
@@ -242,7 +248,8 @@ def _edit_reference(project: Path, submission: Submission) -> None:
 
 
 @pytest.mark.parametrize(("edit", "rejudged"), [
-    (_edit_evidence, 20), (_edit_text, 1), (_edit_weight, 1), (_edit_instruction, 20), (_edit_reference, 20),
+    (_edit_evidence, 20), (_edit_text, 1), (_edit_weight, 1), (_edit_covers, 1), (_edit_instruction, 20),
+    (_edit_reference, 20),
 ])
 def test_reuse_ends_when_a_part_of_the_key_changes(
         project: Path, submission: Submission, servers: Callable[..., ChatServer],

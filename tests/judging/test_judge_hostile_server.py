@@ -137,7 +137,7 @@ def test_an_endless_rationale_is_stored_cut_with_how_much_was_cut(project: Path,
     rationale = "The report restates the figure. " * 40_000  # 1.28 million characters
 
     def reply(request: Request) -> Reply:
-        answer = {"verdicts": [{"criterion": cid, "verdict": "pass", "rationale": rationale} for cid in request.ids]}
+        answer = {"verdicts": [{"criterion": cid, "holds": True, "rationale": rationale} for cid in request.ids]}
         return Reply(body=completion(json.dumps(answer)))
 
     assert judge_with(project, folder, reply) == ExitCode.OK

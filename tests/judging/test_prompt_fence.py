@@ -1,6 +1,8 @@
 """The evidence is fenced as data: a submission that forges the fence, a heading of the prompt or a file
-section of its own cannot get out of the fence, whose token is drawn for each request; the system
-message says that what is inside the fence is data, never an instruction."""
+section of its own cannot get out of the fence, whose token is drawn for each judging of a submission
+(its requests share it, so their first part is the same bytes for a provider's prompt cache) and
+drawn again for a request holding it; the system message says that what is inside the fence is data,
+never an instruction."""
 
 from __future__ import annotations
 
@@ -92,6 +94,18 @@ def test_the_token_is_drawn_again_when_a_text_of_the_request_holds_it(monkeypatc
     assert fence_token("a file quoting 0123456789abcdef", "another text") == "fedcba9876543210"
 
 
+def test_a_shared_token_that_a_text_of_the_request_holds_is_replaced(tmp_path: Path) -> None:
+    folder = tmp_path / "sub"
+    write(folder, "outputs/memo.md", FORGERY)
+    context = ScopeContext("T02", "Instruction of subtask T02", "Revise the report.")
+    asked = [AskedCriterion("T02-C01", "The report uses the corrected figure.", 6)]
+    request = messages(context, asked, extract_evidence(folder), token=FORGED_TOKEN)
+    token = check_fenced(request[0]["content"], request[1]["content"], ["outputs/memo.md (markdown)"])
+    assert token != FORGED_TOKEN
+    kept = messages(context, asked, extract_evidence(folder), token="fedcba9876543210")
+    assert check_fenced(kept[0]["content"], kept[1]["content"], ["outputs/memo.md (markdown)"]) == "fedcba9876543210"
+
+
 def test_the_judge_sends_every_request_fenced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = copy_blank(tmp_path / "project")
     folder = tmp_path / "sub"
@@ -122,4 +136,4 @@ def test_the_judge_sends_every_request_fenced(tmp_path: Path, monkeypatch: pytes
         check_fenced(r.body["messages"][0]["content"], r.user_text, ["outputs/report.md (markdown)"])
         for r in server.requests
     }
-    assert len(tokens) == 2
+    assert len(tokens) == 1  # one token for the submission's requests: the same first part for the prompt cache

@@ -35,17 +35,15 @@ class _Job(QRunnable):
         self.setAutoDelete(True)
 
     def run(self) -> None:  # on the worker thread
+        signals = self.task.signals
         try:
             result = self.work()
         except BaseException as exc:  # noqa: BLE001 (every failure must reach the UI thread)
-            self._send(self.task.signals.failed, self.task, exc, traceback.format_exc())
-            return
-        self._send(self.task.signals.done, self.task, result)
-
-    @staticmethod
-    def _send(signal: Any, *args: Any) -> None:
+            answer: tuple[Any, ...] = (signals.failed, self.task, exc, traceback.format_exc())
+        else:
+            answer = (signals.done, self.task, result)
         try:
-            signal.emit(*args)
+            answer[0].emit(*answer[1:])
         except RuntimeError:  # the task's signals went with the app as it quit: nobody is left to tell
             return
 

@@ -258,6 +258,8 @@ class JudgeDialog(QDialog):
             text += " Refused by the server, not retried: " + "; ".join(summary.refusals)
         if summary.missing_ids:
             text += " Missing (judge again to retry them): " + ", ".join(summary.missing_ids)
+        for cid, reason in summary.not_judged.items():
+            text += f" Not judged, stored missing: {cid}: {reason}"
         if result.skipped:
             text += f" No checkpoint for {', '.join(result.skipped)}: not judged."
         self.status.setText(text)
