@@ -323,6 +323,22 @@ def scores_shots(app: QApplication, window: Any, out: Path) -> None:
     editor.table.horizontalScrollBar().setValue(0)
     settle(app, window)
     save(window, out / "rubric-calibration.png")
+
+    # Judge…: a run of the project, every rubric, OpenAI's reasoning preset and what its requests send.
+    from PySide6.QtGui import QAction
+
+    from studio.gui.judging.judge_dialog import JudgeDialog
+
+    action = window.findChild(QAction, "judgeAction")
+    assert action is not None
+    action.trigger()
+    dialog = window.findChild(JudgeDialog, "judgeDialog")
+    assert dialog is not None
+    wait_until(app, lambda: dialog.judge_button.isEnabled(), "the runs to judge")
+    dialog.profile_box.setCurrentIndex(dialog.profile_box.findData("openai-reasoning"))
+    settle(app, dialog)
+    save(dialog, out / "judge-dialog.png")
+    dialog.reject()
     for dock in docks:
         dock.show()
 def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
