@@ -172,6 +172,17 @@ class JudgeDialog(QDialog):
             self.profile_summary.setText(self._settings().describe())
         except StudioError as error:
             self.profile_summary.setText(str(error))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Grow to show a longer text whole (a wrapped summary or status); never shrink under the user."""
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the labels at their width in the dialog as it is now
+        short = sum(max(0, label.heightForWidth(label.width()) - label.height())
+                    for label in (self.profile_summary, self.status) if label.width() > 0)
+        if short:
+            self.resize(self.width(), self.height() + short)
 
     def _profile(self) -> JudgeProfile:
         from studio.judging.profiles import JudgeProfile, load_profile
@@ -263,6 +274,7 @@ class JudgeDialog(QDialog):
         if result.skipped:
             text += f" No checkpoint for {', '.join(result.skipped)}: not judged."
         self.status.setText(text)
+        self._fit_height()
         self.judged.emit(result)
 
     def _failed(self, error: StudioError) -> None:

@@ -133,6 +133,8 @@ def test_a_profile_picked_in_the_dialog_is_what_the_requests_send(qtbot, project
         summary = dialog.profile_summary.text()
         assert "no temperature" in summary and "reasoning effort medium" in summary
         assert "max_completion_tokens 32,000" in summary and "(profile pinned)" in summary
+        label = dialog.profile_summary  # the wrapped summary shows whole: the dialog grew to hold it
+        assert label.height() >= label.heightForWidth(label.width())
         type_into(dialog.endpoint_edit, server.url)  # the field goes over the profile, as --endpoint does
         dialog.endpoint_edit.textEdited.emit(server.url)
         assert server.url in dialog.profile_summary.text()
