@@ -64,6 +64,7 @@ class ActionId(Enum):
     CANCEL_RUN = "runCancelAction"
     RESUME_RUN = "runResumeAction"
     OPEN_CHECKPOINTS = "runCheckpointsAction"
+    JUDGE_RUN = "runJudgeAction"
     REVIEW_VERDICTS = "reviewAction"
     ADJUDICATE = "adjudicationAction"
     JUDGE = "judgeAction"

@@ -40,6 +40,9 @@ class ProjectContext(QObject):
     """Project files (relative paths) the app has just written."""
     committed = Signal(object)
     """SaveResult of a commit just made: its revision and the validation findings left."""
+    judging_requested = Signal(str)
+    """A run's id: a feature (the runs panel) asks for the judge on that run; the Judging feature
+    opens Judge… with it chosen."""
 
     def __init__(self, session: ProjectSession, parent: QObject | None = None,
                  runner: TaskRunner | None = None, preferences: PreferencesStore | None = None) -> None:

@@ -42,7 +42,8 @@ class JudgeDialog(QDialog):
     judged = Signal(object)
     """RunJudging: the judging ended (done or stopped); its verdicts are in the store."""
 
-    def __init__(self, project_dir: Path, runner: TaskRunner, parent: QWidget | None = None) -> None:
+    def __init__(self, project_dir: Path, runner: TaskRunner, parent: QWidget | None = None,
+                 run_id: str | None = None) -> None:
         from studio.judging.client import KEY_VARIABLE, api_key, default_base_url, default_model
 
         super().__init__(parent)
@@ -53,6 +54,7 @@ class JudgeDialog(QDialog):
         self.project_dir = Path(project_dir)
         self.runner = runner
         self.task: Task | None = None
+        self.chosen_run = run_id  # the run asked for (the runs panel's Judge Run…), chosen once the runs are read
 
         self.run_box = QComboBox(self)
         self.run_box.setObjectName("judgeRun")
@@ -126,6 +128,8 @@ class JudgeDialog(QDialog):
 
         runs, scopes = choices
         self.run_box.addItems(runs)
+        if self.chosen_run in runs:
+            self.run_box.setCurrentIndex(runs.index(self.chosen_run))
         self.scope_box.addItem(ALL_LABEL, ALL_SCOPES)
         for scope in scopes:
             self.scope_box.addItem(scope, scope)
@@ -305,11 +309,13 @@ class JudgeAction(QObject):
         self.dialog: JudgeDialog | None = None
         self.action = shell.actions.add(ActionId.JUDGE, "&Judge…", self.open, needs_project=True,
                                         tip="Run the LLM judge on a run's checkpoints and final package")
+        # another feature (the runs panel) asks for a run to be judged through the project context
+        shell.project_opened.connect(lambda context: context.judging_requested.connect(self.open))
 
-    def open(self) -> JudgeDialog | None:
+    def open(self, run_id: str | None = None) -> JudgeDialog | None:
         context = self.shell.context
         if context is None:
             return None
-        self.dialog = JudgeDialog(context.session.root, self.shell.runner, self.shell.window)
+        self.dialog = JudgeDialog(context.session.root, self.shell.runner, self.shell.window, run_id=run_id)
         self.dialog.open()
         return self.dialog

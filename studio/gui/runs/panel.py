@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -56,6 +56,9 @@ def _table(name: str, parent: QWidget) -> QTableView:
 
 
 class RunsPanel(QWidget):
+    judge_requested = Signal(str)
+    """The id of the run the user asked to judge."""
+
     def __init__(self, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("runsPanel")
@@ -74,6 +77,8 @@ class RunsPanel(QWidget):
                                           "Go on from the selected run's last checkpoint")
         self.action_checkpoints = self._action("runCheckpointsAction", "Open C&heckpoints…", self.open_checkpoints,
                                                "Browse and compare the selected run's checkpoints")
+        self.action_judge = self._action("runJudgeAction", "&Judge Run…", self.judge_run,
+                                         "Open Judge… on the selected run (its checkpoints and final package)")
         toolbar = QToolBar(self)
         toolbar.setObjectName("runsToolBar")
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -81,7 +86,8 @@ class RunsPanel(QWidget):
         for action, pixmap in ((self.action_start, style.StandardPixmap.SP_MediaPlay),
                                (self.action_cancel, style.StandardPixmap.SP_MediaStop),
                                (self.action_resume, style.StandardPixmap.SP_MediaSeekForward),
-                               (self.action_checkpoints, style.StandardPixmap.SP_DirOpenIcon)):
+                               (self.action_checkpoints, style.StandardPixmap.SP_DirOpenIcon),
+                               (self.action_judge, style.StandardPixmap.SP_DialogApplyButton)):
             action.setIcon(style.standardIcon(pixmap))
             toolbar.addAction(action)
 
@@ -271,8 +277,15 @@ class RunsPanel(QWidget):
         self.action_resume.setEnabled(run is not None and run.status in RESUMABLE
                                       and run.run_dir not in going_here)
         self.action_checkpoints.setEnabled(run is not None and bool(run.checkpoints()))
+        self.action_judge.setEnabled(run is not None and not run.going and bool(run.checkpoints()))
 
     # -- actions -----------------------------------------------------------------------------
+    def judge_run(self) -> None:
+        """Ask for Judge… on the selected run (`judge_requested`; the window routes it to the Judging feature)."""
+        run = self.selected_run()
+        if run is not None:
+            self.judge_requested.emit(run.run_id)
+
     def new_run(self) -> QWidget | None:
         """Open the start-a-run dialog (`runDialog`)."""
         from studio.gui.runs.run_dialog import RunDialog, RunRequest
@@ -339,11 +352,19 @@ def install_runs(shell: Shell) -> RunsPanel:
     actions = shell.actions
     for action_id, action in ((ActionId.START_RUN, panel.action_start), (ActionId.CANCEL_RUN, panel.action_cancel),
                               (ActionId.RESUME_RUN, panel.action_resume),
-                              (ActionId.OPEN_CHECKPOINTS, panel.action_checkpoints)):
+                              (ActionId.OPEN_CHECKPOINTS, panel.action_checkpoints),
+                              (ActionId.JUDGE_RUN, panel.action_judge)):
         actions.adopt(action_id, action)
     actions.add_to_menu(MenuId.RUNS, [ActionId.START_RUN])
     actions.add_to_menu(MenuId.RUNS, [ActionId.CANCEL_RUN, ActionId.RESUME_RUN], separator_before=True)
-    actions.add_to_menu(MenuId.RUNS, [ActionId.OPEN_CHECKPOINTS], separator_before=True)
+    actions.add_to_menu(MenuId.RUNS, [ActionId.OPEN_CHECKPOINTS, ActionId.JUDGE_RUN], separator_before=True)
+
+    def judge(run_id: str) -> None:  # through the project context: the runs feature knows no judging
+        context = shell.context
+        if context is not None:
+            context.judging_requested.emit(run_id)
+
+    panel.judge_requested.connect(judge)
     shell.project_opened.connect(lambda context: panel.set_project(context.session.root))
     shell.project_closed.connect(lambda: panel.set_project(None))
     return panel

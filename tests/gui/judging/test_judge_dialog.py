@@ -162,3 +162,32 @@ def test_a_profile_file_that_does_not_read_is_named_in_the_dialog(qtbot, project
     dialog.judge_button.click()
     assert dialog.task is None and "broken.yaml:2" in dialog.status.text()
     assert QApplication.focusWidget() is dialog.profile_box
+
+
+def test_judge_run_in_the_runs_panel_opens_judge_on_that_run(qtbot, project: Path) -> None:
+    import json
+    import shutil
+
+    from studio.gui.runs.panel import RunsPanel
+
+    other = "20261129-090000-0f0f0f"  # a second run of the project, so that the choice is the panel's
+    shutil.copytree(project / "runs" / RUN_ID, project / "runs" / other, symlinks=True)
+    record = json.loads((project / "runs" / other / "run.json").read_text(encoding="utf-8"))
+    record["run_id"] = other
+    (project / "runs" / other / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    window = open_window(qtbot, project)
+    panel = window.findChild(RunsPanel, "runsPanel")
+    qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 2, timeout=20000)
+    action = window.findChild(QAction, "runJudgeAction")
+    assert action is not None and action in window.findChild(QMenu, "menuRuns").actions()
+    for run_id in (RUN_ID, other):
+        panel.select_run(run_id)
+        assert action.isEnabled()
+        action.trigger()  # the runs feature asks through the project context; the judging feature answers
+        dialog = shown_dialog(qtbot, "judgeDialog")
+        assert isinstance(dialog, JudgeDialog) and dialog.chosen_run == run_id
+        qtbot.waitUntil(lambda dialog=dialog: dialog.judge_button.isEnabled(), timeout=20000)
+        assert dialog.run_box.count() == 2 and dialog.run_box.currentText() == run_id
+        dialog.reject()
+        qtbot.waitUntil(lambda: not any(w.objectName() == "judgeDialog" and w.isVisible()
+                                        for w in QApplication.topLevelWidgets()), timeout=5000)
