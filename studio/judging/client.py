@@ -390,8 +390,9 @@ def _usage(raw: Any) -> tuple[Usage, bool]:
     ), True
 
 
-def _error_code(text: str) -> str:
-    """The error's `code` (else its `type`) in OpenAI's shape {"error": {"message", "type", "param", "code"}}."""
+def _error_field(text: str, *names: str) -> str:
+    """The first of `names` that the answer's error object gives as text, in OpenAI's shape
+    {"error": {"message", "type", "param", "code"}}; "" when the answer is not in that shape."""
     try:
         data = load_json(text)
     except (ValueError, AttemptFailed):
@@ -399,18 +400,21 @@ def _error_code(text: str) -> str:
     error = data.get("error") if isinstance(data, dict) else None
     if not isinstance(error, dict):
         return ""
-    return str(error.get("code") or error.get("type") or "")
+    for name in names:
+        value = error.get(name)
+        if value:
+            return str(value) if name != "message" or isinstance(value, str) else ""
+    return ""
+
+
+def _error_code(text: str) -> str:
+    """The error's `code`, else its `type`."""
+    return _error_field(text, "code", "type")
 
 
 def _error_message(text: str) -> str:
-    """error.message of an answer in OpenAI's error shape, "" when it has none."""
-    try:
-        data = load_json(text)
-    except (ValueError, AttemptFailed):
-        return ""
-    error = data.get("error") if isinstance(data, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) else ""
+    """error.message, "" when it has none."""
+    return _error_field(text, "message")
 
 
 def _is_context_overflow(response: httpx.Response, text: str, detail: str) -> bool:
