@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from studio.agreement.certification import ErrorRates
-    from studio.agreement.corrected import CorrectedScore
+    from studio.judging.judge_error import ProjectCorrection
     from studio.judging.tables import ProjectVerdicts
 
 MAX_RESAMPLES = 100_000  # as `dbstudio agreement --bootstrap`
@@ -45,14 +45,6 @@ def corrected_problem(args: argparse.Namespace) -> str | None:
 
 
 @dataclass(frozen=True)
-class ProjectCorrection:
-    project: str
-    judge: str
-    rates: dict[str, ErrorRates]  # class -> the judge's measured error
-    scores: list[CorrectedScore]
-
-
-@dataclass(frozen=True)
 class CorrectedReport:
     by: str
     resamples: int
@@ -67,6 +59,8 @@ class CorrectedReport:
                               "scores": [s.to_json() for s in p.scores]} for p in self.projects]}
 
     def text(self) -> str:
+        from studio.judging.judge_error import corrected_cells
+
         lines = [f"Scores corrected for the judge's measured error (Rogan-Gladen, rates {self.by}"
                  + (f"; 95% cluster bootstrap, {self.resamples} resamples, seed {self.seed})" if self.resamples
                     else "; --bootstrap N adds an interval)")]
@@ -79,22 +73,16 @@ class CorrectedReport:
                              f"specificity {spec} ({r.true_fail}/{r.people_fail})")
             lines.append(f"  {'system':<30} {'scope':<12} {'raw':>7} {'corrected':>10}  interval / why not")
             for s in p.scores:
-                raw = "—" if s.raw is None else f"{s.raw:.2f}"
-                value = "—" if s.corrected is None else f"{s.corrected:.2f}"
-                extra = (f"[{s.interval[0]:.2f}, {s.interval[1]:.2f}]" if s.interval else "") + (
-                    f" ({s.undefined_resamples} resamples undefined)" if s.undefined_resamples else "")
-                if s.reason:
-                    extra = f"{extra} {s.reason}".strip()
-                lines.append(f"  {s.system:<30} {s.scope:<12} {raw:>7} {value:>10}  {extra}".rstrip())
+                system, scope, raw, value, extra = corrected_cells(s)
+                lines.append(f"  {system:<30} {scope:<12} {raw:>7} {value:>10}  {extra}".rstrip())
         return "\n".join(lines)
 
 
 def corrected_report(args: argparse.Namespace, found: Sequence[ProjectVerdicts], judges: set[str]) -> CorrectedReport:
     """The corrected scores of every project read; JudgingError when the judge is not one."""
-    from studio.agreement.corrected import Correction, class_of, corrected_scores
     from studio.cli.verdicts_export import read_stores
     from studio.judging.errors import JudgingError
-    from studio.judging.judge_error import checked_decisions, rubric_credits
+    from studio.judging.judge_error import project_correction
 
     judge = args.judge
     if judge is None:
@@ -105,13 +93,8 @@ def corrected_report(args: argparse.Namespace, found: Sequence[ProjectVerdicts],
         (judge,) = judges
     # The judge's error is measured on every checked decision of the project, not only the --run ones.
     every = {v.project_id: v for v in read_stores(args.project, None)} if args.runs else {}
-    projects = []
-    for verdicts in found:
-        checked = checked_decisions(every.get(verdicts.project_id, verdicts), [judge])
-        correction = Correction(checked, class_of(args.correct_by))
-        scores = corrected_scores(rubric_credits(verdicts, judge, args.correct_by), checked, args.correct_by,
-                                  args.bootstrap, args.seed)
-        projects.append(ProjectCorrection(verdicts.project_id, judge, correction.rates, scores))
+    projects = [project_correction(verdicts, judge, args.correct_by, args.bootstrap, args.seed,
+                                   every.get(verdicts.project_id)) for verdicts in found]
     return CorrectedReport(args.correct_by, args.bootstrap, args.seed, projects)
 
 

@@ -70,18 +70,7 @@ def _text(report) -> str:
 
 
 def _row(c, scope: str) -> str:
-    rates = c.rates
-    kappa = rates.kappa()
-    agreement = rates.agreement
-    return (f"{c.judge:<28} {scope:<26} {rates.decisions:>4} "
-            f"{_rate(rates.true_pass, rates.people_pass, rates.sensitivity_interval()):<22} "
-            f"{_rate(rates.true_fail, rates.people_fail, rates.specificity_interval()):<22} "
-            f"{'—' if agreement is None else f'{agreement:.1%}':>6} {'—' if kappa is None else f'{kappa:.3f}':>6}  "
-            f"{c.status}")
+    from studio.judging.judge_error import certificate_cells
 
-
-def _rate(hit: int, of: int, bounds: tuple[float, float] | None) -> str:
-    """`18/20 0.90 [0.70, 0.97]`, or `0/0 —` for a class without a decision."""
-    if bounds is None:
-        return f"{hit}/{of} —"
-    return f"{hit}/{of} {hit / of:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
+    judge, _, n, sensitivity, specificity, agreement, kappa, status = certificate_cells(c, scope)
+    return f"{judge:<28} {scope:<26} {n:>4} {sensitivity:<22} {specificity:<22} {agreement:>6} {kappa:>6}  {status}"

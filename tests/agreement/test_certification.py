@@ -43,6 +43,10 @@ def wilson_by_hand(k: int, n: int) -> tuple[float, float]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    return certified_project(tmp_path / "blank")
+
+
+def certified_project(root: Path) -> Path:
     """20 runs, two checked decisions each: T01/T01-C01 (target checkpoint) and final/A-01 (target
     artifact). The expert Anna passes both on runs 00-09 and fails both on runs 10-19: 20 people
     pass, 20 people fail.
@@ -52,7 +56,7 @@ def project(tmp_path: Path) -> Path:
     judge:coin passes everything: sensitivity 20/20, specificity 0/20.
     run-x (unchecked): lenient alone on final T01-C01 pass, T02-C01 fail, PKG-01 pass, and on T01
     fail; Anna alone on final A-01 pass."""
-    root = copy_blank(tmp_path / "blank")
+    copy_blank(root)
     for number, run in enumerate(RUNS):
         truth = "pass" if number < 10 else "fail"
         settled = {("T01", "T01-C01"): truth, ("final", "A-01"): truth}

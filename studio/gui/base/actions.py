@@ -70,6 +70,7 @@ class ActionId(Enum):
     JUDGE = "judgeAction"
     SCORES = "scoresAction"
     AGREEMENT = "agreementAction"
+    JUDGE_ERROR = "judgeErrorAction"
 
 
 class ActionRegistry(QObject):

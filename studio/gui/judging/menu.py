@@ -1,5 +1,6 @@
 """The Judging menu's scores and agreement actions, installed by one call (`install_scores`):
-"Scores and Trajectories" opens the scores view, "Agreement Dashboard" the agreement dashboard, each
+"Scores and Trajectories" opens the scores view, "Agreement Dashboard" the agreement dashboard,
+"Judge Certification" the judge's measured error and the corrected scores, each
 as a tab of the editor area. The views (and matplotlib, the judging core) load only when first
 opened, so the window starts without them."""
 
@@ -16,6 +17,7 @@ from studio.gui.judging.judge_dialog import JudgeAction
 
 if TYPE_CHECKING:
     from studio.gui.judging.agreement_view import AgreementView
+    from studio.gui.judging.judge_error_view import JudgeErrorView
     from studio.gui.judging.scores_view import ScoresView
 
 
@@ -27,6 +29,7 @@ class ScoresHook(QObject):
         self.shell = shell
         self.scores: ScoresView | None = None
         self.agreement: AgreementView | None = None
+        self.judge_error: JudgeErrorView | None = None
         actions = shell.actions
         self.action_scores = actions.add(ActionId.SCORES, "&Scores and Trajectories", self.open_scores,
                                          tip="Each run's checkpoint and final scores from the verdict store, "
@@ -34,8 +37,13 @@ class ScoresHook(QObject):
         self.action_agreement = actions.add(ActionId.AGREEMENT, "&Agreement Dashboard", self.open_agreement,
                                             tip="Judge-expert agreement, pooled and by target and dimension",
                                             needs_project=True)
+        self.action_judge_error = actions.add(ActionId.JUDGE_ERROR, "Judge &Certification", self.open_judge_error,
+                                              tip="Each judge's sensitivity and specificity against the experts, "
+                                                  "certified or not per scope, and the scores corrected for its "
+                                                  "error", needs_project=True)
         self.judge = JudgeAction(shell)  # Judge… (judge_dialog.py): judge, then read the scores
-        actions.add_to_menu(MenuId.JUDGING, [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT],
+        actions.add_to_menu(MenuId.JUDGING,
+                            [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT, ActionId.JUDGE_ERROR],
                             separator_before=True)
         actions.set_project_open(shell.context is not None)
 
@@ -63,6 +71,13 @@ class ScoresHook(QObject):
         return self._show(self.agreement,
                           lambda context: AgreementView(context, self.shell.runner, self.shell.tabs),
                           "Agreement", "agreement")
+
+    def open_judge_error(self) -> JudgeErrorView | None:
+        from studio.gui.judging.judge_error_view import JudgeErrorView
+
+        return self._show(self.judge_error,
+                          lambda context: JudgeErrorView(context, self.shell.runner, self.shell.tabs),
+                          "Judge Certification", "judge_error")
 
     def _forget(self, name: str, view: QWidget) -> None:
         if getattr(self, name) is view:
