@@ -158,6 +158,14 @@ def read_costs(project_dir: Path) -> list[JudgingCost]:
     return found
 
 
+def submission_costs(project_dir: Path, submission_id: str) -> list[JudgingCost]:
+    """Every judging's costs of one submission, oldest first."""
+    folder = costs_dir(project_dir, submission_id)
+    if not folder.is_dir():
+        return []
+    return sorted((_read(path) for path in sorted(folder.glob("*.yaml"))), key=lambda cost: cost.started)
+
+
 def _read(path: Path) -> JudgingCost:
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)

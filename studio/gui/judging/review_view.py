@@ -44,6 +44,7 @@ from studio.gui.judging.review_models import (
 )
 from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.errors import JudgingError
+from studio.judging.provenance import Provenance, judged_by_text
 from studio.judging.queue import Decision, QueueFilter, recorded_or_refused
 from studio.judging.verdicts import Verdict
 from studio.views.formats import settled_text
@@ -98,6 +99,7 @@ class ReviewView(DecisionPane):
         self._criterion_filter: str | None = None
         self._submissions: dict[tuple[str, str], Submission | str] = {}
         self._instruction_shown = ""  # the Markdown in the instruction pane
+        self._provenance = Provenance(session.queue.root)  # the judge's requests, read once per new judging
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.model = QueueModel(session, self)
@@ -241,6 +243,13 @@ class ReviewView(DecisionPane):
         self.judge_rationale.setObjectName("judgeRationale")
         self.judge_rationale.setWordWrap(True)
         self.judge_rationale.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.judge_cost = QLabel(judge_box)
+        self.judge_cost.setObjectName("judgeCost")
+        self.judge_cost.setWordWrap(True)
+        self.judge_cost.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.judge_cost.setStyleSheet("color: palette(placeholder-text)")
+        self.judge_cost.setToolTip("The request that gave this verdict and what its judging cost "
+                                   "(the cost files beside the verdicts)")
         self.judge_refs = QListWidget(judge_box)
         self.judge_refs.setObjectName("judgeRefs")
         self.judge_refs.setToolTip("The places the judge cited: choose one to see it in the evidence")
@@ -251,6 +260,7 @@ class ReviewView(DecisionPane):
         judge_layout.addWidget(self.judge_verdict)
         judge_layout.addWidget(self.judge_rationale)
         judge_layout.addWidget(self.judge_refs)
+        judge_layout.addWidget(self.judge_cost)
         self.your_verdict = QLabel(panel)
         self.your_verdict.setObjectName("yourVerdict")
         self.your_verdict.setTextFormat(Qt.TextFormat.RichText)
@@ -482,6 +492,7 @@ class ReviewView(DecisionPane):
             self._instruction_shown = ""
             self.judge_verdict.setText("")
             self.judge_rationale.setText("")
+            self.judge_cost.setText("")
             self.your_verdict.setText("")
             return
         criterion = decision.criterion
@@ -497,6 +508,7 @@ class ReviewView(DecisionPane):
             self.instruction.setMarkdown(markdown)
             self._instruction_shown = markdown
         judge = decision.judge_verdict()
+        self.judge_cost.setText("")
         if judge is None:
             self.judge_verdict.setText("<b>Judge:</b> no verdict on this decision")
             self.judge_rationale.setText("")
@@ -506,6 +518,8 @@ class ReviewView(DecisionPane):
         else:
             self.judge_verdict.setText(f"<b>Judge</b> ({html.escape(judge.rater)}): <b>{shown(judge)}</b>")
             self.judge_rationale.setText(judge.note or "")
+            self.judge_cost.setText(judged_by_text(self._provenance, decision.submission, decision.scope,
+                                                   criterion.id, judge.rater))
             for ref in judge.evidence:
                 QListWidgetItem(ref, self.judge_refs)
         self.judge_refs.setVisible(self.judge_refs.count() > 0)
