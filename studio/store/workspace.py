@@ -50,8 +50,8 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
         raise WorkspaceError(f"{dest} is a file: choose a new folder for the project")
     if dest.is_dir() and any(dest.iterdir()):
         raise WorkspaceError(f"{dest} already exists and is not empty: choose a new folder")
-    enclosing = None if own_repository else _enclosing_folder(dest)
-    created = _first_missing(dest)
+    enclosing = None if own_repository else enclosing_repository_folder(dest)
+    created = first_missing(dest)
     try:
         if enclosing is not None:
             ProjectRepository(enclosing).require_committable()  # reads only: nothing exists yet
@@ -84,7 +84,7 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
     return repo
 
 
-def _first_missing(dest: Path) -> Path | None:
+def first_missing(dest: Path) -> Path | None:
     """The outermost folder of `dest`'s path that does not exist yet (None if `dest` exists)."""
     missing = None
     for folder in [dest, *dest.parents]:
@@ -94,7 +94,7 @@ def _first_missing(dest: Path) -> Path | None:
     return missing
 
 
-def _enclosing_folder(dest: Path) -> Path | None:
+def enclosing_repository_folder(dest: Path) -> Path | None:
     """The nearest existing folder above `dest` if it lies inside a git repository, else None."""
     existing = next((folder for folder in [dest, *dest.parents] if folder.is_dir()), None)
     if existing is None:
