@@ -195,7 +195,10 @@ def converse(
         if completion.tool_calls and not final:
             record(ids, "tool calls", estimate, completion, None)
             tool_steps += 1
-            messages += _served(tools, completion, step, token)
+            turn = _served(tools, completion, step, token)
+            if not fits(messages + turn):  # the model is told to read less, rather than the request refused
+                turn = _without_results(turn, step, token)
+            messages += turn
             continue
         try:
             answers = parse_answer(completion.content, ids)
@@ -245,6 +248,21 @@ def _served(tools: SubmissionTools, completion: Completion, step: TraceStep, tok
             *pictures,
         ]})
     return turn
+
+
+TOO_LARGE = ("error: the results of this turn do not fit the model's context window with the conversation so "
+             "far: ask for less at a time (fewer lines, a smaller range, fewer pages), or answer now")
+
+
+def _without_results(turn: list[dict[str, Any]], step: TraceStep, token: str) -> list[dict[str, Any]]:
+    """The turn with every tool result (and image) replaced by TOO_LARGE, and its trace saying so."""
+    kept = [message for message in turn if message["role"] != "user"]
+    for message in kept[1:]:
+        message["content"] = fenced(TOO_LARGE, token)
+    digest = hashlib.sha256(TOO_LARGE.encode("utf-8")).hexdigest()[:16]
+    for call in step.calls:
+        call.chars, call.digest, call.head, call.error = len(TOO_LARGE), digest, TOO_LARGE[:160], True
+    return kept
 
 
 def conversation_data(conversation: Conversation) -> dict[str, Any]:

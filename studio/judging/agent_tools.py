@@ -67,6 +67,8 @@ TOOLS: list[dict[str, Any]] = [
               {"path": _PATH}),
 ]
 TOOL_NAMES = tuple(tool["function"]["name"] for tool in TOOLS)
+TOOLS_TOKENS = len(json.dumps(TOOLS)) // 4
+"""What the tools' definitions add to every request's prompt, estimated as request_shape estimates text."""
 
 
 @dataclass(frozen=True)

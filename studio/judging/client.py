@@ -358,7 +358,8 @@ class ChatClient:
             data = load_json(text)
             choice = data["choices"][0]
             message = choice["message"]
-            content = message["content"] if "content" in message else None  # null or absent beside tool calls
+            # beside tool calls the content is null, or absent (some servers); without them it must be there
+            content = message.get("content") if "tool_calls" in message else message["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise AttemptFailed(
                 f"{self.endpoint} answered something that is no chat completion: {text[:200]!r}"

@@ -35,7 +35,7 @@ from studio.judging.agent_judge import (
     agent_messages,
     converse,
 )
-from studio.judging.agent_tools import SubmissionTools
+from studio.judging.agent_tools import TOOLS_TOKENS, SubmissionTools
 from studio.judging.client import (
     AnswerCutOff,
     AttemptFailed,
@@ -513,7 +513,9 @@ class _Judging:
             self._record(asked, outcome, estimate, completion, error)
 
         def fits(messages: list[dict[str, Any]]) -> bool:
-            return self._fit(messages)[1] is None
+            window = self.settings.context_window
+            return window is None or (estimated_tokens(messages) + TOOLS_TOKENS
+                                      + (self.settings.max_output_tokens or 0) <= window)
 
         try:
             return converse(self.client, self.tools, start, ids, token,

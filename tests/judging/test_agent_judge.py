@@ -291,3 +291,24 @@ def test_a_profile_in_agent_mode_judges_with_tools(project: Path, folder: Path, 
                  "--model", MODEL, "--profile", "reader", "--parallel", "1"]) == 0
     assert [r.body["tool_choice"] for r in server.requests] == ["auto", "none"]
     assert all(r.body["response_format"] == {"type": "json_object"} for r in server.requests)
+
+
+def test_results_that_would_overflow_the_context_window_are_replaced_by_an_error(project: Path, folder: Path) -> None:
+    def plan(request: Request) -> list[tuple[str, Any]]:
+        results = tool_results(request)
+        if not results:
+            return [("read_lines", {"path": "outputs/report.md", "first": 1, "last": 300})]
+        if len(results) == 1:
+            assert "do not fit the model's context window" in results[0]
+            return [("read_lines", {"path": "outputs/report.md", "first": 1, "last": 20})]
+        return []
+
+    script = ScriptedAgent(plan, FACT)
+    with ChatServer(script.reply) as running:
+        summary = judge(project, submission_of_folder(folder, SCOPE), settings(running, context_window=3000))
+        requests = running.requests
+    assert summary.judged == 1 and len(requests) == 3
+    first_read, second_read = tool_results(requests[-1])
+    assert "Section 00001" not in first_read and "\n1: Section 00001: routine text" in second_read
+    (conversation,) = traces_for(project, "sub")[0].conversations
+    assert [step.calls[0].error for step in conversation.steps[:2]] == [True, False]
