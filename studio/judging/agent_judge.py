@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.judging.agent_tools import TOOLS, SubmissionTools
-from studio.judging.client import AttemptFailed, ChatClient, Completion, RequestRefused
+from studio.judging.client import AnswerCutOff, AttemptFailed, ChatClient, Completion, EndpointError, RequestRefused
 from studio.judging.prompt import (
     NO_REFERENCES,
     SYSTEM_PROMPT,
@@ -182,10 +182,14 @@ def converse(
         conversation.steps.append(step)
         try:
             completion = client.chat(messages, tools=TOOLS, tool_choice="none" if final else "auto")
-        except Exception as exc:
+        except (AttemptFailed, EndpointError, RequestRefused) as exc:
             conversation.outcome, conversation.reason = "failed", str(exc)
-            completion = getattr(exc, "completion", None)
-            record(ids, "cut off" if completion is not None else "failed", estimate, completion, exc)
+            cut = exc.completion if isinstance(exc, AnswerCutOff) else None
+            if cut is not None:
+                step.finish_reason, step.completion_tokens = cut.finish_reason, cut.usage.completion_tokens
+                step.prompt_tokens = cut.usage.prompt_tokens
+            outcome = "cut off" if cut is not None else "refused" if isinstance(exc, RequestRefused) else "failed"
+            record(ids, outcome, estimate, cut, exc)
             raise
         step.finish_reason = completion.finish_reason
         used = completion.usage

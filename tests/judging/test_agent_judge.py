@@ -21,8 +21,8 @@ from studio.judging.submission import Submission, submission_of_folder
 from studio.judging.traces import decision_trace, traces_dir, traces_for
 from studio.judging.verdict_store import VerdictStore
 from tests.helpers import git, write
-from tests.judging.agent_server import ScriptedAgent, tool_results
-from tests.judging.chat_server import ChatServer, Request
+from tests.judging.agent_server import ScriptedAgent, answering, asked_ids, calling, tool_results
+from tests.judging.chat_server import ChatServer, Reply, Request, api_error
 from tests.judging.projects import SCOPE, criterion_id, judged_project, load, rubric_yaml
 
 MODEL = "agent-model"
@@ -312,3 +312,40 @@ def test_results_that_would_overflow_the_context_window_are_replaced_by_an_error
     assert "Section 00001" not in first_read and "\n1: Section 00001: routine text" in second_read
     (conversation,) = traces_for(project, "sub")[0].conversations
     assert [step.calls[0].error for step in conversation.steps[:2]] == [True, False]
+
+
+def test_a_refusal_mid_conversation_stops_it_with_the_servers_message(project: Path, folder: Path) -> None:
+    agent = ScriptedAgent(pager, FACT)
+
+    def reply(request: Request) -> Reply:
+        if tool_results(request):
+            return api_error(400, "This model's maximum context length is 8192 tokens.", code="context_length_exceeded")
+        return agent.reply(request)
+
+    with ChatServer(reply) as running:
+        summary = judge(project, submission_of_folder(folder, SCOPE), settings(running))
+        requests = running.requests
+    assert len(requests) == 2 and (summary.judged, summary.missing) == (0, 1)  # refused for good: not asked again
+    note = stored(project, submission_of_folder(folder, SCOPE))[CID].note
+    assert "This model's maximum context length is 8192 tokens." in note
+    (cost,) = read_costs(project)
+    assert [request.outcome for request in cost.requests] == ["tool calls", "refused"]
+    (conversation,) = traces_for(project, "sub")[0].conversations
+    assert conversation.outcome == "failed" and "maximum context length" in (conversation.reason or "")
+
+
+def test_a_malformed_tool_call_entry_is_left_out_and_the_rest_served(project: Path, folder: Path) -> None:
+    def reply(request: Request) -> Reply:
+        if tool_results(request):
+            return answering(asked_ids(request), lambda _cid: True, 2)
+        good = calling([("list_files", {})], 1)
+        assert isinstance(good.body, dict)
+        good.body["choices"][0]["message"]["tool_calls"].insert(0, {"id": 7, "type": "function", "function": "x"})
+        return good
+
+    with ChatServer(reply) as running:
+        summary = judge(project, submission_of_folder(folder, SCOPE), settings(running))
+        last = running.requests[-1].body["messages"]
+    assert summary.judged == 1
+    assert [call["id"] for call in last[2]["tool_calls"]] == ["call_1_0"]
+    assert last[3]["tool_call_id"] == "call_1_0" and "outputs/report.md (markdown," in last[3]["content"]
