@@ -281,6 +281,11 @@ def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: Jud
             flush=True,
         )
         total.add(summary)
+    if settings.agent:  # the estimate is of each conversation's first request; the reads come on top
+        count = total.planned_requests
+        print(f"agent judge: {count} conversation{'' if count == 1 else 's'}, each of up to "
+              f"{settings.agent_steps + 1} requests and {settings.agent_tokens:,} tokens; the estimate below is of "
+              "their first requests only", flush=True)
     most = (f", at most {total.planned_requests * settings.max_output_tokens:,} output tokens"
             if settings.max_output_tokens else "")
     print(

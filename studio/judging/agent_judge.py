@@ -107,7 +107,7 @@ class Conversation:
 
     criteria: list[str]
     steps: list[TraceStep] = field(default_factory=list)
-    outcome: str = "failed"  # "answered", "budget spent", "failed"
+    outcome: str = "failed"  # "answered", "budget spent", "failed", "cancelled"
     reason: str | None = None
 
     @property
@@ -155,16 +155,22 @@ def converse(
     record: Record,
     conversation: Conversation,
     fits: Callable[[list[dict[str, Any]]], bool] = lambda _messages: True,
+    cancel: Callable[[], bool] | None = None,
 ) -> Mapping[str, AnsweredVerdict]:
     """The verdicts of one conversation for `ids`. AttemptFailed (another attempt may do better) when
     an answer is no valid verdict object before the budget is spent; BudgetSpent when the final answer
     asked for after it gives none; the client's other errors as they come. `fits(messages)`: whether
-    the next request fits the model's context window (when it does not, the final answer is asked)."""
+    the next request fits the model's context window (when it does not, the final answer is asked).
+    `cancel()` true between two steps ends the conversation unanswered (AttemptFailed: the protocol,
+    cancelled too, then leaves its criteria unasked, not missing)."""
     messages = list(start)
     spent = 0
     tool_steps = 0
     final_reason: str | None = None
     while True:
+        if cancel is not None and cancel():
+            conversation.outcome, conversation.reason = "cancelled", f"cancelled after {tool_steps} tool steps"
+            raise AttemptFailed(conversation.reason)
         estimate = estimated_tokens(messages)
         if final_reason is None:
             if tool_steps >= budget.steps:

@@ -520,7 +520,7 @@ class _Judging:
         try:
             return converse(self.client, self.tools, start, ids, token,
                             AgentBudget(self.settings.agent_steps, self.settings.agent_tokens), record, conversation,
-                            fits)
+                            fits, self.cancel)
         except BudgetSpent as exc:
             with self._cost_lock:
                 self.budget_reasons.add(str(exc))

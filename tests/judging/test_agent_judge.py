@@ -349,3 +349,24 @@ def test_a_malformed_tool_call_entry_is_left_out_and_the_rest_served(project: Pa
     assert summary.judged == 1
     assert [call["id"] for call in last[2]["tool_calls"]] == ["call_1_0"]
     assert last[3]["tool_call_id"] == "call_1_0" and "outputs/report.md (markdown," in last[3]["content"]
+
+
+def test_cancelling_ends_a_conversation_between_steps_and_stores_nothing_for_it(project: Path, folder: Path) -> None:
+    agent = ScriptedAgent(pager, FACT)
+    with ChatServer(agent.reply) as running:
+        summary = judge_submission(load(project), submission_of_folder(folder, SCOPE), settings(running),
+                                   VerdictStore(project), cancel=lambda: len(running.requests) >= 3)
+        sent = len(running.requests)
+    assert summary.cancelled and sent == 3 and (summary.judged, summary.missing) == (0, 0)
+    assert CID not in stored(project, submission_of_folder(folder, SCOPE))
+    (conversation,) = traces_for(project, "sub")[0].conversations
+    assert (conversation.outcome, conversation.reason) == ("cancelled", "cancelled after 3 tool steps")
+
+
+def test_a_dry_run_of_the_agent_judge_says_what_it_estimates(project: Path, folder: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["judge", str(project), "--submission", str(folder), "--scope", SCOPE, "--model", MODEL, "--agent",
+                 "--agent-steps", "5", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert ("agent judge: 1 conversation, each of up to 6 requests and 300,000 tokens; "
+            "the estimate below is of their first requests only") in out
