@@ -164,6 +164,7 @@ class SubmissionTools:
         return ToolResult(head + "\n" + "\n".join(shown_lines))
 
     def _read_sheet(self, args: dict[str, Any]) -> ToolResult:
+        from openpyxl.utils import get_column_letter
         from openpyxl.utils.cell import range_boundaries
 
         from studio.judging.evidence_xlsx import WorkbookCells, cell_text, sheet_prefix
@@ -186,8 +187,6 @@ class SubmissionTools:
             if title not in book.sheet_names:
                 raise BadCall(f"{name} has no sheet {sheet!r}; its sheets: {', '.join(book.sheet_names)}")
             found: list[str] = []
-            from openpyxl.utils import get_column_letter
-
             for _, row, cells in book.rows(sheet_name=title):
                 if row < low_row:
                     continue

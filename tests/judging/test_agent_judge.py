@@ -370,3 +370,10 @@ def test_a_dry_run_of_the_agent_judge_says_what_it_estimates(project: Path, fold
     out = capsys.readouterr().out
     assert ("agent judge: 1 conversation, each of up to 6 requests and 300,000 tokens; "
             "the estimate below is of their first requests only") in out
+
+
+def test_a_damaged_trace_file_is_named_with_the_fix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    damaged = write(traces_dir(project, "sub"), "20261202T000000000000Z-T01-judge-x-0000.yaml", "conversations: [\n")
+    assert main(["judge", str(project), "--trace", "sub"]) == 2
+    err = capsys.readouterr().err
+    assert f"{damaged}: not a readable trace file" in err and "restore it from git or delete it" in err
