@@ -4,7 +4,9 @@ It speaks the chat-completions tools API as OpenAI documents it: an assistant tu
 is `message.tool_calls: [{id, type: "function", function: {name, arguments}}]` with `content: null`
 and `finish_reason: "tool_calls"`; the client answers each call with a `{role: "tool", tool_call_id,
 content}` message. The script decides only from what the request carries: the calls it makes next
-come from `plan(request)`, and the verdict from the tool results it was actually sent.
+come from `plan(request)`, and the verdict from the tool results it was actually sent. A conversation
+that breaks the API's rules (a call left unanswered, a tool message answering no call) is refused with
+HTTP 400 as OpenAI refuses it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.judging.chat_server import Reply, Request
+from tests.judging.chat_server import Reply, Request, api_error
 
 _IDS = re.compile(r"one entry for each of (.+)\.\s*$")
 
@@ -76,6 +78,38 @@ def answering(ids: list[str], holds: Callable[[str], bool], step: int, used: dic
     return Reply(body=body)
 
 
+def protocol_error(request: Request) -> Reply | None:
+    """OpenAI's HTTP 400 for a conversation that breaks the tools API's rules, or None: an assistant
+    message with tool_calls must be followed at once by a tool message for each of its ids; a tool
+    message must answer such a call; `tool_choice` needs `tools`; each tool is a strict function."""
+    body = request.body
+    if "tool_choice" in body and not body.get("tools"):
+        return api_error(400, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+                         "specified.", param="tool_choice")
+    for tool in body.get("tools", []):
+        function = tool.get("function", {})
+        if tool.get("type") != "function" or not {"name", "description", "parameters"} <= set(function):
+            return api_error(400, "Invalid tool: each tool is {type: function, function: {name, description, "
+                             "parameters}}", param="tools")
+    messages = body["messages"]
+    waiting: list[str] = []
+    for message in messages:
+        if waiting and message["role"] != "tool":
+            return api_error(400, "An assistant message with 'tool_calls' must be followed by tool messages "
+                             "responding to each 'tool_call_id'. The following tool_call_ids did not have response "
+                             f"messages: {', '.join(waiting)}", param="messages")
+        if message["role"] == "tool":
+            if message.get("tool_call_id") not in waiting or not isinstance(message.get("content"), str):
+                return api_error(400, "Invalid parameter: messages with role 'tool' must be a response to a "
+                                 "preceeding message with 'tool_calls'.", param="messages")
+            waiting.remove(message["tool_call_id"])
+        if message["role"] == "assistant":
+            waiting = [call["id"] for call in message.get("tool_calls") or []]
+    if waiting:
+        return api_error(400, f"tool_call_ids without a response: {', '.join(waiting)}", param="messages")
+    return None
+
+
 @dataclass
 class ScriptedAgent:
     """Calls the tools `plan(request)` gives (an empty list: time to answer), then answers that each
@@ -92,6 +126,9 @@ class ScriptedAgent:
 
     def reply(self, request: Request) -> Reply:
         self.seen.append(request)
+        refused = protocol_error(request)
+        if refused is not None:
+            return refused
         step = turns(request) + 1
         results = tool_results(request)
         used = usage(self.prompt_tokens + 10 * len(results), self.completion_tokens)

@@ -377,3 +377,16 @@ def test_a_damaged_trace_file_is_named_with_the_fix(project: Path, capsys: pytes
     assert main(["judge", str(project), "--trace", "sub"]) == 2
     err = capsys.readouterr().err
     assert f"{damaged}: not a readable trace file" in err and "restore it from git or delete it" in err
+
+
+def test_the_scripted_server_refuses_a_conversation_that_breaks_the_tools_api() -> None:
+    from tests.judging.agent_server import protocol_error
+
+    call = {"id": "call_1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}
+    unanswered = [{"role": "user", "content": "x"}, {"role": "assistant", "content": None, "tool_calls": [call]},
+                  {"role": "user", "content": "y"}]
+    stray = [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "call_9", "content": "z"}]
+    answered = unanswered[:2] + [{"role": "tool", "tool_call_id": "call_1", "content": "files"}]
+    refusals = [protocol_error(Request("/v1/chat/completions", {}, {"messages": m}, 1))
+                for m in (unanswered, stray, answered)]
+    assert [refusal.status if refusal else None for refusal in refusals] == [400, 400, None]
