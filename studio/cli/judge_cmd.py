@@ -1,7 +1,8 @@
 """`dbstudio judge PROJECT (--run RUN [--scope SUBTASK|final|all] | --submission DIR --scope SUBTASK|final
-| --costs)`: the LLM judge's verdicts on a run's checkpoints and final package, or on any folder of files,
-stored in the project's verdict store with what each request cost; `--costs` sums those costs, `--dry-run`
-estimates a judging without sending anything. The settings come from a judge profile (`--profile`, a
+| --costs | --trace SUBMISSION [--scope S] [--criterion ID])`: the LLM judge's verdicts on a run's checkpoints
+and final package, or on any folder of files, stored in the project's verdict store with what each request
+cost; `--costs` sums those costs, `--dry-run` estimates a judging without sending anything, `--agent` lets
+the model read the files through tools and `--trace` prints what it read. The settings come from a judge profile (`--profile`, a
 file of the project or a preset) and the flags; the API key from OPENAI_API_KEY or the OS keyring."""
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--submission", metavar="DIR", help="a folder of submitted files, judged with --scope")
     what.add_argument("--costs", action="store_true",
                       help="show what judging has cost so far: tokens and requests per submission, judge and project")
+    what.add_argument("--trace", metavar="SUBMISSION",
+                      help="print the agent judge's tool calls on a submission (a run id or --id name), "
+                      "each with what it returned and its tokens; --scope and --criterion narrow it")
     parser.add_argument(
         "--scope",
         metavar="SUBTASK|final|all",
@@ -108,6 +112,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="estimate the requests and tokens of this judging and send nothing",
     )
     parser.add_argument("--images", action="store_true", help="give the submission's images to a multimodal model")
+    parser.add_argument(
+        "--agent", action="store_true",
+        help="the agent judge: the model reads the submission through tools (list files, read lines, a sheet range, "
+        "PDF pages, an image) and then judges (default: the profile's mode, else batch)",
+    )
+    parser.add_argument(
+        "--agent-steps", type=_steps, metavar="N",
+        help="agent judge: model turns that call tools per conversation before the answer is asked for (default 20)",
+    )
+    parser.add_argument(
+        "--agent-tokens", type=_positive, metavar="N",
+        help="agent judge: prompt and completion tokens per conversation before the answer is asked for "
+        "(default 300000)",
+    )
+    parser.add_argument("--criterion", metavar="ID", help="with --trace: only the conversation that decided ID")
     parser.set_defaults(run=run)
 
 
@@ -118,6 +137,16 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more (0: the model answers without reading)")
     return value
 
 
@@ -137,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(problem)
     if args.costs:
         return _show_costs(project_dir)
+    if args.trace is not None:
+        return _show_trace(project_dir, args.trace, args.scope, args.criterion)
+    if args.criterion is not None:
+        return _fail("--criterion narrows --trace; a judging judges every criterion of its scope")
     if args.timeout is not None and args.timeout <= 0:
         return _fail("--timeout must be more than 0 seconds")
     if args.temperature is not None and not 0 <= args.temperature <= 2:
@@ -179,6 +212,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"cost: {total.costs.line()}")
     for reason in total.refusals:
         print(f"refused by the server, not retried: {reason}", file=sys.stderr)
+    for reason in total.budget_spent:
+        print(f"budget spent, stored missing: {reason}; raise --agent-steps or --agent-tokens", file=sys.stderr)
     if total.missing_ids:
         print("missing (judge again to retry them): " + ", ".join(total.missing_ids))
     for cid, reason in total.not_judged.items():
@@ -224,6 +259,7 @@ def settings_of(args: argparse.Namespace, project_dir: Path) -> JudgeSettings:
         model=args.model, endpoint=args.endpoint, batch=args.batch, parallel=args.parallel, attempts=args.attempts,
         timeout_s=args.timeout, temperature=args.temperature, reasoning_effort=args.reasoning_effort,
         max_output_tokens=args.max_output_tokens, context_window=args.context_window,
+        mode="agent" if args.agent else None, agent_steps=args.agent_steps, agent_tokens=args.agent_tokens,
     )
     return JudgeSettings.from_profile(
         profile, base_url=default_base_url(), model=default_model(), name=args.profile, images=args.images
@@ -245,6 +281,11 @@ def _dry_run(loaded: LoadedProject, submissions: list[Submission], settings: Jud
             flush=True,
         )
         total.add(summary)
+    if settings.agent:  # the estimate is of each conversation's first request; the reads come on top
+        count = total.planned_requests
+        print(f"agent judge: {count} conversation{'' if count == 1 else 's'}, each of up to "
+              f"{settings.agent_steps + 1} requests and {settings.agent_tokens:,} tokens; the estimate below is of "
+              "their first requests only", flush=True)
     most = (f", at most {total.planned_requests * settings.max_output_tokens:,} output tokens"
             if settings.max_output_tokens else "")
     print(
@@ -279,6 +320,37 @@ def _show_costs(project_dir: Path) -> int:
     for rater, totals in sorted(report.by_rater.items()):
         print(f"{rater}: {totals.line()}")
     print(f"project ({len(costs)} judgings): {report.project.line()}")
+    return ExitCode.OK
+
+
+def _show_trace(project_dir: Path, submission: str, scope: str | None, criterion: str | None) -> int:
+    from studio.judging.agent_judge import arguments_text
+    from studio.judging.traces import traces_for
+    from studio.untrusted import shown
+
+    traces = traces_for(project_dir, submission, scope)
+    if criterion is not None:  # the last conversation that asked about it: the one whose answer stands
+        traces = [trace for trace in traces if any(criterion in c.criteria for c in trace.conversations)][-1:]
+    if not traces:
+        narrowed = "".join(f" {name} {value}" for name, value in (("scope", scope), ("criterion", criterion)) if value)
+        print(f"no agent judging of {submission}{narrowed} is recorded in {project_dir}: judge it with --agent")
+        return ExitCode.PROBLEMS if criterion is not None else ExitCode.OK
+    for trace in traces:
+        print(f"{trace.submission} {trace.scope} by {trace.rater}, {trace.started:%Y-%m-%d %H:%M:%S} UTC")
+        conversations = trace.conversations
+        if criterion is not None:
+            conversations = [c for c in conversations if criterion in c.criteria][-1:]
+        for conversation in conversations:
+            reason = f": {conversation.reason}" if conversation.reason else ""
+            print(f"  {', '.join(conversation.criteria)}: {conversation.outcome}, {conversation.tokens:,} tokens{reason}")
+            for step in conversation.steps:
+                final = ", final answer asked without tools" if step.final else ""
+                print(f"    step {step.step} ({step.prompt_tokens:,} prompt + {step.completion_tokens:,} completion "
+                      f"tokens, {step.finish_reason or 'no finish reason'}{final})")
+                for call in step.calls:
+                    mark = "refused" if call.error else "returned"
+                    print(f"      {shown(call.name)}({shown(arguments_text(call.arguments))}) {mark} {call.chars:,} "
+                          f"characters [{call.digest}]: {shown(call.head)}")
     return ExitCode.OK
 
 

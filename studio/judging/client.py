@@ -109,6 +109,19 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One function call of an assistant message: `arguments` is the JSON text the model wrote (unchecked)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def message_part(self) -> dict[str, Any]:
+        """The call as the assistant message sent back with the conversation carries it."""
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass(frozen=True)
 class Completion:
     content: str
     finish_reason: str | None = None
@@ -118,6 +131,7 @@ class Completion:
     usage_reported: bool = False
     latency_s: float = 0.0
     attempts: int = 1  # HTTP requests made for it (retries of 429 and 5xx included)
+    tool_calls: tuple[ToolCall, ...] = ()  # the functions the model calls instead of answering
 
 
 def api_key() -> str | None:
@@ -197,11 +211,14 @@ class ChatClient:
         """The assistant's text for `messages` (see `chat`)."""
         return self.chat(messages, json_answer=json_answer).content
 
-    def chat(self, messages: Sequence[dict[str, Any]], *, json_answer: bool = True) -> Completion:
+    def chat(self, messages: Sequence[dict[str, Any]], *, json_answer: bool = True,
+             tools: Sequence[dict[str, Any]] | None = None, tool_choice: str | None = None) -> Completion:
         """The answer to `messages`, with what it cost. EndpointError when the endpoint cannot serve at
         all, RequestRefused when it refuses this request for good, AttemptFailed when this request gave
-        no answer (after retrying 429 and 5xx), AnswerCutOff when the answer hit the token limit."""
-        body = self.shape.body(self.model, messages, json_answer)
+        no answer (after retrying 429 and 5xx), AnswerCutOff when the answer hit the token limit. With
+        `tools` (function tools), the answer may be `tool_calls` instead of text, unless `tool_choice`
+        is "none"."""
+        body = self.shape.body(self.model, messages, json_answer, tools, tool_choice)
         started = time.monotonic()
         counter = [0]
         try:
@@ -216,10 +233,12 @@ class ChatClient:
                 raised = type(exc)(self.scrubbed(str(exc)))
             raised.attempts, raised.latency_s = counter[0], time.monotonic() - started
             raise raised from None
+        calls = tuple(ToolCall(self.scrubbed(call.id), self.scrubbed(call.name), self.scrubbed(call.arguments))
+                      for call in completion.tool_calls)
         return Completion(
             self.scrubbed(completion.content), completion.finish_reason, self._keyless(completion.served_model),
             self._keyless(completion.fingerprint), completion.usage, completion.usage_reported,
-            time.monotonic() - started, counter[0],
+            time.monotonic() - started, counter[0], calls,
         )
 
     def _keyless(self, name: str | None) -> str | None:
@@ -338,7 +357,9 @@ class ChatClient:
         try:
             data = load_json(text)
             choice = data["choices"][0]
-            content = choice["message"]["content"]
+            message = choice["message"]
+            # beside tool calls the content is null, or absent (some servers); without them it must be there
+            content = message.get("content") if "tool_calls" in message else message["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise AttemptFailed(
                 f"{self.endpoint} answered something that is no chat completion: {text[:200]!r}"
@@ -347,9 +368,10 @@ class ChatClient:
         served = data.get("model")
         fingerprint = data.get("system_fingerprint")
         usage, reported = _usage(data.get("usage"))
+        calls = _tool_calls(message.get("tool_calls") if isinstance(message, dict) else None)
         completion = Completion(
             content if isinstance(content, str) else "", finish if isinstance(finish, str) else None,
-            _name(served), _name(fingerprint), usage, reported,
+            _name(served), _name(fingerprint), usage, reported, tool_calls=calls,
         )
         if finish == "length":
             limit = self.shape.max_output_tokens
@@ -359,9 +381,26 @@ class ChatClient:
                 "tokens (finish_reason \"length\"); raise the limit or judge fewer criteria per request",
                 completion,
             )
-        if not isinstance(content, str):
+        if not isinstance(content, str) and not calls:
             raise AttemptFailed(f"{self.endpoint} answered a chat completion without text content")
         return completion
+
+
+def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
+    """The function calls of an assistant message, as OpenAI documents them: [{id, type: "function",
+    function: {name, arguments}}]; an entry of another shape is left out (the model's turn then has
+    fewer calls, never a crash). The arguments stay the text the model wrote, checked by the tool."""
+    if not isinstance(raw, list):
+        return ()
+    calls = []
+    for entry in raw:
+        function = entry.get("function") if isinstance(entry, dict) else None
+        if not isinstance(function, dict) or entry.get("type", "function") != "function":
+            continue
+        name, arguments, call_id = function.get("name"), function.get("arguments"), entry.get("id")
+        if isinstance(name, str) and isinstance(call_id, str):
+            calls.append(ToolCall(call_id[:200], name[:200], arguments if isinstance(arguments, str) else ""))
+    return tuple(calls)
 
 
 def _name(value: Any) -> str | None:

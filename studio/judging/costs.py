@@ -32,7 +32,7 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 @dataclass
 class RequestCost:
     criteria: list[str]
-    outcome: str  # "answered", "cut off", "refused", "failed", "not sent"
+    outcome: str  # "answered", "cut off", "refused", "failed", "not sent"; "tool calls": an agent judge's step
     served_model: str | None = None
     fingerprint: str | None = None
     prompt_tokens: int = 0
@@ -69,7 +69,7 @@ class CostTotals:
         self.cached_tokens += cost.cached_tokens
         self.reasoning_tokens += cost.reasoning_tokens
         self.latency_s += cost.latency_s
-        if cost.outcome in ("answered", "cut off") and not cost.usage_reported:
+        if cost.outcome in ("answered", "cut off", "tool calls") and not cost.usage_reported:
             self.without_usage += 1
 
     def add(self, other: CostTotals) -> None:

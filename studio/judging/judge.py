@@ -25,6 +25,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from studio.judging.agent_judge import (
+    AGENT_PROMPT_VERSION,
+    DEFAULT_STEPS,
+    DEFAULT_TOKENS,
+    AgentBudget,
+    BudgetSpent,
+    Conversation,
+    agent_messages,
+    converse,
+)
+from studio.judging.agent_tools import TOOLS_TOKENS, SubmissionTools
 from studio.judging.client import (
     AnswerCutOff,
     AttemptFailed,
@@ -83,6 +94,9 @@ class JudgeSettings:
     structured_output: str = "json_object"
     context_window: int | None = None  # tokens; a prompt that cannot fit is not sent
     profile: str | None = None  # the profile's name, recorded with the costs
+    mode: str = "batch"  # "agent": the model reads the submission through tools (studio/judging/agent_judge.py)
+    agent_steps: int = DEFAULT_STEPS  # agent mode: model turns that call tools, per conversation
+    agent_tokens: int = DEFAULT_TOKENS  # agent mode: prompt and completion tokens, per conversation
 
     def __post_init__(self) -> None:
         low = [name for name in ("batch", "parallel", "attempts") if getattr(self, name) < 1]
@@ -103,6 +117,14 @@ class JudgeSettings:
             raise JudgingError(f"{', '.join(small)} must be at least 1")
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise JudgingError("the temperature must be between 0 and 2")
+        if self.mode not in ("batch", "agent"):
+            raise JudgingError(f"judge mode '{self.mode}': give batch or agent")
+        if self.agent_steps < 0 or self.agent_tokens < 1:
+            raise JudgingError("the agent judge's step budget must be at least 0 and its token budget at least 1")
+
+    @property
+    def agent(self) -> bool:
+        return self.mode == "agent"
 
     @property
     def rater(self) -> str:
@@ -124,8 +146,10 @@ class JudgeSettings:
         sent.append(f"answers as {self.structured_output.replace('none', 'plain text')}")
         profile = f" (profile {self.profile})" if self.profile else ""
         window = f", context window {self.context_window:,}" if self.context_window else ""
+        agent = (f"; agent judge: the model reads the files through tools, at most {self.agent_steps} tool steps "
+                 f"and {self.agent_tokens:,} tokens per conversation" if self.agent else "")
         return (f"{self.model} at {self.base_url}{profile}: {', '.join(sent)}{window}; batches of {self.batch}, "
-                f"{self.parallel} at once, {self.attempts} attempts, {self.timeout_s:g} s per request")
+                f"{self.parallel} at once, {self.attempts} attempts, {self.timeout_s:g} s per request{agent}")
 
     @classmethod
     def from_profile(cls, profile: JudgeProfile, *, base_url: str, model: str, name: str | None = None,
@@ -137,6 +161,7 @@ class JudgeSettings:
             temperature=profile.temperature, reasoning_effort=profile.reasoning_effort,
             max_output_tokens=profile.max_output_tokens, output_tokens_parameter=profile.output_tokens_parameter,
             structured_output=profile.structured_output, context_window=profile.context_window, profile=name,
+            mode=profile.mode, agent_steps=profile.agent_steps, agent_tokens=profile.agent_tokens,
         )
         return cls(**(values | more))
 
@@ -168,6 +193,7 @@ class JudgeSummary:
     too_large: list[str] = field(default_factory=list)  # dry run: "SCOPE/ID" whose request cannot fit
     # "SCOPE/ID" -> why it was not judged (its covered evidence does not fit): judging again does not help
     not_judged: dict[str, str] = field(default_factory=dict)
+    budget_spent: list[str] = field(default_factory=list)  # agent judge: conversations that ended on their budget
 
     def add(self, other: JudgeSummary) -> None:
         self.judged += other.judged
@@ -184,6 +210,7 @@ class JudgeSummary:
         self.planned_requests += other.planned_requests
         self.too_large += other.too_large
         self.not_judged.update(other.not_judged)
+        self.budget_spent += other.budget_spent
 
 
 class EvidenceLike(Protocol):
@@ -294,7 +321,12 @@ class _Judging:
                                      scope_outputs(project.project, submission.scope))
             evidence = self.evidence_plan.whole
         self.evidence = evidence
-        self.images = _image_urls(evidence, submission.folder) if settings.images else []
+        # the agent judge opens the images it wants through its tools
+        self.images = _image_urls(evidence, submission.folder) if settings.images and not settings.agent else []
+        self.prompt_version = AGENT_PROMPT_VERSION if settings.agent else settings.prompt_version
+        self.conversations: list[Conversation] = []
+        self.budget_reasons: set[str] = set()
+        self.tools = SubmissionTools(submission.folder, settings.images) if settings.agent else None
         self.summary = JudgeSummary()
         self.done = 0
         self.rater = settings.rater
@@ -346,14 +378,15 @@ class _Judging:
             note = _check_note(self.submission.folder, check) if role == "evidence" else None
             question = AskedCriterion(scoped.id, scoped.text, scoped.weight, scoped.scored.gate, note,
                                       self.coverage.get(scoped.id, ()))
-            key = reuse_key(content_key, question, self.settings.model, self.settings.prompt_version, self.context,
+            key = reuse_key(content_key, question, self.settings.model, self.prompt_version, self.context,
                             self.settings.reasoning_effort)
             earlier = stored.get(scoped.id)
             if earlier is not None and earlier.key == key and earlier.verdict in ("pass", "fail"):
                 self.summary.reused += 1
                 continue
-            unfit = (self.evidence_plan.unfit(self.coverage[scoped.id]) if self.evidence_plan is not None
-                     else None)
+            # the agent judge reads a large file in parts: only the batch judge needs it whole in one request
+            unfit = (self.evidence_plan.unfit(self.coverage[scoped.id])
+                     if self.evidence_plan is not None and not self.settings.agent else None)
             if unfit is not None:  # never judged blind: missing, with the file that does not fit
                 blind = _verdict(scoped, scope, "missing", rater, datetime.now(UTC), criterion_version(scoped.scored),
                                  f"not judged: {unfit.reason}", [], key)
@@ -382,7 +415,10 @@ class _Judging:
 
     def _request(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]],
                  ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The request for `ids`: the submission's shared evidence first, then every file they cover whole."""
+        """The request for `ids`: the submission's shared evidence first, then every file they cover whole
+        (the agent judge's first messages: the list of files, no content)."""
+        if self.tools is not None:
+            return self._agent_start(asked, ids)[0]
         plan = self.evidence_plan
         evidence = plan.evidence(self._covered(ids)) if plan is not None else self.evidence
         return messages(self.context, [asked[cid][1] for cid in ids], evidence, self.images, token=self._token)
@@ -429,6 +465,8 @@ class _Judging:
     def _ask(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]],
              ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
         assert self.client is not None
+        if self.tools is not None:
+            return self._converse(*self._agent_start(asked, ids), ids)
         request = self._request(asked, ids)
         estimate, too_large = self._fit(request)
         if too_large is not None:
@@ -453,6 +491,40 @@ class _Judging:
             raise
         self._record(ids, "answered", estimate, completion)
         return answers
+
+    def _agent_start(self, asked: Mapping[str, tuple[ScopedCriterion, AskedCriterion, str]],
+                     ids: Sequence[str]) -> tuple[list[dict[str, Any]], str]:
+        """The first messages of an agent conversation for `ids` (the list of files, no content), and
+        its fence token: the submission's, unless a file's name holds it."""
+        assert self.tools is not None
+        listing = self.tools.call("list_files", "{}").text
+        token = self._token if self._token is not None and self._token not in listing else fence_token(listing)
+        return agent_messages(self.context, [asked[cid][1] for cid in ids], listing, token), token
+
+    def _converse(self, start: list[dict[str, Any]], token: str, ids: Sequence[str]) -> Mapping[str, AnsweredVerdict]:
+        """One agent conversation for `ids`, its steps' costs recorded and its trace kept."""
+        assert self.client is not None and self.tools is not None
+        conversation = Conversation(list(ids))
+        with self._cost_lock:
+            self.conversations.append(conversation)
+
+        def record(asked: Sequence[str], outcome: str, estimate: int, completion: Completion | None,
+                   error: Exception | None) -> None:
+            self._record(asked, outcome, estimate, completion, error)
+
+        def fits(messages: list[dict[str, Any]]) -> bool:
+            window = self.settings.context_window
+            return window is None or (estimated_tokens(messages) + TOOLS_TOKENS
+                                      + (self.settings.max_output_tokens or 0) <= window)
+
+        try:
+            return converse(self.client, self.tools, start, ids, token,
+                            AgentBudget(self.settings.agent_steps, self.settings.agent_tokens), record, conversation,
+                            fits, self.cancel)
+        except BudgetSpent as exc:
+            with self._cost_lock:
+                self.budget_reasons.add(str(exc))
+            raise
 
     def _served_rater(self, earlier: str) -> str:
         """The rater the verdicts go under: the model that answered most of this judging's requests,
@@ -511,7 +583,8 @@ class _Judging:
         self.summary.missing += len(outcome.unresolved)
         self.summary.requests += outcome.requests
         self.summary.cancelled = outcome.cancelled
-        self.summary.refusals = list(outcome.refusals)
+        self.summary.refusals = [reason for reason in outcome.refusals if reason not in self.budget_reasons]
+        self.summary.budget_spent = [reason for reason in outcome.refusals if reason in self.budget_reasons]
         self.summary.raters = [rater]
         self.cost.rater = rater
         self.summary.costs = self.cost.totals()
@@ -521,6 +594,10 @@ class _Judging:
             from studio.judging.costs import write_cost
 
             write_cost(self.project_dir, self.cost)
+        if self.conversations and self.project_dir is not None:
+            from studio.judging.traces import write_trace
+
+            write_trace(self.project_dir, self.submission.id, scope, rater, self.cost.started, self.conversations)
         if outcome.stopped is not None:
             raise outcome.stopped
         return self.summary

@@ -14,12 +14,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from studio.judging.errors import JudgingError
-from studio.judging.request_shape import DEFAULT_TIMEOUT_S
+from studio.judging.request_shape import DEFAULT_AGENT_STEPS, DEFAULT_AGENT_TOKENS, DEFAULT_TIMEOUT_S
 
 PROFILES_DIR = "judging/profiles"
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 OutputTokensParameter = Literal["max_completion_tokens", "max_tokens"]
 StructuredOutput = Literal["json_schema", "json_object", "none"]
+JudgeMode = Literal["batch", "agent"]
 _KEY_FIELDS = {"api_key", "key", "apikey", "token", "secret", "password", "authorization"}
 
 
@@ -41,6 +42,9 @@ class JudgeProfile(BaseModel):
     batch: int = Field(default=8, ge=1)
     parallel: int = Field(default=4, ge=1)
     attempts: int = Field(default=2, ge=1)
+    mode: JudgeMode = Field(default="batch", description="agent: the model reads the submission through tools")
+    agent_steps: int = Field(default=DEFAULT_AGENT_STEPS, ge=0, description="agent mode: tool steps per conversation")
+    agent_tokens: int = Field(default=DEFAULT_AGENT_TOKENS, ge=1, description="agent mode: tokens per conversation")
 
     def with_changes(self, **changes: Any) -> JudgeProfile:
         """This profile with the given fields changed (None values leave a field as it is)."""

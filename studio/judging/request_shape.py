@@ -41,6 +41,10 @@ REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high"
 # The paper's judge allowed 1,200 s a request; a reasoning model at high effort queued on a busy
 # server needs that much.
 DEFAULT_TIMEOUT_S = 1200.0
+# The agent judge's budgets per conversation (studio/judging/agent_judge.py): model turns that call
+# tools, and prompt plus completion tokens (each turn sends the conversation so far again).
+DEFAULT_AGENT_STEPS = 20
+DEFAULT_AGENT_TOKENS = 300_000
 # A token is about four characters of English prose and fewer of numbers and code; the estimate
 # errs low (a prompt it lets through that does not fit is refused by the server in one request,
 # never retried), so it never keeps back a prompt that would have fitted.
@@ -59,8 +63,15 @@ class RequestShape:
     output_tokens_parameter: str = "max_tokens"
     structured_output: str = "json_object"  # "json_schema", "json_object" or "none"
 
-    def body(self, model: str, messages: Sequence[dict[str, Any]], json_answer: bool = True) -> dict[str, Any]:
+    def body(self, model: str, messages: Sequence[dict[str, Any]], json_answer: bool = True,
+             tools: Sequence[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
+        """The request's body; `tools` are function tools in the chat-completions shape (the agent judge's),
+        `tool_choice` "auto" or "none" (the model answers without calling one)."""
         body: dict[str, Any] = {"model": model, "messages": list(messages)}
+        if tools:
+            body["tools"] = list(tools)
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.reasoning_effort is not None:
@@ -84,6 +95,9 @@ def estimated_tokens(messages: Sequence[dict[str, Any]]) -> int:
     for message in messages:
         total += TOKENS_PER_MESSAGE
         content = message.get("content")
+        calls = message.get("tool_calls")
+        if calls:  # an assistant's tool calls, sent back with the conversation
+            total += len(json.dumps(calls)) // CHARS_PER_TOKEN
         if isinstance(content, str):
             total += len(content) // CHARS_PER_TOKEN
         elif isinstance(content, list):
