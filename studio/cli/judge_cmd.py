@@ -324,9 +324,7 @@ def _show_costs(project_dir: Path) -> int:
 
 
 def _show_trace(project_dir: Path, submission: str, scope: str | None, criterion: str | None) -> int:
-    from studio.judging.agent_judge import arguments_text
-    from studio.judging.traces import traces_for
-    from studio.untrusted import shown
+    from studio.judging.traces import conversation_lines, traces_for
 
     traces = traces_for(project_dir, submission, scope)
     if criterion is not None:  # the last conversation that asked about it: the one whose answer stands
@@ -341,16 +339,8 @@ def _show_trace(project_dir: Path, submission: str, scope: str | None, criterion
         if criterion is not None:
             conversations = [c for c in conversations if criterion in c.criteria][-1:]
         for conversation in conversations:
-            reason = f": {conversation.reason}" if conversation.reason else ""
-            print(f"  {', '.join(conversation.criteria)}: {conversation.outcome}, {conversation.tokens:,} tokens{reason}")
-            for step in conversation.steps:
-                final = ", final answer asked without tools" if step.final else ""
-                print(f"    step {step.step} ({step.prompt_tokens:,} prompt + {step.completion_tokens:,} completion "
-                      f"tokens, {step.finish_reason or 'no finish reason'}{final})")
-                for call in step.calls:
-                    mark = "refused" if call.error else "returned"
-                    print(f"      {shown(call.name)}({shown(arguments_text(call.arguments))}) {mark} {call.chars:,} "
-                          f"characters [{call.digest}]: {shown(call.head)}")
+            for line in conversation_lines(conversation):
+                print(f"  {line}")
     return ExitCode.OK
 
 

@@ -1,19 +1,24 @@
 """How the judge came to a verdict, for the review: the request that judged a decision (its tokens,
 latency, attempts, the model that answered) and the judging it was part of, read from the cost files
-beside the verdicts (studio/judging/costs.py).
+beside the verdicts (studio/judging/costs.py); for the agent judge, the conversation that decided it,
+step by step with its tool calls (studio/judging/traces.py).
 
-`Provenance` keeps what it has read per submission and reads a submission's cost files again only
-when its costs folder changed (a new judging writes a new file), so showing decision after decision
-in the review costs one `stat` each."""
+`Provenance` keeps what it has read per submission and reads a submission's cost or trace files
+again only when that folder changed (a new judging writes a new file), so showing decision after
+decision in the review costs a `stat` or two each."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.judging.costs import CostTotals, JudgingCost, RequestCost, costs_dir, submission_costs
 from studio.judging.errors import JudgingError
+
+if TYPE_CHECKING:
+    from studio.judging.agent_judge import Conversation
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,24 @@ class Provenance:
     def __init__(self, project_dir: Path) -> None:
         self.project_dir = Path(project_dir)
         self._read: dict[str, tuple[tuple[int, int] | None, dict[tuple[str, str, str], JudgedBy]]] = {}
+        self._traces: dict[str, tuple[tuple[int, int] | None, dict[tuple[str, str, str], Conversation]]] = {}
+
+    def conversation(self, submission: str, scope: str, criterion: str, rater: str) -> Conversation | None:
+        """The agent judge's last conversation of `rater` that asked about `criterion`; None when the
+        verdict was not given by the agent judge."""
+        from studio.judging.traces import traces_dir, traces_for
+
+        stamp = _stamp(traces_dir(self.project_dir, submission))
+        known = self._traces.get(submission)
+        if known is None or known[0] != stamp:
+            index: dict[tuple[str, str, str], Conversation] = {}
+            for trace in traces_for(self.project_dir, submission) if stamp is not None else []:  # oldest first
+                for conversation in trace.conversations:
+                    for asked in conversation.criteria:
+                        index[(trace.scope, asked, trace.rater)] = conversation
+            known = (stamp, index)
+            self._traces[submission] = known
+        return known[1].get((scope, criterion, rater))
 
     def judged_by(self, submission: str, scope: str, criterion: str, rater: str) -> JudgedBy | None:
         """The latest request of `rater`'s judgings of `scope` that asked about `criterion`; None when no
@@ -62,12 +85,7 @@ class Provenance:
         return self._index(submission).get((scope, criterion, rater))
 
     def _index(self, submission: str) -> dict[tuple[str, str, str], JudgedBy]:
-        folder = costs_dir(self.project_dir, submission)
-        try:
-            info = os.stat(folder)
-            stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_ino)
-        except OSError:
-            stamp = None
+        stamp = _stamp(costs_dir(self.project_dir, submission))
         known = self._read.get(submission)
         if known is not None and known[0] == stamp:
             return known[1]
@@ -81,6 +99,15 @@ class Provenance:
         return index
 
 
+def _stamp(folder: Path) -> tuple[int, int] | None:
+    """What changes when a file is added to `folder` (None: no folder)."""
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_ino
+
+
 def judged_by_text(provenance: Provenance, submission: str, scope: str, criterion: str, rater: str) -> str:
     """What the review shows under the judge's rationale: the request's provenance, or why there is none."""
     try:
@@ -90,3 +117,16 @@ def judged_by_text(provenance: Provenance, submission: str, scope: str, criterio
     if found is None:
         return "No cost record for this verdict (judged before costs were kept, or imported)."
     return found.text()
+
+
+def trace_of(provenance: Provenance, submission: str, scope: str, criterion: str, rater: str) -> list[str] | None:
+    """The lines of the agent judge's conversation that decided the verdict (as `dbstudio judge
+    --trace` prints them); None when it was not the agent judge's, or its trace cannot be read
+    (then the lines say why)."""
+    from studio.judging.traces import conversation_lines
+
+    try:
+        found = provenance.conversation(submission, scope, criterion, rater)
+    except JudgingError as error:
+        return [str(error)]
+    return None if found is None else conversation_lines(found)

@@ -98,3 +98,23 @@ def _read(path: Path) -> JudgingTrace:
         raise JudgingError(
             f"{path}: not a readable trace file ({type(exc).__name__}: {exc}); restore it from git or delete it"
         ) from None
+
+
+def conversation_lines(conversation: Conversation) -> list[str]:
+    """A conversation as `dbstudio judge --trace` prints it and the review shows it: what it asked and
+    how it ended, then each step and its tool calls (names and texts escaped: the model's and the
+    submission's words, never markup)."""
+    from studio.judging.agent_judge import arguments_text
+    from studio.untrusted import shown
+
+    reason = f": {conversation.reason}" if conversation.reason else ""
+    lines = [f"{', '.join(conversation.criteria)}: {conversation.outcome}, {conversation.tokens:,} tokens{reason}"]
+    for step in conversation.steps:
+        final = ", final answer asked without tools" if step.final else ""
+        lines.append(f"  step {step.step} ({step.prompt_tokens:,} prompt + {step.completion_tokens:,} completion "
+                     f"tokens, {step.finish_reason or 'no finish reason'}{final})")
+        for call in step.calls:
+            mark = "refused" if call.error else "returned"
+            lines.append(f"    {shown(call.name)}({shown(arguments_text(call.arguments))}) {mark} {call.chars:,} "
+                         f"characters [{call.digest}]: {shown(call.head)}")
+    return lines

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTableView,
@@ -44,7 +45,7 @@ from studio.gui.judging.review_models import (
 )
 from studio.gui.judging.reviewer_widgets import RolePicker
 from studio.judging.errors import JudgingError
-from studio.judging.provenance import Provenance, judged_by_text
+from studio.judging.provenance import Provenance, judged_by_text, trace_of
 from studio.judging.queue import Decision, QueueFilter, recorded_or_refused
 from studio.judging.verdicts import Verdict
 from studio.views.formats import settled_text
@@ -250,6 +251,14 @@ class ReviewView(DecisionPane):
         self.judge_cost.setStyleSheet("color: palette(placeholder-text)")
         self.judge_cost.setToolTip("The request that gave this verdict and what its judging cost "
                                    "(the cost files beside the verdicts)")
+        self.judge_trace = QPlainTextEdit(judge_box)
+        self.judge_trace.setObjectName("judgeTrace")
+        self.judge_trace.setReadOnly(True)
+        self.judge_trace.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.judge_trace.setMaximumHeight(120)
+        self.judge_trace.setToolTip("The agent judge's conversation that decided this verdict: each step and its "
+                                    "tool calls over the submission (`dbstudio judge PROJECT --trace SUBMISSION`)")
+        self.judge_trace.hide()
         self.judge_refs = QListWidget(judge_box)
         self.judge_refs.setObjectName("judgeRefs")
         self.judge_refs.setToolTip("The places the judge cited: choose one to see it in the evidence")
@@ -261,6 +270,7 @@ class ReviewView(DecisionPane):
         judge_layout.addWidget(self.judge_rationale)
         judge_layout.addWidget(self.judge_refs)
         judge_layout.addWidget(self.judge_cost)
+        judge_layout.addWidget(self.judge_trace)
         self.your_verdict = QLabel(panel)
         self.your_verdict.setObjectName("yourVerdict")
         self.your_verdict.setTextFormat(Qt.TextFormat.RichText)
@@ -493,6 +503,7 @@ class ReviewView(DecisionPane):
             self.judge_verdict.setText("")
             self.judge_rationale.setText("")
             self.judge_cost.setText("")
+            self.judge_trace.hide()
             self.your_verdict.setText("")
             return
         criterion = decision.criterion
@@ -509,6 +520,7 @@ class ReviewView(DecisionPane):
             self._instruction_shown = markdown
         judge = decision.judge_verdict()
         self.judge_cost.setText("")
+        conversation = None
         if judge is None:
             self.judge_verdict.setText("<b>Judge:</b> no verdict on this decision")
             self.judge_rationale.setText("")
@@ -520,8 +532,12 @@ class ReviewView(DecisionPane):
             self.judge_rationale.setText(judge.note or "")
             self.judge_cost.setText(judged_by_text(self._provenance, decision.submission, decision.scope,
                                                    criterion.id, judge.rater))
+            conversation = trace_of(self._provenance, decision.submission, decision.scope, criterion.id, judge.rater)
             for ref in judge.evidence:
                 QListWidgetItem(ref, self.judge_refs)
+        if conversation is not None:
+            self.judge_trace.setPlainText("\n".join(conversation))
+        self.judge_trace.setVisible(conversation is not None)
         self.judge_refs.setVisible(self.judge_refs.count() > 0)
         mine = decision.ratings.get(self.session.rater) if self.session.rater else None
         others = [f"{html.escape(name)}: {shown(v)}" for name, v in decision.experts().items()

@@ -84,6 +84,7 @@ def test_the_request_and_the_judging_cost_are_shown_with_the_verdict(qtbot, proj
     assert "fingerprint fp_review1" in text
     assert "840 prompt tokens (0 cached), 160 completion (3 reasoning)" in text
     assert "1 HTTP attempt" in text
+    assert not view.judge_trace.isVisible()  # the batch judge keeps no trace: there was no conversation
     # the judging: 3 requests, 2,500 prompt and 400 completion tokens
     assert "3 requests (3 HTTP attempts), 2,500 prompt tokens (0 cached), 400 completion tokens (9 reasoning)" in text
     show(view, 9)  # the third request: C009, C010
@@ -111,3 +112,41 @@ def test_a_new_judging_is_read_once_its_file_is_written(qtbot, project: Path, se
     # nothing recorded for a rater who never judged, or a criterion outside the judging
     assert provenance.judged_by(RUN_ID, "T01", criterion_id(1), "judge:test-model") is None
     assert provenance.judged_by(RUN_ID, "final", criterion_id(1), f"judge:{SERVED}") is None
+
+
+def test_the_agent_judges_trace_is_shown_with_its_verdict(qtbot, project: Path):
+    """The run judged again by the agent judge (tests/judging/agent_server.py's scripted model: it lists
+    the files, reads the report, and says a criterion holds only when line 7 reached it through a tool):
+    the review shows that conversation's steps and calls."""
+    from tests.judging.agent_server import ScriptedAgent, tool_results
+
+    def plan(request: Request) -> list[tuple[str, object]]:
+        results = tool_results(request)
+        if not results:
+            return [("list_files", {})]
+        if len(results) == 1:
+            return [("read_lines", {"path": "outputs/report.txt", "first": 1, "last": 40})]
+        return []
+
+    agent = ScriptedAgent(plan, "Line 7: item 7 of the brief.")
+    with ChatServer(agent.reply) as running:
+        code = main(["judge", str(project), "--run", RUN_ID, "--scope", "T01", "--endpoint", running.url,
+                     "--model", "agent-model", "--agent", "--batch", "10", "--parallel", "1"])
+    assert code == 0
+    view = open_review(qtbot, project, blind=False)
+    (decision,) = [d for d in view.model.decisions if d.scope == "T01" and d.criterion.id == criterion_id(3)]
+    assert decision.judge_rater() == "judge:agent-model"  # shown first: judges by name
+    assert view.select_decision(decision)
+    assert view.judge_trace.isVisible()
+    lines = view.judge_trace.toPlainText().splitlines()
+    assert lines[0].startswith(", ".join(criterion_id(n) for n in range(1, 11)) + ": answered")
+    assert [line.split("(")[0].strip() for line in lines if line.startswith("    ")] == ["list_files", "read_lines"]
+    assert 'read_lines({"path": "outputs/report.txt", "first": 1, "last": 40}) returned' in view.judge_trace.toPlainText()
+    # each step is a request of the judging; the answer came in the third, after two tool results:
+    # 1,000 + 10 x 2 prompt tokens (the scripted usage)
+    assert "Request 3 of 3 of this judging, with 9 other criteria: answered by agent-model" in view.judge_cost.text()
+    assert "1,020 prompt tokens" in view.judge_cost.text()
+    # a blind rater sees neither the trace nor the cost before giving a verdict
+    blind = open_review(qtbot, project, blind=True)
+    blind.select_decision(next(d for d in blind.model.decisions if d.criterion.id == criterion_id(3)))
+    assert not blind.judge_trace.isVisible() and blind.judge_cost.text() == ""
