@@ -10,6 +10,7 @@ import json
 
 from pydantic import BaseModel
 
+from studio.benchmark.model import Benchmark
 from studio.model.project import ProjectInfo
 from studio.model.rubric import Rubric
 from studio.model.schedule import MaterialsFile, ReferencesFile
@@ -26,6 +27,7 @@ SCHEMA_FILES: dict[str, tuple[type[BaseModel], str]] = {
     "subtask.schema.json": (Subtask, "subtasks/<ID>/subtask.yaml"),
     "rubric.schema.json": (Rubric, "subtasks/<ID>/rubric.yaml and final/rubric.yaml"),
     "references.schema.json": (ReferencesFile, "evaluator/references.yaml"),
+    "benchmark.schema.json": (Benchmark, "benchmark.yaml (a benchmark of many projects and systems)"),
 }
 
 
@@ -36,6 +38,7 @@ def schema_texts() -> dict[str, str]:
         schema = model.model_json_schema(by_alias=True, mode="validation")
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         schema["$id"] = SCHEMA_BASE_URI + name
-        schema["description"] = f"DeliverBench project file: {describes}. " + (schema.get("description") or "")
+        kind = "benchmark" if model is Benchmark else "project"
+        schema["description"] = f"DeliverBench {kind} file: {describes}. " + (schema.get("description") or "")
         texts[name] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     return texts

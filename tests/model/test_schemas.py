@@ -50,7 +50,25 @@ def test_schemas_accept_template_files_and_reject_a_bad_weight():
         schema = _schema_for(rel)
         jsonschema.validate(plain(YamlDocument.load(path).data), schema)
         used.add(schema["$id"].rsplit("/", 1)[-1])
-    assert used == set(SCHEMA_FILES)  # every schema met a real file
+    assert used == set(SCHEMA_FILES) - {"benchmark.schema.json"}  # every project schema met a real file
     bad = {"criteria": [{"id": "C1", "text": "t", "target": "checkpoint", "dimension": "correctness", "weight": 11}]}
     errors = list(jsonschema.Draft202012Validator(_schema_for("final/rubric.yaml")).iter_errors(bad))
     assert errors and "11" in errors[0].message
+
+
+def test_the_benchmark_schema_accepts_a_written_benchmark_and_rejects_a_bad_judge(tmp_path: Path, capsys):
+    from studio.store.workspace import create_project
+
+    create_project(tmp_path / "suite" / "p01", "kestrel-p01", "P1")
+    assert main(["benchmark", "new", str(tmp_path / "suite"), "--id", "suite", "--title", "Suite",
+                 "--project", str(tmp_path / "suite" / "p01")]) == 0
+    path = tmp_path / "suite" / "benchmark.yaml"
+    path.write_text(path.read_text().replace("systems: []\noutcomes: []\n", "") + (
+        "judge: {rater: judge:gpt-5, profile: openai-reasoning}\n"
+        "systems:\n  - {id: claude, name: Claude, model: claude-opus-5, harness: claude-code}\n"
+        "outcomes:\n  - {system: claude, project: kestrel-p01, submission: 20261201-120000-ab12cd}\n"))
+    schema = json.loads((SCHEMAS / "benchmark.schema.json").read_text())
+    data = plain(YamlDocument.load(path).data)
+    jsonschema.validate(data, schema)
+    data["judge"] = "gpt-5"  # a rater is judge:MODEL
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(data))
