@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from studio.scoring.project_rubrics import ProjectRubrics
     from studio.store.loader import LoadedProject
 
-ACTIONS = ("template", "export", "calibration", "certify", "queue", "give", "adjudicate")
+ACTIONS = ("template", "export", "calibration", "certify", "import", "queue", "give", "adjudicate")
 EXPORT_FORMATS = ("score", "agreement")
 REPORT_FORMATS = ("text", "json")
 SUFFIXES = (".csv", ".xlsx")
@@ -41,7 +41,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "or an agreement table (the judge and the experts side by side); see docs/judging.md. "
                      "calibration lists judge-expert agreement per criterion. certify gives each judge's "
                      "sensitivity and specificity against the experts with Wilson intervals, certified for a scope "
-                     "only when both lower bounds reach --certify-at.")
+                     "only when both lower bounds reach --certify-at. import PROJECT TABLE --submission NAME --rater "
+                     "RATER [--system NAME] puts a filled verdict table into the verdict store, checked against the "
+                     "project as `score TABLE --project` checks it.")
     parser.add_argument("action", choices=ACTIONS, help="template: write a blank verdict table; export: write the "
                                                         "verdict store as a table; calibration: agreement per criterion; "
                                                         "certify: the judges' error rates and certification; queue, give, adjudicate: expert review")
@@ -50,6 +52,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system", action="extend", nargs="+", metavar="NAME",
                         help="template: the systems to be judged: --system A B, or --system A --system B")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    parser.add_argument("--submission", metavar="NAME",
+                        help="import: the run id or submission name the table's verdicts are about")
     parser.add_argument("--format", dest="table_format", choices=EXPORT_FORMATS + REPORT_FORMATS,
                         help="export: score (the table `dbstudio score` reads) or agreement (`dbstudio agreement`); "
                              "certify: text (default) or json")
@@ -135,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
         from studio.cli.verdicts_certify import run_certify
 
         return run_certify(args)
+    if args.action == "import":
+        return run_import(args)
     if args.judges and len(args.judges) > 1:
         return _fail(f"{args.action} takes one --judge (got {', '.join(args.judges)})")
     args.judge = args.judges[0] if args.judges else None
@@ -183,4 +189,30 @@ def run(args: argparse.Namespace) -> int:
     per_system = len(rows) // len(systems)
     print(f"wrote {len(rows)} rows to {out}: {per_system} criteria of {project_id} "
           f"({len(rubrics)} rubrics) x {len(systems)} system{'s' if len(systems) != 1 else ''}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """`verdicts import PROJECT TABLE --submission NAME --rater RATER [--system NAME]`."""
+    from studio.judging.errors import JudgingError
+    from studio.judging.verdict_import import import_verdict_table
+    from studio.scoring.table import VerdictTableError
+
+    if args.out is None or not args.submission or not args.rater:
+        return _fail("import takes the project folder and the filled table, with --submission NAME (a run id or a "
+                     "name for the submission) and --rater RATER (an expert's name, or judge:MODEL)")
+    if args.system and len(args.system) > 1:
+        return _fail(f"import takes one --system (got {', '.join(args.system)})")
+    try:
+        loaded, project_id, rubrics = load_project_checked(args.project)
+        result = import_verdict_table(Path(args.project), loaded.project, project_id, rubrics, Path(args.out),
+                                      args.submission, args.rater, args.system[0] if args.system else None)
+    except VerdictTableError as exc:
+        print(f"dbstudio verdicts: {exc}", file=sys.stderr)
+        print("nothing was imported", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    except (ProjectLoadError, JudgingError) as exc:
+        return _fail(str(exc))
+    print(f"stored {result.stored} verdicts of {result.system} as {result.rater}'s on {result.submission} "
+          f"({result.blank} blank, left missing) in {result.path}")
     return ExitCode.OK
