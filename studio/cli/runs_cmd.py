@@ -28,6 +28,10 @@ def configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", help="the project folder")
     parser.add_argument("--harness", required=True, help="script:PATH or a preset name")
     parser.add_argument("--image", required=True, help="a Docker image on the local engine")
+    parser.add_argument("--system", metavar="ID",
+                        help="the benchmark system the run tries (docs/benchmark.md); store-mode scores group runs by it")
+    parser.add_argument("--model", metavar="M", help="with --system: the model the harness runs, as recorded")
+    parser.add_argument("--harness-version", metavar="V", help="with --system: the harness CLI's version, as recorded")
     parser.add_argument("--cpus", type=float, default=2.0, help="CPUs per container (default 2)")
     parser.add_argument("--memory", default="8g", help="memory per container, e.g. 8g (default)")
     parser.add_argument("--network", action="store_true", help="let the agent reach the network (off by default)")
@@ -106,8 +110,18 @@ def run_new(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from studio.runs.errors import RunError
-    from studio.runs.record import RunSettings
+    from studio.runs.record import RunSettings, RunSystem
     from studio.runs.runner import create_run
+
+    if args.system is None and (args.model or args.harness_version):
+        raise RunError("--model and --harness-version describe a --system: give its id too (--system ID)")
+    system = None
+    if args.system is not None:
+        try:
+            system = RunSystem(id=args.system, model=args.model, harness_version=args.harness_version)
+        except ValidationError:
+            raise RunError(f"--system {args.system!r}: not a system id: use letters, digits, '.', '-' and '_', "
+                           "starting with a letter or digit (as in benchmark.yaml)") from None
 
     try:
         settings = RunSettings(
@@ -124,7 +138,8 @@ def run_new(args: argparse.Namespace) -> int:
         option = "--" + str(error["loc"][0]).replace("_", "-").replace("time-limit-scale", "time-scale")
         raise RunError(f"{option}: {error['msg']}") from None
     run_dir = create_run(
-        Path(args.project), args.harness, args.image, settings, Path(args.runs_dir) if args.runs_dir else None
+        Path(args.project), args.harness, args.image, settings, Path(args.runs_dir) if args.runs_dir else None,
+        system=system,
     )
     print(f"run {run_dir.name} in {run_dir}", flush=True)
     return _execute(run_dir)
@@ -230,6 +245,10 @@ def _show(run_dir: Path) -> int:
     print(f"run {record.run_id}: {shown_status(run_dir, record).value}, {done}/{total} subtasks")
     print(f"  project {record.project_id} at {commit} ({record.project_dir})")
     print(f"  harness {record.harness}; image {record.image} ({(record.image_id or '?')[:19]})")
+    if record.system is not None:
+        details = [f"model {record.system.model}" if record.system.model else "",
+                   f"harness version {record.system.harness_version}" if record.system.harness_version else ""]
+        print(f"  system {record.system.id}" + "".join(f"; {d}" for d in details if d))
     s = record.settings
     print(
         f"  limits {s.cpus:g} CPUs, {s.memory} memory, network {'on' if s.network else 'off'}"

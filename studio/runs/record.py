@@ -77,6 +77,15 @@ class SubtaskRecord(BaseModel):
         return self.status in DONE
 
 
+class RunSystem(BaseModel):
+    """The model-harness system a run tries (a benchmark's system, docs/benchmark.md): reports group
+    runs by it, never by run."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=64)
+    model: str | None = None
+    harness_version: str | None = None
+
+
 class RunRecord(BaseModel):
     version: int = RECORD_VERSION
     run_id: str
@@ -85,6 +94,7 @@ class RunRecord(BaseModel):
     project_commit: str | None = None
     project_dirty: bool = False
     harness: str
+    system: RunSystem | None = None  # the system it tries, with the model and the harness's version
     image: str
     image_id: str | None = None
     settings: RunSettings = Field(default_factory=RunSettings)

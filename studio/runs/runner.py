@@ -31,6 +31,7 @@ from studio.runs.record import (
     RunRecord,
     RunSettings,
     RunStatus,
+    RunSystem,
     SubtaskRecord,
     SubtaskStatus,
     load_run,
@@ -80,8 +81,10 @@ def create_run(
     settings: RunSettings | None = None,
     runs_dir: Path | None = None,
     engine: DockerEngine | None = None,
+    system: RunSystem | None = None,
 ) -> Path:
-    """Check everything a run needs (project, harness, engine, image) and record a new run."""
+    """Check everything a run needs (project, harness, engine, image) and record a new run (of
+    `system`, when given)."""
     project_dir = Path(project_dir).resolve()
     loaded, plan = checked_plan(project_dir, RunError, "a run")
     project = loaded.project
@@ -115,6 +118,7 @@ def create_run(
             project_commit=commit,
             project_dirty=dirty,
             harness=_keep_harness(harness_spec, run_dir),
+            system=system,
             image=image,
             image_id=image_id,
             settings=settings or RunSettings(),

@@ -37,6 +37,12 @@ def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, 
         "1",
         "--memory",
         "512m",
+        "--system",
+        "scripted",
+        "--model",
+        "none-1",
+        "--harness-version",
+        "0.9",
     )
     assert code == 0, err
     run_id = out.splitlines()[0].split()[1]
@@ -50,6 +56,7 @@ def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, 
         assert line in out, line
     record = load_run(runs / run_id)
     assert record.settings.cpus == 1 and record.settings.memory == "512m"
+    assert (record.system.id, record.system.model, record.system.harness_version) == ("scripted", "none-1", "0.9")
 
     code, out, _ = run_cli(capsys, "runs", "list", str(project), "--runs-dir", str(runs))
     assert code == 0 and run_id in out and "completed" in out and " 3/3" in out
@@ -58,6 +65,7 @@ def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, 
     assert code == 0
     assert f"run {run_id}: completed, 3/3 subtasks" in out
     assert "1 CPUs, 512m memory, network off, 1024 pids, root file system read-only" in out
+    assert "system scripted; model none-1; harness version 0.9" in out
     assert "final package" in out and "missing" not in out
 
     folder = tmp_path / "t02"
@@ -93,6 +101,12 @@ def test_run_prints_progress_and_the_runs_commands_read_it(cli_project, capsys, 
 
 def test_runs_commands_name_what_is_wrong(cli_project, capsys, tmp_path, test_image, monkeypatch):
     project, harness, runs = cli_project
+    for extra, message in ((["--system", "no such/id"], "--system 'no such/id': not a system id"),
+                           (["--model", "m"], "--model and --harness-version describe a --system")):
+        code, _, err = run_cli(capsys, "run", str(project), "--harness", f"script:{harness}", "--image", test_image,
+                               "--runs-dir", str(tmp_path / "no-runs"), *extra)
+        assert code == 2 and message in err, err
+        assert not (tmp_path / "no-runs").exists()
     code, _, err = run_cli(capsys, "runs", "show", "20990101", "--runs-dir", str(runs))
     assert code == 2 and "no run 20990101" in err and "runs list" in err
     code, _, err = run_cli(capsys, "runs", "export", "x", "T01", "--runs-dir", str(runs))
