@@ -18,19 +18,22 @@ from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
 
-ACTIONS = ("new", "validate", "status")
+ACTIONS = ("new", "validate", "status", "report")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="new: create a benchmark folder with its benchmark.yaml, "
                                                         "under git; validate: check it against its projects; "
-                                                        "status: where every (system, project) pair stands")
+                                                        "status: where every (system, project) pair stands; "
+                                                        "report: Table 5 from the reported outcomes")
     parser.add_argument("bench", help="new: the benchmark's folder (created if need be; it may hold the projects "
                                       "already); otherwise a benchmark.yaml, or the folder holding one")
     parser.add_argument("--id", help="new: the benchmark's id (letters, digits, '.', '-', '_')")
     parser.add_argument("--title", help="new: its title")
     parser.add_argument("--project", dest="projects", action="append", default=[], metavar="FOLDER",
                         help="new: a project folder of the benchmark (repeat for several)")
+    parser.add_argument("--out", metavar="DIR", help="report: also write the matrices (CSV and one xlsx) and the JSON "
+                                                     "into DIR")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -39,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action != "new" and (args.id or args.title or args.projects):
         return _fail(args.action, "--id, --title and --project go with `benchmark new`; edit benchmark.yaml to "
                                   "change them")
-    return {"new": run_new, "validate": run_validate, "status": run_status}[args.action](args)
+    if args.action != "report" and args.out:
+        return _fail(args.action, "--out goes with `benchmark report`")
+    return {"new": run_new, "validate": run_validate, "status": run_status, "report": run_report}[args.action](args)
 
 
 def _fail(action: str, message: object) -> int:
@@ -115,4 +120,21 @@ def run_status(args: argparse.Namespace) -> int:
     print(f"{scored} of {len(pairs)} pairs scored"
           + (f" by {loaded.benchmark.judge_rater}" if loaded.benchmark.judge_rater else
              " (no judge named in benchmark.yaml: every judge's verdicts count)"))
+    return ExitCode.OK
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from studio.benchmark.report import benchmark_report, report_text, write_report
+
+    loaded = _load("report", args.bench)
+    if loaded is None:
+        return ExitCode.UNUSABLE
+    try:
+        report = benchmark_report(loaded)
+        written = write_report(report, Path(args.out)) if args.out else []
+    except StudioError as exc:
+        return _fail("report", exc)
+    print(json.dumps(report.to_json(), indent=2) if args.format == "json" else report_text(report))
+    if written:
+        print(f"wrote {', '.join(path.name for path in written)} to {args.out}", file=sys.stderr)
     return ExitCode.OK

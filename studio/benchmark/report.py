@@ -1,0 +1,222 @@
+"""`dbstudio benchmark report`: the paper's Table 5 from a benchmark's reported outcomes — the final
+and process matrices (projects x systems), each system's means over all its own known projects (as
+`dbstudio score` gives them) beside its means over the **shared** project set (the projects on
+which every system has a known final score), the subtask pass rate at 90 and the delivery gap;
+every pair named with its status, so nothing is dropped silently.
+
+The scores are `dbstudio score`'s, computed by the same engine over the same rubrics: for each
+project the verdicts of the selected submissions only (the unselected attempts never count), each
+submission scored as its system's id, the benchmark's judge's verdicts where the people have not
+settled them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from studio.benchmark.loader import LoadedBenchmark
+from studio.benchmark.status import PairStatus, benchmark_status
+from studio.errors import StudioError
+
+if TYPE_CHECKING:
+    from studio.scoring.engine import BenchmarkScores, SystemSummary
+
+
+class BenchmarkReportError(StudioError):
+    """The benchmark cannot be reported (its file has problems, or a project does not load)."""
+
+
+@dataclass(frozen=True)
+class SharedSet:
+    projects: list[str]  # every system's final score is known on them
+    systems: dict[str, SystemSummary]  # each system's means over them
+    left_out: dict[str, list[str]]  # project -> the systems without a known final score there
+
+
+@dataclass(frozen=True)
+class BenchmarkReport:
+    benchmark: str
+    judge: str | None
+    projects: list[str]  # in the file's order
+    systems: list[str]
+    scores: BenchmarkScores
+    shared: SharedSet
+    pairs: list[PairStatus]
+
+    def to_json(self) -> dict:
+        from studio.scoring.report import to_json
+
+        scored = to_json(self.scores)
+        shared = {"projects": self.shared.projects, "left_out": self.shared.left_out,
+                  "systems": {s: _means(summary) for s, summary in self.shared.systems.items()}}
+        return {"benchmark": self.benchmark, "judge": self.judge, "projects": scored["projects"],
+                "systems": scored["systems"], "missing": scored["missing"], "shared": shared,
+                "pairs": [p.to_json() for p in self.pairs]}
+
+
+def _means(summary: SystemSummary) -> dict:
+    def r(value: float | None, digits: int = 4) -> float | None:
+        return None if value is None else round(value, digits)
+
+    return {"final_mean": r(summary.final_mean), "process_mean": r(summary.process_mean), "gap": r(summary.gap),
+            "pass_rate_90": r(summary.pass_rate_90, 6), "projects": summary.projects}
+
+
+def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
+    from studio.judging.decisions import StoreDecisions
+    from studio.judging.tables import ProjectVerdicts, read_project_verdicts, score_rubrics
+    from studio.judging.verdict_store import VerdictStore
+    from studio.scoring.engine import score_benchmark, summarise_system
+    from studio.scoring.project_rubrics import ProjectRubricError, project_rubrics
+    from studio.store.loader import load_project
+
+    benchmark = loaded.benchmark
+    if benchmark is None or loaded.errors:
+        raise BenchmarkReportError(f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
+                                   "(`dbstudio benchmark validate`)")
+    judge = benchmark.judge_rater
+    reported = loaded.reported()
+    rubrics: dict = {}
+    for project_id, project in loaded.projects.items():
+        selected = {o.submission: system for (system, pid), o in reported.items() if pid == project_id}
+        stored = set(VerdictStore(project.folder).submissions())
+        judged = [submission for submission in selected if submission in stored]
+        project_files = load_project(project.folder)
+        if project_files.problems:
+            first = project_files.problems[0]
+            line, column = project_files.locate(first)
+            raise BenchmarkReportError(f"{project.folder / first.file}:{line}:{column}: {first.message} "
+                                       f"(`dbstudio validate {project.folder}` lists every problem)")
+        try:
+            criteria = project_rubrics(project_files.project)
+        except ProjectRubricError as exc:
+            raise BenchmarkReportError(f"{project.folder}: {exc}") from None
+        if judged:
+            verdicts = read_project_verdicts(project.folder, project_files.project, project_id, criteria, judged)
+            verdicts = replace(verdicts, systems={s: selected[s] for s in verdicts.submissions})
+        else:
+            verdicts = ProjectVerdicts(project.folder, project_id, criteria, [], {}, StoreDecisions())
+        # a system without verdicts here is scored with every verdict missing, as a table without its rows
+        # is: its score is unknown and the project is named among its left-out ones, never dropped
+        scored = set(verdicts.systems.values())
+        unscored = [s.id for s in benchmark.systems if s.id not in scored]
+        verdicts = replace(verdicts, submissions=verdicts.submissions + [f"\0{s}" for s in unscored],
+                           systems={**verdicts.systems, **{f"\0{s}": s for s in unscored}})
+        rubrics.update(score_rubrics([verdicts], judge))
+    scores = score_benchmark(rubrics)
+    systems = [s.id for s in benchmark.systems]
+    projects = list(loaded.projects)
+    known = {p: {s for s, value in scores.projects.get(p, {}).items() if value.final is not None} for p in projects}
+    # rubrics holds each project once: score_rubrics keys by project id
+    shared = [p for p in projects if all(s in known[p] for s in systems)] if systems else []
+    left_out = {p: [s for s in systems if s not in known[p]] for p in projects if p not in shared}
+    shared_means = {s: summarise_system({p: scores.projects[p][s] for p in shared}) for s in systems} if shared else {}
+    return BenchmarkReport(benchmark.id, judge, projects, systems, scores, SharedSet(shared, shared_means, left_out),
+                           benchmark_status(loaded))
+
+
+def report_text(report: BenchmarkReport) -> str:
+    """Table 5 as text: the final and process matrices, then the means (own and shared)."""
+    from studio.scoring.report import _score
+
+    width = max([len(p) for p in report.projects] + [8])
+    cell = max([len(s) for s in report.systems] + [12])
+    lines = [f"{report.benchmark}: {len(report.projects)} projects x {len(report.systems)} systems"
+             + (f", scored by {report.judge}" if report.judge else "")]
+    for title, key in (("Final score", "final"), ("Process score", "process")):
+        lines += ["", title, f"{'project':<{width}}  " + "  ".join(f"{s:>{cell}}" for s in report.systems)]
+        for project in report.projects:
+            row = report.scores.projects.get(project, {})
+            texts = []
+            for system in report.systems:
+                scores = row.get(system)
+                if scores is None:
+                    texts.append("—")
+                else:
+                    value = scores.final if key == "final" else scores.process
+                    bounds = scores.final_range if key == "final" else scores.process_range
+                    texts.append(_score(value, bounds))
+            lines.append(f"{project:<{width}}  " + "  ".join(f"{t:>{cell}}" for t in texts))
+    lines += ["", f"{'means':<{width}}  " + "  ".join(f"{s:>{cell}}" for s in report.systems)]
+    own = report.scores.systems
+
+    def mean_row(label: str, pick) -> str:
+        values = [pick(s) for s in report.systems]
+        return f"{label:<{width}}  " + "  ".join(f"{'—' if v is None else f'{v:.2f}':>{cell}}" for v in values)
+
+    lines.append(mean_row("final, own", lambda s: own[s].final_mean if s in own else None))
+    lines.append(mean_row("process, own", lambda s: own[s].process_mean if s in own else None))
+    lines.append(mean_row("pass@90 %", lambda s: 100 * own[s].pass_rate_90
+                          if s in own and own[s].pass_rate_90 is not None else None))
+    lines.append(mean_row("gap, own", lambda s: own[s].gap if s in own else None))
+    shared = report.shared
+    lines.append(mean_row(f"final, shared ({len(shared.projects)})",
+                          lambda s: shared.systems[s].final_mean if s in shared.systems else None))
+    lines.append(mean_row(f"process, shared ({len(shared.projects)})",
+                          lambda s: shared.systems[s].process_mean if s in shared.systems else None))
+    if shared.left_out:
+        lines += ["", "Left out of the shared set: " + "; ".join(
+            f"{p} (no known final score for {', '.join(systems)})" for p, systems in shared.left_out.items())]
+    not_reported = [p for p in report.pairs if p.judging != "scored"]
+    if not_reported:
+        lines += ["", "Pairs not fully scored:"] + [f"  {p.system} on {p.project}: {p.text}" for p in not_reported]
+    return "\n".join(lines)
+
+
+def matrix_rows(report: BenchmarkReport, key: str) -> list[list[object]]:
+    """The final (`key` "final") or process matrix as rows: a header, then a row per project with each
+    system's score (None: unknown, its range in the JSON; no verdicts: None too)."""
+    rows: list[list[object]] = [["project", *report.systems]]
+    for project in report.projects:
+        row = report.scores.projects.get(project, {})
+        rows.append([project, *[None if system not in row else
+                                (row[system].final if key == "final" else row[system].process)
+                                for system in report.systems]])
+    return rows
+
+
+def write_report(report: BenchmarkReport, out: Path) -> list[Path]:
+    """Into `out`: report.json, final.csv, process.csv and table5.xlsx (both matrices and the
+    means); the paths written, each atomically."""
+    import csv
+    import io
+    import json
+
+    from openpyxl import Workbook
+
+    from studio.store.atomic import write_atomic
+
+    if out.exists() and not out.is_dir():
+        raise BenchmarkReportError(f"--out {out} is a file: give a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    def put(name: str, data: bytes) -> None:
+        write_atomic(out / name, data)
+        written.append(out / name)
+
+    put("report.json", (json.dumps(report.to_json(), indent=2) + "\n").encode("utf-8"))
+    book = Workbook()
+    book.remove(book.active)
+    for key in ("final", "process"):
+        rows = matrix_rows(report, key)
+        text = io.StringIO()
+        csv.writer(text).writerows([["" if v is None else v for v in row] for row in rows])
+        put(f"{key}.csv", text.getvalue().encode("utf-8"))
+        sheet = book.create_sheet(key.capitalize())
+        for row in rows:
+            sheet.append(row)
+    means = book.create_sheet("Means")
+    means.append(["system", "final mean (own)", "process mean (own)", "gap (own)", "pass@90 (own)",
+                  f"final mean (shared, {len(report.shared.projects)})", "process mean (shared)"])
+    for system in report.systems:
+        own = report.scores.systems.get(system)
+        shared = report.shared.systems.get(system)
+        means.append([system, *([None] * 4 if own is None else
+                                [own.final_mean, own.process_mean, own.gap, own.pass_rate_90]),
+                      None if shared is None else shared.final_mean, None if shared is None else shared.process_mean])
+    data = io.BytesIO()
+    book.save(data)
+    put("table5.xlsx", data.getvalue())
+    return written

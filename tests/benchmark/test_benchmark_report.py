@@ -1,0 +1,148 @@
+"""`dbstudio benchmark report` on three copies of the sample (s01, s02, s03) and two systems, alpha
+and beta, whose verdicts are imported from filled templates (tests/cli/test_score_project.py's
+verdicts): the report's numbers are exactly `dbstudio score TABLE --project ...`'s over the
+equivalent table, the pair without an outcome (beta on s03) is named, the shared set leaves s03
+out, and an unselected attempt of alpha on s01 (every criterion failed) counts nowhere."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from studio.store.workspace import sample_project
+from tests.cli.test_score_project import PROJECT_ID, template, verdict_for
+from tests.helpers import replace_in, run_cli
+
+PROJECTS = ("s01", "s02", "s03")
+JUDGE = "judge:j1"
+
+
+def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def write_rows(path: Path, header: list[str], rows: list[dict[str, str]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, header)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def import_table(capsys, project: Path, table: Path, system: str, submission: str) -> None:
+    code, _, err = run_cli(capsys, "verdicts", "import", str(project), str(table), "--system", system,
+                           "--submission", submission, "--rater", JUDGE)
+    assert code == 0, err
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    base = tmp_path_factory.mktemp("suite")
+    table_rows: list[dict[str, str]] = []
+    header: list[str] = []
+    made = {}
+    for number, name in enumerate(PROJECTS):
+        project = Path(shutil.copytree(sample_project(), base / name))
+        replace_in(project, "project.yaml", f"id: {PROJECT_ID}", f"id: {name}")
+        path = template(project, base / f"{name}.csv", "alpha", "beta")
+        header, rows = read_rows(path)
+        for row in rows:
+            row["verdict"] = verdict_for(row)
+            if number == 1 and row["system"] == "alpha" and row["criterion"] == "A-01":
+                row["verdict"] = "fail"  # s02's alpha differs from s01's
+            if row["system"] == "beta" and row["criterion"] == "A-06":
+                row["verdict"] = "pass"  # beta's final score known: (51 + 3) / 143 = 37.76
+        write_rows(path, header, rows)
+        made[name] = (project, path, rows)
+        table_rows += [r for r in rows if not (name == "s03" and r["system"] == "beta")]
+    return {"base": base, "made": made, "header": header, "table_rows": table_rows}
+
+
+@pytest.fixture
+def bench(suite: dict, capsys, tmp_path: Path) -> Path:
+    base = tmp_path / "bench"
+    base.mkdir()
+    for name, (project, table, rows) in suite["made"].items():
+        copy = Path(shutil.copytree(project, base / name))
+        import_table(capsys, copy, table, "alpha", "alpha-1")
+        if name != "s03":
+            import_table(capsys, copy, table, "beta", "beta-1")
+    # an earlier attempt of alpha on s01 that failed everything: kept, not selected
+    failing = tmp_path / "failing.csv"
+    write_rows(failing, suite["header"], [{**r, "verdict": "fail"} for r in suite["made"]["s01"][2]])
+    import_table(capsys, base / "s01", failing, "alpha", "alpha-0")
+    code, _, err = run_cli(capsys, "benchmark", "new", str(base), "--id", "suite", "--title", "Suite",
+                           *[a for name in PROJECTS for a in ("--project", str(base / name))])
+    assert code == 0, err
+    path = base / "benchmark.yaml"
+    outcomes = [f"  - {{system: alpha, project: {name}, submission: alpha-1}}" for name in PROJECTS]
+    outcomes += [f"  - {{system: beta, project: {name}, submission: beta-1}}" for name in ("s01", "s02")]
+    outcomes += ["  - {system: alpha, project: s01, submission: alpha-0, selected: false, reason: first try}"]
+    path.write_text(path.read_text().replace("systems: []\noutcomes: []\n", "") + (
+        f"judge: {JUDGE}\nsystems:\n"
+        "  - {id: alpha, name: Alpha, model: a-1, harness: claude-code}\n"
+        "  - {id: beta, name: Beta, model: b-1, harness: codex}\n"
+        "outcomes:\n" + "\n".join(outcomes) + "\n"))
+    return path
+
+
+def test_the_report_gives_exactly_the_numbers_of_score_over_the_equivalent_table(bench: Path, suite: dict, capsys,
+                                                                                   tmp_path: Path):
+    table = write_rows(tmp_path / "all.csv", suite["header"], suite["table_rows"])
+    folders = [a for name in PROJECTS for a in ("--project", str(bench.parent / name))]
+    code, out, err = run_cli(capsys, "score", str(table), *folders, "--format", "json")
+    assert code == 0, err
+    expected = json.loads(out)
+    code, out, err = run_cli(capsys, "benchmark", "report", str(bench), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    # a table also lists its absent rows: none but beta's on s03, which the table lacks whole
+    absent = {(p, s): entry.pop("absent") for p, by in expected["projects"].items() for s, entry in by.items()}
+    assert {key for key, rows in absent.items() if rows} == {("s03", "beta")}
+    # the pair without verdicts is scored as the table scores it: every verdict missing, named left out
+    assert report["projects"]["s03"]["beta"]["final"] is None
+    assert "s03" in report["systems"]["beta"]["final_left_out"]
+    assert report["projects"] == expected["projects"]
+    assert report["systems"] == expected["systems"]
+    # by hand (tests/cli/test_score_project.py): alpha fails A-02..A-04 on s01 (129 / 143 = 90.21) and
+    # also A-01 (8 points) on s02: 121 / 143 = 84.62; the failing attempt (0 on s01) is nowhere
+    assert report["projects"]["s01"]["alpha"]["final"] == pytest.approx(90.2098)
+    assert report["projects"]["s02"]["alpha"]["final"] == pytest.approx(84.6154)
+    # the missing pair is named; the shared set is the projects every system has a known final score on
+    pairs = {(p["system"], p["project"]): p for p in report["pairs"]}
+    assert pairs[("beta", "s03")]["run"] == "not started" and pairs[("beta", "s03")]["submission"] is None
+    assert pairs[("alpha", "s01")]["attempts"] == 2 and pairs[("alpha", "s01")]["submission"] == "alpha-1"
+    assert report["projects"]["s01"]["beta"]["final"] == pytest.approx(37.7622)
+    assert report["shared"]["projects"] == ["s01", "s02"] and report["shared"]["left_out"] == {"s03": ["beta"]}
+    # alpha's mean: over its own three known projects, and over the shared two, (90.2098 + 84.6154) / 2
+    assert report["shared"]["systems"]["alpha"]["final_mean"] == pytest.approx(87.4126, abs=1e-4)
+    assert report["systems"]["alpha"]["final_mean"] == pytest.approx((2 * 90.2098 + 84.6154) / 3, abs=1e-4)
+
+
+def test_the_text_report_and_the_files_it_writes(bench: Path, capsys, tmp_path: Path):
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli(capsys, "benchmark", "report", str(bench), "--out", str(out_dir))
+    assert code == 0, err
+    assert "suite: 3 projects x 2 systems, scored by judge:j1" in out
+    assert "beta on s03: not started" in out
+    assert sorted(p.name for p in out_dir.iterdir()) == ["final.csv", "process.csv", "report.json", "table5.xlsx"]
+    header, rows = read_rows(out_dir / "final.csv")
+    assert header == ["project", "alpha", "beta"] and [r["project"] for r in rows] == list(PROJECTS)
+    assert float(rows[0]["alpha"]) == pytest.approx(90.2098, abs=1e-3) and rows[2]["beta"] == ""
+    book = openpyxl.load_workbook(out_dir / "table5.xlsx")
+    assert book.sheetnames == ["Final", "Process", "Means"]
+    assert book["Final"]["B2"].value == pytest.approx(90.2098, abs=1e-3)
+    assert json.loads((out_dir / "report.json").read_text())["benchmark"] == "suite"
+
+
+def test_a_benchmark_with_problems_is_not_reported(bench: Path, capsys):
+    bench.write_text(bench.read_text().replace("selected: false, reason: first try", "selected: true"))
+    code, _, err = run_cli(capsys, "benchmark", "report", str(bench))
+    assert code == 2 and "fix them first" in err
