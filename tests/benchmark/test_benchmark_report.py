@@ -69,7 +69,7 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def bench(suite: dict, capsys, tmp_path: Path) -> Path:
     base = tmp_path / "bench"
     base.mkdir()
-    for name, (project, table, rows) in suite["made"].items():
+    for name, (project, table, _rows) in suite["made"].items():
         copy = Path(shutil.copytree(project, base / name))
         import_table(capsys, copy, table, "alpha", "alpha-1")
         if name != "s03":
