@@ -81,11 +81,9 @@ def _pair(project: BenchmarkProject, system: str, outcome: Outcome, attempts: in
             return PairStatus(system, project.project_id or "", outcome, attempts, MISSING, str(error), None)
         status = shown_status(run_dir, record)
         run, detail = status.value, record.message or ""
-        if status != RunStatus.COMPLETED:
-            # a run that stopped may still have judged checkpoints: they count, the rest is missing
-            judged = _judging(project.folder, outcome.submission, judge) if stored else None
-            return PairStatus(system, project.project_id or "", outcome, attempts, run, detail,
-                              *(judged or (None, 0, 0)))
+        if status in (RunStatus.PENDING, RunStatus.RUNNING):
+            return PairStatus(system, project.project_id or "", outcome, attempts, run, detail, None)
+        # a run that stopped early has checkpoints to judge: they count, the rest is missing
     elif stored:
         run, detail = SUBMITTED, ""
     else:

@@ -18,14 +18,16 @@ from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
 
-ACTIONS = ("new", "validate", "status", "report")
+ACTIONS = ("new", "validate", "status", "report", "run", "judge")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="new: create a benchmark folder with its benchmark.yaml, "
                                                         "under git; validate: check it against its projects; "
                                                         "status: where every (system, project) pair stands; "
-                                                        "report: Table 5 from the reported outcomes")
+                                                        "report: Table 5 from the reported outcomes; run: the pairs "
+                                                        "without a run, on the local Docker engine; judge: the "
+                                                        "reported runs not fully judged, by the benchmark's judge")
     parser.add_argument("bench", help="new: the benchmark's folder (created if need be; it may hold the projects "
                                       "already); otherwise a benchmark.yaml, or the folder holding one")
     parser.add_argument("--id", help="new: the benchmark's id (letters, digits, '.', '-', '_')")
@@ -34,6 +36,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="new: a project folder of the benchmark (repeat for several)")
     parser.add_argument("--out", metavar="DIR", help="report: also write the matrices (CSV and one xlsx) and the JSON "
                                                      "into DIR")
+    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
+                        help="run: pairs run at once (default 1; each in containers of its own)")
+    parser.add_argument("--endpoint", metavar="URL", help="judge: the OpenAI-compatible endpoint (default: the pinned "
+                                                          "judge's, else the profile's, else OPENAI_BASE_URL)")
+    parser.add_argument("--model", metavar="M", help="judge: the model asked (default: the profile's, else the pinned "
+                                                     "rater's judge:MODEL)")
+    parser.add_argument("--profile", metavar="NAME", help="judge: a judge profile over the pinned one (docs/judging.md)")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -44,7 +53,12 @@ def run(args: argparse.Namespace) -> int:
                                   "change them")
     if args.action != "report" and args.out:
         return _fail(args.action, "--out goes with `benchmark report`")
-    return {"new": run_new, "validate": run_validate, "status": run_status, "report": run_report}[args.action](args)
+    if args.action != "judge" and (args.endpoint or args.model or args.profile):
+        return _fail(args.action, "--endpoint, --model and --profile go with `benchmark judge`")
+    if args.action != "run" and args.concurrency != 1:
+        return _fail(args.action, "--concurrency goes with `benchmark run`")
+    return {"new": run_new, "validate": run_validate, "status": run_status, "report": run_report,
+            "run": run_pairs, "judge": run_judge}[args.action](args)
 
 
 def _fail(action: str, message: object) -> int:
@@ -138,3 +152,78 @@ def run_report(args: argparse.Namespace) -> int:
     if written:
         print(f"wrote {', '.join(path.name for path in written)} to {args.out}", file=sys.stderr)
     return ExitCode.OK
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    from studio.benchmark.judging import judge_benchmark, judge_settings, to_judge
+
+    loaded = _load("judge", args.bench)
+    if loaded is None:
+        return ExitCode.UNUSABLE
+    if loaded.errors or loaded.benchmark is None:
+        return _fail("judge", f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
+                              "(`dbstudio benchmark validate`)")
+    try:
+        settings = judge_settings(loaded, args.endpoint, args.model, args.profile)
+    except StudioError as exc:
+        return _fail("judge", exc)
+    pending = to_judge(loaded)
+    if not pending:
+        print("nothing to judge: every reported run that stopped is scored (`dbstudio benchmark status` shows each pair)")
+        return ExitCode.OK
+    print(f"judging {len(pending)} pair(s) with {settings.describe()}", flush=True)
+    results = judge_benchmark(loaded, settings, progress=lambda p: print(
+        f"  [{p.done}/{p.total}] {p.submission} {p.scope}", flush=True))
+    pinned = loaded.benchmark.judge_rater
+    trouble = 0
+    for r in results:
+        where = f"{r.system} on {r.project} ({r.submission})"
+        if r.error is not None:
+            trouble += 1
+            print(f"{where}: not judged: {r.error}")
+            continue
+        summary = r.summary
+        assert summary is not None
+        trouble += bool(summary.missing)
+        skipped = f"; no checkpoint for {', '.join(r.skipped)}" if r.skipped else ""
+        print(f"{where}: judged {summary.judged}, reused {summary.reused}, missing {summary.missing}{skipped}")
+        others = [rater for rater in summary.raters if pinned and rater != pinned]
+        if others:
+            print(f"  stored as {', '.join(others)}, but benchmark.yaml reports {pinned}'s verdicts: the report will "
+                  "not count these (pin the rater that answered, or ask the pinned model)", file=sys.stderr)
+    print(f"{len(results) - trouble} of {len(pending)} pair(s) judged in full; `dbstudio benchmark report "
+          f"{args.bench}` for Table 5")
+    return ExitCode.PROBLEMS if trouble else ExitCode.OK
+
+
+def run_pairs(args: argparse.Namespace) -> int:
+    from studio.benchmark.running import run_benchmark, to_run
+
+    loaded = _load("run", args.bench)
+    if loaded is None:
+        return ExitCode.UNUSABLE
+    if loaded.errors or loaded.benchmark is None:
+        return _fail("run", f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
+                            "(`dbstudio benchmark validate`)")
+    if args.concurrency < 1:
+        return _fail("run", f"--concurrency takes a number of pairs >= 1 (got {args.concurrency})")
+    pending = to_run(loaded)
+    if not pending:
+        print("nothing to run: every pair has a run (`dbstudio benchmark status` shows each)")
+        return ExitCode.OK
+    print(f"running {len(pending)} pair(s), {args.concurrency} at once", flush=True)
+
+    def shown(system: str, project: str, event: object) -> None:
+        kind, subtask = getattr(event, "kind", ""), getattr(event, "subtask", "") or ""
+        if kind in ("started", "checkpoint", "stopped", "finished"):
+            print(f"  {system} on {project}:{' ' + subtask if subtask else ''} {kind}", flush=True)
+
+    results = run_benchmark(loaded, args.concurrency, shown)
+    failed = 0
+    for r in results:
+        failed += r.status != "completed"
+        what = "resumed" if r.resumed else "ran"
+        detail = f": {r.detail}" if r.detail else ""
+        print(f"{r.system} on {r.project}: {what} {r.submission or '(no run)'}, {r.status}{detail}")
+    print(f"{len(results) - failed} of {len(results)} pair(s) completed; outcomes in {loaded.path}")
+    return ExitCode.PROBLEMS if failed else ExitCode.OK
