@@ -49,7 +49,7 @@ class QueueCriterion:
     version: str
 
 
-@dataclass
+@dataclass(slots=True)  # 100,000 of them in a review: no dict each
 class Decision:
     submission: str
     scope: str
@@ -160,6 +160,7 @@ class ReviewQueue:
         # dimension is a lookup, not a pass over every decision (a review holds 100,000)
         self._positions: dict[str, dict[str, list[int]]] = {}
         self._reviewed: dict[str, int] = {}  # rater -> decisions they rated, counted once, kept as they rate
+        self._raters: set[str] | None = None  # every rater with a current verdict, gathered once, kept as they rate
 
     @classmethod
     def of_project(cls, project_dir: Path) -> ReviewQueue:
@@ -201,6 +202,7 @@ class ReviewQueue:
         self._index = {d.key: i for i, d in enumerate(decisions)}
         self._positions = _positions_of(decisions)
         self._reviewed = {}
+        self._raters = None
 
     def filtered(self, which: QueueFilter) -> list[Decision]:
         return [self.decisions[position] for position in self.positions(which)]
@@ -268,8 +270,9 @@ class ReviewQueue:
 
     def raters(self) -> list[str]:
         """Every rater with a current verdict: judges, then experts, then `adjudicated`."""
-        names = {r for d in self.decisions for r in d.ratings}
-        return sorted(names, key=lambda r: (0 if is_judge(r) else 2 if r == ADJUDICATED else 1, r))
+        if self._raters is None:
+            self._raters = {r for d in self.decisions for r in d.ratings}
+        return sorted(self._raters, key=lambda r: (0 if is_judge(r) else 2 if r == ADJUDICATED else 1, r))
 
     def experts(self) -> list[str]:
         return [r for r in self.raters() if is_expert(r)]
@@ -361,6 +364,8 @@ class ReviewQueue:
         self.store.put(decision.submission, [verdict])
         if rater not in decision.ratings and rater in self._reviewed:
             self._reviewed[rater] += 1
+        if self._raters is not None:
+            self._raters.add(rater)
         decision.ratings[rater] = verdict
         return verdict
 
@@ -376,8 +381,8 @@ def _decisions_of(
     for submission in sorted(scoped):
         for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
             for criterion in criteria.get(scope, []):
-                ratings = dict(found.get((submission, scope, criterion.id), {}))
-                decisions.append(Decision(submission, scope, criterion, ratings))
+                ratings = found.get((submission, scope, criterion.id))  # built for this reading: taken, not copied
+                decisions.append(Decision(submission, scope, criterion, {} if ratings is None else ratings))
     return decisions
 
 
