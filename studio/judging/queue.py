@@ -12,6 +12,7 @@ rater `adjudicated`. Skipping a decision records nothing.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -197,10 +198,7 @@ class ReviewQueue:
             scoped.setdefault(submission, set()).add(scope)
         order = {sid: i for i, sid in enumerate(project.timeline())}
         with collector_paused():
-            decisions = _decisions_of(found.decisions, scoped, criteria, order)
-        self.decisions = decisions
-        self._index = {d.key: i for i, d in enumerate(decisions)}
-        self._positions = _positions_of(decisions)
+            self.decisions, self._index, self._positions = _decisions_of(found.decisions, scoped, criteria, order)
         self._reviewed = {}
         self._raters = None
 
@@ -375,29 +373,46 @@ def _decisions_of(
     scoped: dict[str, set[str]],
     criteria: dict[str, list[QueueCriterion]],
     order: dict[str, int],
-) -> list[Decision]:
-    """Every criterion of each judged scope of each submission, with its current verdicts."""
-    decisions = []
-    for submission in sorted(scoped):
-        for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
-            for criterion in criteria.get(scope, []):
-                ratings = found.get((submission, scope, criterion.id))  # built for this reading: taken, not copied
-                decisions.append(Decision(submission, scope, criterion, {} if ratings is None else ratings))
-    return decisions
-
-
-def _positions_of(decisions: Sequence[Decision]) -> dict[str, dict[str, list[int]]]:
-    found: dict[str, dict[str, list[int]]] = {
+) -> tuple[list[Decision], dict[DecisionKey, int], dict[str, dict[str, list[int]]]]:
+    """Every criterion of each judged scope of each submission, with its current verdicts; with the
+    queue's index (decision key -> position) and its positions by run, scope, criterion, target and
+    dimension (value -> positions in order), made in the same pass: a review holds 100,000."""
+    decisions: list[Decision] = []
+    index: dict[DecisionKey, int] = {}
+    positions: dict[str, dict[str, list[int]]] = {
         name: {} for name in ("submission", "scope", "criterion", "target", "dimension")
     }
-    submission, scope, criterion, target, dimension = found.values()
-    for position, decision in enumerate(decisions):
-        submission.setdefault(decision.submission, []).append(position)
-        scope.setdefault(decision.scope, []).append(position)
-        criterion.setdefault(decision.criterion.id, []).append(position)
-        target.setdefault(decision.criterion.target, []).append(position)
-        dimension.setdefault(decision.criterion.dimension, []).append(position)
-    return found
+    by_submission, by_scope = positions["submission"], positions["scope"]
+    # scope -> the position lists of its criteria's id, target and dimension, one per criterion in order
+    # (made when the scope first comes up, so every value is listed in queue order)
+    lists_of: dict[str, list[tuple[list[int], list[int], list[int]]]] = {}
+    add = decisions.append
+    for submission in sorted(scoped):
+        for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
+            scope_criteria = criteria.get(scope, [])
+            lists = lists_of.get(scope)
+            if lists is None:
+                lists = lists_of[scope] = [
+                    (positions["criterion"].setdefault(c.id, []), positions["target"].setdefault(c.target, []),
+                     positions["dimension"].setdefault(c.dimension, []))
+                    for c in scope_criteria
+                ]
+            first = len(decisions)
+            for position, criterion, (ids, targets, dimensions) in zip(
+                itertools.count(first), scope_criteria, lists
+            ):
+                key = (submission, scope, criterion.id)
+                ratings = found.get(key)  # built for this reading: taken, not copied
+                add(Decision(submission, scope, criterion, {} if ratings is None else ratings))
+                index[key] = position
+                ids.append(position)
+                targets.append(position)
+                dimensions.append(position)
+            if scope_criteria:
+                span = range(first, len(decisions))
+                by_submission.setdefault(submission, []).extend(span)
+                by_scope.setdefault(scope, []).extend(span)
+    return decisions, index, positions
 
 
 def _both(chosen: list[int] | None, positions: list[int]) -> list[int]:
