@@ -63,10 +63,9 @@ class Decision:
 
     def judge_rater(self, judge: str | None = None) -> str | None:
         """The judge whose verdict is shown: `judge` when it rated here, else the first judge by name."""
-        judges = sorted(r for r in self.ratings if is_judge(r))
         if judge is not None:
-            return judge if judge in judges else None
-        return judges[0] if judges else None
+            return judge if judge in self.ratings and is_judge(judge) else None
+        return min((r for r in self.ratings if is_judge(r)), default=None)
 
     def judge_verdict(self, judge: str | None = None) -> Verdict | None:
         rater = self.judge_rater(judge)
@@ -82,17 +81,24 @@ class Decision:
     def reviewed_by(self, rater: str) -> bool:
         return rater in self.ratings
 
+    # the two below are asked of every decision by the adjudication list and the disagreement filter
+    # (100,000 in a review): the experts' values as a set, nothing sorted
     def judge_and_expert_disagree(self, judge: str | None = None) -> bool:
         """An expert's verdict differs from the judge's (a judge's `missing` is no verdict to differ from)."""
         verdict = self.judge_verdict(judge)
         if verdict is None or verdict.verdict == "missing":
             return False
-        return any(v.verdict != verdict.verdict for v in self.experts().values())
+        return any(v.verdict != verdict.verdict for r, v in self.ratings.items() if is_expert(r))
 
     def raters_differ(self, judge: str | None = None) -> bool:
         """Experts differ among themselves, or an expert differs from the judge: a decision to adjudicate."""
-        values = {v.verdict for v in self.experts().values()}
-        return len(values) > 1 or self.judge_and_expert_disagree(judge)
+        if len(self.ratings) < 2:
+            return False
+        values = {v.verdict for r, v in self.ratings.items() if is_expert(r)}
+        if len(values) != 1:
+            return len(values) > 1
+        verdict = self.judge_verdict(judge)
+        return verdict is not None and verdict.verdict != "missing" and verdict.verdict not in values
 
     def counted(self, judge: str | None = None) -> str:
         """The verdict a score counts here, or why there is none (studio.judging.decisions.choose)."""
