@@ -12,6 +12,7 @@ rater `adjudicated`. Skipping a decision records nothing.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,7 +50,7 @@ class QueueCriterion:
     version: str
 
 
-@dataclass
+@dataclass(slots=True)  # 100,000 of them in a review: no dict each
 class Decision:
     submission: str
     scope: str
@@ -62,10 +63,9 @@ class Decision:
 
     def judge_rater(self, judge: str | None = None) -> str | None:
         """The judge whose verdict is shown: `judge` when it rated here, else the first judge by name."""
-        judges = sorted(r for r in self.ratings if is_judge(r))
         if judge is not None:
-            return judge if judge in judges else None
-        return judges[0] if judges else None
+            return judge if judge in self.ratings and is_judge(judge) else None
+        return min((r for r in self.ratings if is_judge(r)), default=None)
 
     def judge_verdict(self, judge: str | None = None) -> Verdict | None:
         rater = self.judge_rater(judge)
@@ -81,17 +81,24 @@ class Decision:
     def reviewed_by(self, rater: str) -> bool:
         return rater in self.ratings
 
+    # the two below are asked of every decision by the adjudication list and the disagreement filter
+    # (100,000 in a review): the experts' values as a set, nothing sorted
     def judge_and_expert_disagree(self, judge: str | None = None) -> bool:
         """An expert's verdict differs from the judge's (a judge's `missing` is no verdict to differ from)."""
         verdict = self.judge_verdict(judge)
         if verdict is None or verdict.verdict == "missing":
             return False
-        return any(v.verdict != verdict.verdict for v in self.experts().values())
+        return any(v.verdict != verdict.verdict for r, v in self.ratings.items() if is_expert(r))
 
     def raters_differ(self, judge: str | None = None) -> bool:
         """Experts differ among themselves, or an expert differs from the judge: a decision to adjudicate."""
-        values = {v.verdict for v in self.experts().values()}
-        return len(values) > 1 or self.judge_and_expert_disagree(judge)
+        if len(self.ratings) < 2:
+            return False
+        values = {v.verdict for r, v in self.ratings.items() if is_expert(r)}
+        if len(values) != 1:
+            return len(values) > 1
+        verdict = self.judge_verdict(judge)
+        return verdict is not None and verdict.verdict != "missing" and verdict.verdict not in values
 
     def counted(self, judge: str | None = None) -> str:
         """The verdict a score counts here, or why there is none (studio.judging.decisions.choose)."""
@@ -160,6 +167,7 @@ class ReviewQueue:
         # dimension is a lookup, not a pass over every decision (a review holds 100,000)
         self._positions: dict[str, dict[str, list[int]]] = {}
         self._reviewed: dict[str, int] = {}  # rater -> decisions they rated, counted once, kept as they rate
+        self._raters: set[str] | None = None  # every rater with a current verdict, gathered once, kept as they rate
 
     @classmethod
     def of_project(cls, project_dir: Path) -> ReviewQueue:
@@ -196,11 +204,9 @@ class ReviewQueue:
             scoped.setdefault(submission, set()).add(scope)
         order = {sid: i for i, sid in enumerate(project.timeline())}
         with collector_paused():
-            decisions = _decisions_of(found.decisions, scoped, criteria, order)
-        self.decisions = decisions
-        self._index = {d.key: i for i, d in enumerate(decisions)}
-        self._positions = _positions_of(decisions)
+            self.decisions, self._index, self._positions = _decisions_of(found.decisions, scoped, criteria, order)
         self._reviewed = {}
+        self._raters = None
 
     def filtered(self, which: QueueFilter) -> list[Decision]:
         return [self.decisions[position] for position in self.positions(which)]
@@ -268,8 +274,9 @@ class ReviewQueue:
 
     def raters(self) -> list[str]:
         """Every rater with a current verdict: judges, then experts, then `adjudicated`."""
-        names = {r for d in self.decisions for r in d.ratings}
-        return sorted(names, key=lambda r: (0 if is_judge(r) else 2 if r == ADJUDICATED else 1, r))
+        if self._raters is None:
+            self._raters = {r for d in self.decisions for r in d.ratings}
+        return sorted(self._raters, key=lambda r: (0 if is_judge(r) else 2 if r == ADJUDICATED else 1, r))
 
     def experts(self) -> list[str]:
         return [r for r in self.raters() if is_expert(r)]
@@ -361,6 +368,8 @@ class ReviewQueue:
         self.store.put(decision.submission, [verdict])
         if rater not in decision.ratings and rater in self._reviewed:
             self._reviewed[rater] += 1
+        if self._raters is not None:
+            self._raters.add(rater)
         decision.ratings[rater] = verdict
         return verdict
 
@@ -370,29 +379,46 @@ def _decisions_of(
     scoped: dict[str, set[str]],
     criteria: dict[str, list[QueueCriterion]],
     order: dict[str, int],
-) -> list[Decision]:
-    """Every criterion of each judged scope of each submission, with its current verdicts."""
-    decisions = []
-    for submission in sorted(scoped):
-        for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
-            for criterion in criteria.get(scope, []):
-                ratings = dict(found.get((submission, scope, criterion.id), {}))
-                decisions.append(Decision(submission, scope, criterion, ratings))
-    return decisions
-
-
-def _positions_of(decisions: Sequence[Decision]) -> dict[str, dict[str, list[int]]]:
-    found: dict[str, dict[str, list[int]]] = {
+) -> tuple[list[Decision], dict[DecisionKey, int], dict[str, dict[str, list[int]]]]:
+    """Every criterion of each judged scope of each submission, with its current verdicts; with the
+    queue's index (decision key -> position) and its positions by run, scope, criterion, target and
+    dimension (value -> positions in order), made in the same pass: a review holds 100,000."""
+    decisions: list[Decision] = []
+    index: dict[DecisionKey, int] = {}
+    positions: dict[str, dict[str, list[int]]] = {
         name: {} for name in ("submission", "scope", "criterion", "target", "dimension")
     }
-    submission, scope, criterion, target, dimension = found.values()
-    for position, decision in enumerate(decisions):
-        submission.setdefault(decision.submission, []).append(position)
-        scope.setdefault(decision.scope, []).append(position)
-        criterion.setdefault(decision.criterion.id, []).append(position)
-        target.setdefault(decision.criterion.target, []).append(position)
-        dimension.setdefault(decision.criterion.dimension, []).append(position)
-    return found
+    by_submission, by_scope = positions["submission"], positions["scope"]
+    # scope -> the position lists of its criteria's id, target and dimension, one per criterion in order
+    # (made when the scope first comes up, so every value is listed in queue order)
+    lists_of: dict[str, list[tuple[list[int], list[int], list[int]]]] = {}
+    add = decisions.append
+    for submission in sorted(scoped):
+        for scope in sorted(scoped[submission], key=lambda s: scope_rank(s, order)):
+            scope_criteria = criteria.get(scope, [])
+            lists = lists_of.get(scope)
+            if lists is None:
+                lists = lists_of[scope] = [
+                    (positions["criterion"].setdefault(c.id, []), positions["target"].setdefault(c.target, []),
+                     positions["dimension"].setdefault(c.dimension, []))
+                    for c in scope_criteria
+                ]
+            first = len(decisions)
+            for position, criterion, (ids, targets, dimensions) in zip(
+                itertools.count(first), scope_criteria, lists
+            ):
+                key = (submission, scope, criterion.id)
+                ratings = found.get(key)  # built for this reading: taken, not copied
+                add(Decision(submission, scope, criterion, {} if ratings is None else ratings))
+                index[key] = position
+                ids.append(position)
+                targets.append(position)
+                dimensions.append(position)
+            if scope_criteria:
+                span = range(first, len(decisions))
+                by_submission.setdefault(submission, []).extend(span)
+                by_scope.setdefault(scope, []).extend(span)
+    return decisions, index, positions
 
 
 def _both(chosen: list[int] | None, positions: list[int]) -> list[int]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any, TypeGuard
 
 import yaml
@@ -38,6 +37,7 @@ _BLOCK = re.compile(
 _REF = re.compile(rf"{_PLAIN}|{_QUOTED}")
 _new = Verdict.__new__
 _set = object.__setattr__
+_FIELDS_SET = set(Verdict.model_fields)
 
 
 _STRINGS: dict[str, str | None] = {}  # plain token -> the string YAML reads, None when it reads no string
@@ -75,25 +75,23 @@ def _trimmed(text: str | None) -> TypeGuard[str]:
     return text is not None and text != "" and text == text.strip()
 
 
-@lru_cache(maxsize=1 << 12)
+_TIMES: dict[str, datetime] = {}  # a time as written -> as Verdict keeps it (a judge's run writes a few)
+
+
 def _time(text: str) -> datetime:
     """As Verdict stores a time: UTC, to the second."""
-    return datetime.fromisoformat(text).astimezone(UTC).replace(microsecond=0)
-
-
-def _verdict(fields: dict[str, Any]) -> Verdict:
-    """A Verdict of fields this module has checked as its validators would (pydantic's own
-    construction costs ten times as much; the values are exactly what model_validate would keep)."""
-    verdict = _new(Verdict)
-    _set(verdict, "__dict__", fields)
-    _set(verdict, "__pydantic_fields_set__", set(fields))
-    _set(verdict, "__pydantic_extra__", None)
-    _set(verdict, "__pydantic_private__", None)
-    return verdict
+    found = datetime.fromisoformat(text).astimezone(UTC).replace(microsecond=0)
+    if len(_TIMES) < 1 << 12:
+        _TIMES[text] = found
+    return found
 
 
 def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
-    """(the file's rater, its verdicts) of a file as the store writes it; None: read it with YAML."""
+    """(the file's rater, its verdicts) of a file as the store writes it; None: read it with YAML.
+
+    The loop is the whole cost of reading a review's store (200,000 blocks at 100,000 decisions), so it
+    looks tokens up in the dicts directly and builds each Verdict here: the values are exactly what
+    model_validate would keep (pydantic's own construction costs ten times as much)."""
     head = _HEAD.match(text)
     if head is None:
         return None
@@ -104,8 +102,9 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
     if head["empty"]:
         return (rater, []) if at == len(text) else None
     verdicts: list[Verdict] = []
+    add = verdicts.append
     seen: set[tuple[str, str]] = set()
-    match = _BLOCK.match
+    match, names, times, strings = _BLOCK.match, _NAMES.get, _TIMES.get, _STRINGS.get
     end = len(text)
     while at < end:
         block = match(text, at)
@@ -113,31 +112,45 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
             return None
         at = block.end()
         scope_token, criterion_token, value, by, time, version_token, note, evidence, key = block.groups()
-        scope, criterion, version = _name(scope_token), _name(criterion_token), _name(version_token)
+        # a token seen before is one dict lookup; `or` asks _name for a new one (and for a bad one, which it
+        # answers None from its own table again)
+        scope = names(scope_token) or _name(scope_token)
+        criterion = names(criterion_token) or _name(criterion_token)
+        version = names(version_token) or _name(version_token)
         if scope is None or criterion is None or version is None or (scope, criterion) in seen:
             return None  # a YAML-special or empty value, a space, a duplicate: the full reader says what is wrong
         seen.add((scope, criterion))
-        fields: dict[str, Any] = {"criterion": criterion, "scope": scope, "verdict": value, "rater": rater,
-                                  "time": _time(time), "criterion_version": version, "note": None, "evidence": [],
-                                  "key": None, "by": None}
         if by is not None:
-            fields["by"] = _name(by)
-            if fields["by"] is None:
+            by = names(by) or _name(by)
+            if by is None:
                 return None
         if note is not None:
-            fields["note"] = _text(note)
-            if fields["note"] is None:
+            note = note[1:-1] if note[0] == '"' else strings(note) or _text(note)
+            if note is None:
                 return None
-        if evidence is not None:
-            refs = [_text(ref) for ref in _REF.findall(evidence)] if ", " in evidence else [_text(evidence)]
-            if None in refs:
-                return None
-            fields["evidence"] = refs
+        if evidence is None:
+            refs: list[str | None] = []
+        elif ", " not in evidence:
+            refs = [evidence[1:-1] if evidence[0] == '"' else strings(evidence) or _text(evidence)]
+        else:
+            refs = [_text(ref) for ref in _REF.findall(evidence)]
+        if refs and None in refs:
+            return None
         if key is not None:
-            fields["key"] = _text(key)
-            if fields["key"] is None:
+            key = _text(key)
+            if key is None:
                 return None
-        verdicts.append(_verdict(fields))
+        verdict = _new(Verdict)
+        # the fields in the model's order (a dump follows the instance's own order)
+        _set(verdict, "__dict__", {"criterion": criterion, "scope": scope, "verdict": value, "rater": rater,
+                                   "time": times(time) or _time(time), "criterion_version": version,
+                                   "note": note, "evidence": refs, "key": key, "by": by})
+        # one set for every verdict read: a model's fields set is only read, and copied before a copy
+        # changes it (model_copy); one less object per verdict for the cyclic collector to walk
+        _set(verdict, "__pydantic_fields_set__", _FIELDS_SET)
+        _set(verdict, "__pydantic_extra__", None)
+        _set(verdict, "__pydantic_private__", None)
+        add(verdict)
     if not verdicts:
         return None  # `verdicts:` with nothing under it is YAML's null: the full reader decides
     return rater, verdicts

@@ -15,6 +15,7 @@ storing at once never lose each other's verdicts; the file is read afresh under 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 import unicodedata
@@ -113,13 +114,20 @@ class VerdictStore:
 
     def submissions(self) -> list[str]:
         """The submissions with at least one verdict file, by id."""
-        if not self.root.is_dir():
-            return []
-        return sorted(
-            folder.name
-            for folder in self.root.iterdir()
-            if folder.is_dir() and not folder.name.startswith(".") and any(_files(folder))
-        )
+        return sorted(self._listed())
+
+    def _listed(self) -> dict[str, list[Path]]:
+        """submission -> its verdict files by name, every folder listed once (a review reads a thousand)."""
+        try:
+            folders = [entry for entry in os.scandir(self.root) if not entry.name.startswith(".") and entry.is_dir()]
+        except OSError:  # no verdicts yet
+            return {}
+        listed = {}
+        for folder in folders:
+            files = _files(Path(folder.path))
+            if files:
+                listed[folder.name] = files
+        return listed
 
     def raters(self, submission_id: str) -> list[str]:
         """The raters with a file for the submission (as each file names its rater), by file name."""
@@ -141,17 +149,25 @@ class VerdictStore:
             return [
                 verdict
                 for path in _files(self.root / check_submission_id(submission_id))
-                for verdict in _read_file(path)[1]
+                for verdict in _read_shared(path)[1]
             ]
 
     def all(self) -> Iterator[tuple[str, Verdict]]:
         """(submission id, verdict) of every verdict in the store."""
-        for submission_id in self.submissions():
-            for path in _files(self.root / submission_id):
-                with collector_paused():
-                    verdicts = _read_file(path)[1]
-                for verdict in verdicts:
-                    yield submission_id, verdict
+        for submission_id, verdicts in self.by_submission():
+            for verdict in verdicts:
+                yield submission_id, verdict
+
+    def by_submission(self, submissions: Iterable[str] | None = None) -> Iterator[tuple[str, list[Verdict]]]:
+        """(submission id, every rater's verdicts on it) of the chosen submissions (all by default, by id),
+        the store's folders listed once."""
+        listed = self._listed()
+        chosen = sorted(listed) if submissions is None else [check_submission_id(s) for s in submissions]
+        for submission_id in chosen:
+            paths = listed.get(submission_id, [])
+            with collector_paused():
+                verdicts = [verdict for path in paths for verdict in _read_shared(path)[1]]
+            yield submission_id, verdicts
 
     # -- writing --------------------------------------------------------------------------------
     def put(self, submission_id: str, verdicts: Sequence[Verdict]) -> None:
@@ -252,9 +268,14 @@ def _natural(text: str) -> list[Any]:
 
 
 def _files(folder: Path) -> list[Path]:
-    if not folder.is_dir():
+    """The verdict files of a submission's folder, by name (the directory entries tell files apart: no stat)."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries
+                     if entry.name.endswith(SUFFIX) and not entry.name.startswith(".") and entry.is_file()]
+    except OSError:  # not a folder (or gone)
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and not p.name.startswith(".") and p.is_file())
+    return [folder / name for name in sorted(names)]
 
 
 # -- the file format --------------------------------------------------------------------------------
@@ -359,15 +380,21 @@ def forget_parsed() -> None:
 
 def _read_file(path: Path) -> tuple[str, list[Verdict]]:
     """(the file's rater, its verdicts); VerdictFileError naming the line of any problem."""
+    rater, verdicts = _read_shared(path)
+    return rater, list(verdicts)
+
+
+def _read_shared(path: Path) -> tuple[str, list[Verdict]]:
+    """As `_read_file`, the list the cache keeps (not to be changed: a reader copying its verdicts out)."""
     signature = _signature(path)
     known = _PARSED.get(path)
     if known is not None and signature is not None and known[0] == signature:
-        return known[1], list(known[2])
+        return known[1], known[2]
     rater, verdicts = _parse_file(path)
     if signature is not None and signature == _signature(path):  # not rewritten while it was read
         if len(_PARSED) >= _PARSED_LIMIT:
             _PARSED.clear()
-        _PARSED[path] = (signature, rater, list(verdicts))
+        _PARSED[path] = (signature, rater, verdicts)
     return rater, verdicts
 
 

@@ -79,3 +79,17 @@ def test_recording_a_verdict_does_not_load_the_project_again(project: Path, monk
     queue.give(queue.decisions[0], "Anna Berg", "fail")
     lines = (project / "verdicts" / queue.decisions[0].submission / "anna-berg.yaml").read_text(encoding="utf-8")
     assert lines.index("scope: T01") < lines.index("scope: final")  # along the timeline
+
+
+def test_the_index_made_with_the_decisions_lists_each_value_where_it_first_comes(project: Path) -> None:
+    queue = ReviewQueue.of_project(project)
+    fields = {"submission": lambda d: d.submission, "scope": lambda d: d.scope, "criterion": lambda d: d.criterion.id,
+              "target": lambda d: d.criterion.target, "dimension": lambda d: d.criterion.dimension}
+    for name, field in fields.items():
+        first_seen = list(dict.fromkeys(field(d) for d in queue.decisions))
+        assert queue.values(name) == first_seen, name
+        for value in first_seen:
+            expected = [p for p, d in enumerate(queue.decisions) if field(d) == value]
+            assert queue._positions[name][value] == expected, (name, value)
+    assert all(queue.index_of(d) == p for p, d in enumerate(queue.decisions))
+    assert queue.find(*queue.decisions[-1].key) is queue.decisions[-1]

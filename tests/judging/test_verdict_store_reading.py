@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from studio.judging import verdict_store
+from studio.judging.errors import JudgingError
 from studio.judging.verdict_store import VerdictFileError, VerdictStore, forget_parsed
 from studio.judging.verdicts import Verdict
 from tests.helpers import copy_blank
@@ -169,3 +170,45 @@ def test_reading_many_verdicts_runs_no_garbage_collection_and_leaves_it_as_found
     finally:
         gc.callbacks.remove(counted)
         gc.enable()
+
+
+def test_every_submission_is_read_with_its_folder_listed_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = VerdictStore(project)
+    store.put("run-b", [verdict("T01-C01", "T01"), verdict("T01-C01", "T01", "fail", rater="judge:gpt-4o")])
+    store.put("run-a", [verdict("T01-C02", "T01", "na")])
+    (store.root / "run-a" / "notes.txt").write_text("not a verdict file\n", encoding="utf-8")
+    (store.root / "run-a" / ".draft.yaml").write_text("rater: nobody\n", encoding="utf-8")
+    (store.root / ".hidden").mkdir()
+    (store.root / "empty").mkdir()
+    listed: list[str] = []
+    scandir = verdict_store.os.scandir
+
+    def counted(path):  # type: ignore[no-untyped-def]
+        listed.append(Path(path).name)
+        return scandir(path)
+
+    monkeypatch.setattr(verdict_store.os, "scandir", counted)
+    found = [(submission, [(v.rater, v.criterion, v.verdict) for v in verdicts])
+             for submission, verdicts in store.by_submission()]
+    assert found == [("run-a", [("Marta Lindqvist", "T01-C02", "na")]),
+                     ("run-b", [("judge:gpt-4o", "T01-C01", "fail"), ("Marta Lindqvist", "T01-C01", "pass")])]
+    assert sorted(listed) == sorted(["verdicts", "empty", "run-a", "run-b"])  # each folder once
+    assert [s for s, _ in store.by_submission(["run-b", "run-c"])] == ["run-b", "run-c"]  # asked for: in that order
+    assert dict(store.by_submission(["run-c"]))["run-c"] == []
+    assert store.submissions() == ["run-a", "run-b"]
+    with pytest.raises(JudgingError, match="cannot name a folder"):
+        list(store.by_submission(["../run-a"]))
+
+
+def test_verdicts_read_the_fast_way_share_nothing_a_copy_could_change(project: Path) -> None:
+    store = VerdictStore(project)
+    store.put("run-1", [verdict("T01-C01", "T01"), verdict("T01-C02", "T01", evidence=["outputs/memo.md#L3"]),
+                        verdict("T01-C03", "T01")])
+    forget_parsed()
+    first, second, third = store.read("run-1", "Marta Lindqvist")
+    changed = first.model_copy(update={"note": "Read again."})
+    assert changed.note == "Read again." and first.note is None
+    assert second.model_fields_set == first.model_fields_set and "note" in changed.model_fields_set
+    assert first.evidence == third.evidence == [] and first.evidence is not third.evidence  # each its own list
+    assert second.evidence == ["outputs/memo.md#L3"]
+    assert first == yaml_way(store.path("run-1", "Marta Lindqvist"))[1][0]

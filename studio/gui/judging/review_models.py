@@ -246,8 +246,7 @@ class QueueFilterModel(QAbstractProxyModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.which = QueueFilter()
-        self._rows: list[int] = []  # proxy row -> queue position, ascending
-        self._row_of: dict[int, int] = {}  # queue position -> proxy row
+        self._rows: list[int] = []  # proxy row -> queue position, ascending: a position's row is a bisection
 
     # -- the rows -----------------------------------------------------------------------------
     def set_filter(self, which: QueueFilter) -> None:
@@ -269,7 +268,12 @@ class QueueFilterModel(QAbstractProxyModel):
 
     def _set_rows(self, rows: list[int]) -> None:
         self._rows = rows
-        self._row_of = {position: row for row, position in enumerate(rows)}
+
+    def _row_of(self, position: int) -> int | None:
+        """The proxy row of a queue position, None when the filter leaves it out (no map to build per
+        filter: at 100,000 rows it cost half a filter change)."""
+        row = bisect.bisect_left(self._rows, position)
+        return row if row < len(self._rows) and self._rows[row] == position else None
 
     def _refilter(self) -> None:
         rows = self._positions()
@@ -312,15 +316,15 @@ class QueueFilterModel(QAbstractProxyModel):
             self.dataChanged.emit(self.index(row[0], 0), self.index(row[1], self.columnCount() - 1), roles or [])
 
     def _one_changed(self, position: int, accepted: bool) -> None:
-        row = self._row_of.get(position)
+        row = self._row_of(position)
         if accepted and row is None:
             row = bisect.bisect_left(self._rows, position)
             self.beginInsertRows(QModelIndex(), row, row)
-            self._set_rows([*self._rows[:row], position, *self._rows[row:]])
+            self._rows.insert(row, position)
             self.endInsertRows()
         elif not accepted and row is not None:
             self.beginRemoveRows(QModelIndex(), row, row)
-            self._set_rows([*self._rows[:row], *self._rows[row + 1:]])
+            del self._rows[row]
             self.endRemoveRows()
 
     def _proxy_rows(self, first: int, last: int) -> list[tuple[int, int]]:
@@ -343,7 +347,7 @@ class QueueFilterModel(QAbstractProxyModel):
         return model.index(self._rows[index.row()], index.column())
 
     def mapFromSource(self, index: Index) -> QModelIndex:  # noqa: N802 (Qt naming)
-        row = self._row_of.get(index.row()) if index.isValid() else None
+        row = self._row_of(index.row()) if index.isValid() else None
         return QModelIndex() if row is None else self.index(row, index.column())
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
@@ -382,6 +386,8 @@ class AdjudicationModel(QAbstractTableModel):
         super().__init__(parent)
         self.session = session
         self.rows: list[Decision] = []
+        self._positions: list[int] = []  # the rows' queue positions, ascending
+        self._hidden: set[int] = set()  # queue positions of the decisions blind review keeps from this rater
         self.raters: list[str] = []
         self.hidden = 0  # decisions to adjudicate that blind review keeps from this rater
         session.reloaded.connect(self.refresh)
@@ -393,19 +399,36 @@ class AdjudicationModel(QAbstractTableModel):
     def refresh(self, *_args: Any) -> None:
         """Read the list again (a reset: raters and rows may both change)."""
         self.beginResetModel()
-        differ = self.session.queue.adjudication()
-        self.rows = [d for d in differ if self.session.sees_all(d)]
-        self.hidden = len(differ) - len(self.rows)
-        self.raters = [r for r in self.session.queue.raters() if r != ADJUDICATED]
+        queue = self.session.queue
+        differ = queue.positions(QueueFilter(adjudication=True))
+        self._positions = [p for p in differ if self.session.sees_all(queue.decisions[p])]
+        self._hidden = set(differ).difference(self._positions)
+        self.rows = [queue.decisions[p] for p in self._positions]
+        self.hidden = len(self._hidden)
+        self.raters = [r for r in queue.raters() if r != ADJUDICATED]
         self.endResetModel()
 
     def _recorded(self, position: int) -> None:
+        """A recorded verdict changes its own row, or makes a new one where it made the raters differ
+        (one row inserted: a key press at 100,000 decisions does not read the list again)."""
         decision = self.session.queue.decisions[position]
-        if decision in self.rows and self.session.sees_all(decision):
-            row = self.rows.index(decision)
+        row = bisect.bisect_left(self._positions, position)
+        listed = row < len(self._positions) and self._positions[row] == position
+        if listed and self.session.sees_all(decision):
             self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
         elif decision.raters_differ():
-            self.refresh()  # an expert's verdict made a new difference: a new row (and maybe a new rater)
+            if any(r != ADJUDICATED and r not in self.raters for r in decision.ratings):
+                self.refresh()  # a new rater: a new column
+                return
+            if listed or not self.session.sees_all(decision):
+                self._hidden.add(position)
+            else:
+                self._hidden.discard(position)
+                self.beginInsertRows(QModelIndex(), row, row)
+                self._positions.insert(row, position)
+                self.rows.insert(row, decision)
+                self.endInsertRows()
+            self.hidden = len(self._hidden)
 
     def columns(self) -> list[str]:
         return [*self.FIXED, *self.raters, "Adjudicated"]

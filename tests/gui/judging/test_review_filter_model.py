@@ -108,3 +108,32 @@ def test_stepping_within_a_subtask_lays_its_instruction_out_once(qtbot, session:
     view.step_by(-1)
     assert len(laid_out) == 2 and f"subtask {first_scope}" in view.instruction.toPlainText()
     qtbot.waitUntil(lambda: not runner.busy)
+
+
+def test_a_verdict_that_makes_raters_differ_inserts_its_adjudication_row(qtbot, qtmodeltester,
+                                                                         session: ReviewSession) -> None:
+    from studio.gui.judging.review_models import AdjudicationModel
+
+    session.set_blind(False)
+    queue = session.queue
+    session.give(queue.decisions[0], "na")  # the rater's column exists from here on
+    model = AdjudicationModel(session)
+    qtmodeltester.check(model)
+    resets: list[int] = []
+    inserted: list[tuple[int, int]] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    agreeing = [d for d in queue.decisions if not d.raters_differ() and (judge := d.judge_verdict()) is not None
+                and judge.verdict in ("pass", "fail")]
+    for decision in agreeing[-3:]:  # late in the queue, so rows come after others
+        judge = decision.judge_verdict()
+        assert judge is not None
+        session.give(decision, "fail" if judge.verdict == "pass" else "pass")
+    assert not resets and len(inserted) == 3
+    fresh = AdjudicationModel(session)
+    assert model.rows == fresh.rows and model.hidden == fresh.hidden
+    assert [model.rows.index(d) for d in agreeing[-3:]] == [first for first, _ in inserted]
+    qtmodeltester.check(model)
+    session.set_blind(True)  # blind again: the rows are those the rater has rated, as a fresh list gives
+    fresh = AdjudicationModel(session)
+    assert model.rows == fresh.rows and model.hidden == fresh.hidden
