@@ -22,8 +22,8 @@ Floor: reading the same verdict files - each file's text parsed by libyaml (`yam
 
 Checked: the queue's decision count, the keys' verdicts on disk, the filter's row count against a
 count made without Qt, the scores table's rows. Exits 1 on a wrong answer.
-Usage: QT_QPA_PLATFORM=offscreen python bench/judging_views_bench.py [--quick] [--rounds N]
-(--quick: 3,528 and 14,112 decisions, fewer keys and rounds)
+Usage: QT_QPA_PLATFORM=offscreen python bench/judging_views_bench.py [--quick] [--rounds N] [--only review|scores]
+(--quick: 3,528 and 14,112 decisions, fewer keys and rounds; --only: the Review or the Scores figures alone)
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ QUICK_SIZES = (3_528, 14_112)
 GOAL_SHOWN_S = {14_112: 1.0, 100_000: 3.0}
 GOAL_KEY_MS, GOAL_FILTER_MS = 50.0, 100.0
 SCORES_LIMIT_S = 300.0
+PARTS = ("review", "scores")
 JUDGE = "judge:demo-judge"
 EXPERTS = ("Marta Lindqvist", "Joris de Wit")
 REVIEWED = ("T01", "T02", "T05", "T06", "final")
@@ -241,7 +242,8 @@ def scores_interactive(app, root: Path, runner, submissions: int) -> float:  # t
     return seconds
 
 
-def bench_size(app, work: Path, size: int, rounds: int, key_count: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def bench_size(app, work: Path, size: int, rounds: int, key_count: int,  # type: ignore[no-untyped-def]
+               parts: tuple[str, ...] = PARTS) -> dict[str, float]:
     from studio.gui.base.tasks import TaskRunner
     from studio.judging.verdict_store import forget_parsed
     from studio.store.loader import load_project
@@ -257,43 +259,58 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int) -> dict[
         gc.collect()
         floors.append(floor_read(root))
         forget_parsed()  # every figure from cold files, as when the project has just been opened
-        seconds, view = review_shown(app, root, loaded, runner)
-        shown_s.append(seconds)
-        cpu_s.append(view.cpu_s)
-        check(len(view.session.queue.decisions) == made, f"{size}: the queue has {len(view.session.queue.decisions)}"
-                                                          f" decisions, {made} were judged")
-        filter_ms += filters(app, view, 1 if number else 2)
-        if number == 0:
-            key_ms = keys(app, view, key_count)
-            _settle(app, lambda: not runner.busy)
-            stored = sum(1 for d in view.session.queue.decisions if "Bench Rater" in d.ratings)
-            check(stored == key_count, f"{size}: {stored} of {key_count} keyed verdicts in the queue")
-            on_disk = sum(len(yaml.load(p.read_text(encoding="utf-8"), Loader=_Loader)["verdicts"])
-                          for p in (root / "verdicts").glob("*/bench-rater.yaml"))
-            check(on_disk == key_count, f"{size}: {on_disk} of {key_count} keyed verdicts on disk")
-        view.close()
-        view.deleteLater()
-        _settle(app, lambda: not runner.busy)
-        forget_parsed()
-        scores_s.append(scores_interactive(app, root, runner, submissions))
-        sheet_s.append(score_sheet_alone(root, loaded))
+        if "review" in parts:
+            _review_round(app, root, loaded, runner, number, made, key_count, (shown_s, cpu_s, key_ms, filter_ms))
+        if "scores" in parts:
+            forget_parsed()
+            scores_s.append(scores_interactive(app, root, runner, submissions))
+            sheet_s.append(score_sheet_alone(root, loaded))
     floor = statistics.median(floors)
     print(f"\n{made:,} decisions ({submissions} submissions), floor (libyaml over the verdict files): "
           f"{spread('', floors, ' s')[2:]}")
     for label, values, goal in (("review shown", shown_s, GOAL_SHOWN_S.get(size)),
                                 ("scores interactive", scores_s, GOAL_SHOWN_S.get(size))):
+        if not values:
+            continue
         ratio = statistics.median(values) / floor
         print(f"  {spread(label, values, ' s')}  ({ratio:.1f}x the floor"
               + (f"; goal <= {goal:.0f} s)" if goal else ")"))
-    print(f"  review shown, this process's CPU: {spread('', cpu_s, ' s')[2:]}  (the rest of the wall time "
-          "is the machine's other work)")
-    print(f"  scores: the score sheet alone (no charts): {spread('', sheet_s, ' s')[2:]}")
-    print(f"  P/F key: median {statistics.median(key_ms):.1f} ms  p95 {percentile(key_ms, 0.95):.1f} ms  "
-          f"(goal p95 <= {GOAL_KEY_MS:.0f} ms; {len(key_ms)} keys)")
-    print(f"  dimension filter: median {statistics.median(filter_ms):.1f} ms  p95 {percentile(filter_ms, 0.95):.1f}"
-          f" ms  (goal p95 <= {GOAL_FILTER_MS:.0f} ms; {len(filter_ms)} changes)")
-    return {"decisions": made, "floor": floor, "shown": statistics.median(shown_s),
-            "scores": statistics.median(scores_s)}
+    if "review" in parts:
+        print(f"  review shown, this process's CPU: {spread('', cpu_s, ' s')[2:]}  (the rest of the wall time "
+              "is the machine's other work)")
+    if "scores" in parts:
+        print(f"  scores: the score sheet alone (no charts): {spread('', sheet_s, ' s')[2:]}")
+    if "review" in parts:
+        print(f"  P/F key: median {statistics.median(key_ms):.1f} ms  p95 {percentile(key_ms, 0.95):.1f} ms  "
+              f"(goal p95 <= {GOAL_KEY_MS:.0f} ms; {len(key_ms)} keys)")
+        print(f"  dimension filter: median {statistics.median(filter_ms):.1f} ms  p95 "
+              f"{percentile(filter_ms, 0.95):.1f} ms  (goal p95 <= {GOAL_FILTER_MS:.0f} ms; {len(filter_ms)} changes)")
+    return {"decisions": made, "floor": floor, "shown": statistics.median(shown_s) if shown_s else float("nan"),
+            "scores": statistics.median(scores_s) if scores_s else float("nan")}
+
+
+def _review_round(app, root: Path, loaded, runner, number: int, made: int, key_count: int,  # type: ignore[no-untyped-def]
+                  figures: tuple[list[float], list[float], list[float], list[float]]) -> None:
+    """One round of the Review figures, added to `figures` (shown s, its CPU s, key ms, filter ms):
+    shown and the filters every round, the keys in the first."""
+    shown_s, cpu_s, key_ms, filter_ms = figures
+    seconds, view = review_shown(app, root, loaded, runner)
+    shown_s.append(seconds)
+    cpu_s.append(view.cpu_s)
+    check(len(view.session.queue.decisions) == made, f"{made}: the queue has {len(view.session.queue.decisions)}"
+                                                      f" decisions, {made} were judged")
+    filter_ms += filters(app, view, 1 if number else 2)
+    if number == 0:
+        key_ms += keys(app, view, key_count)
+        _settle(app, lambda: not runner.busy)
+        stored = sum(1 for d in view.session.queue.decisions if "Bench Rater" in d.ratings)
+        check(stored == key_count, f"{made}: {stored} of {key_count} keyed verdicts in the queue")
+        on_disk = sum(len(yaml.load(p.read_text(encoding="utf-8"), Loader=_Loader)["verdicts"])
+                      for p in (root / "verdicts").glob("*/bench-rater.yaml"))
+        check(on_disk == key_count, f"{made}: {on_disk} of {key_count} keyed verdicts on disk")
+    view.close()
+    view.deleteLater()
+    _settle(app, lambda: not runner.busy)
 
 
 def main() -> int:
@@ -301,7 +318,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="the two smaller sizes, fewer rounds and keys")
     parser.add_argument("--rounds", type=int, default=None, help="rounds per size (default 3, quick 1)")
     parser.add_argument("--sizes", type=int, nargs="+", help="decisions per judged copy (default 3528 14112 100000)")
+    parser.add_argument("--only", choices=PARTS, help="the Review or the Scores figures alone")
     args = parser.parse_args()
+    parts = (args.only,) if args.only else PARTS
     rounds = args.rounds or (1 if args.quick else 3)
     sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     results = []
@@ -314,7 +333,7 @@ def main() -> int:
         import studio.gui.judging.review_view  # noqa: F401  (imported before timing: the window has
         import studio.gui.judging.scores_view  # noqa: F401  loaded the previews and charts by then)
         for size in sizes:
-            results.append(bench_size(app, Path(folder), size, rounds, 15 if args.quick else 40))
+            results.append(bench_size(app, Path(folder), size, rounds, 15 if args.quick else 40, parts))
     first, last = results[0], results[-1]
     growth = last["decisions"] / first["decisions"]
     print(f"\ngrowth from {first['decisions']:,} to {last['decisions']:,} decisions ({growth:.1f}x): "
