@@ -229,17 +229,17 @@ def score_sheet_alone(root: Path, loaded) -> float:  # type: ignore[no-untyped-d
 
 
 def scores_interactive(app, root: Path, runner, submissions: int,  # type: ignore[no-untyped-def]
-                       loaded) -> tuple[float, float]:
+                       loaded) -> tuple[float, float, float]:
     """(seconds from building the Scores view until its table holds every run's scores, the charts
-    following in a task of their own; seconds from a verdict stored until the shown table holds the
-    new scores)."""
+    following in a task of their own; this process's CPU seconds meanwhile; seconds from a verdict
+    stored until the shown table holds the new scores)."""
     from studio.editing.session import ProjectSession
     from studio.gui.base.project_context import ProjectContext
     from studio.gui.judging.scores_view import ScoresView
 
     context = ProjectContext(ProjectSession(root))
     context.rater_identity().set_blind(False)  # every verdict counts (a blind rater without a name sees none)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     view = ScoresView(context, runner)
     view.resize(1300, 900)
     view.show()
@@ -247,7 +247,7 @@ def scores_interactive(app, root: Path, runner, submissions: int,  # type: ignor
         _settle(app, lambda: view.model.rowCount() > 0 or view.status.text().startswith("no "), SCORES_LIMIT_S)
     except TimeoutError:
         print(f"  (scores: no table after {SCORES_LIMIT_S:.0f} s: counted as {SCORES_LIMIT_S:.0f} s)")
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     check(view.model.rowCount() == submissions, f"scores: {view.model.rowCount()} runs shown, {submissions} judged")
     _settle(app, lambda: not runner.busy, 3600)  # the charts, before the next size
     again = scores_after_a_verdict(app, view, root, loaded)
@@ -255,7 +255,7 @@ def scores_interactive(app, root: Path, runner, submissions: int,  # type: ignor
     view.close()
     view.deleteLater()
     _settle(app)
-    return seconds, again
+    return seconds, cpu, again
 
 
 def scores_after_a_verdict(app, view, root: Path, loaded) -> float:  # type: ignore[no-untyped-def]
@@ -300,7 +300,7 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int,  # type:
     submissions = len(list((root / "verdicts").iterdir()))
     loaded = load_project(root)
     runner = TaskRunner()
-    floors, shown_s, scores_s, cpu_s, sheet_s, after_s = [], [], [], [], [], []
+    floors, shown_s, scores_s, cpu_s, sheet_s, after_s, scores_cpu_s = [], [], [], [], [], [], []
     key_ms: list[float] = []
     filter_ms: list[float] = []
     for number in range(rounds):
@@ -311,8 +311,9 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int,  # type:
             _review_round(app, root, loaded, runner, number, made, key_count, (shown_s, cpu_s, key_ms, filter_ms))
         if "scores" in parts:
             cold()
-            seconds, again = scores_interactive(app, root, runner, submissions, loaded)
+            seconds, cpu, again = scores_interactive(app, root, runner, submissions, loaded)
             scores_s.append(seconds)
+            scores_cpu_s.append(cpu)
             after_s.append(again)
             sheet_s.append(score_sheet_alone(root, loaded))
     floor = statistics.median(floors)
@@ -329,6 +330,7 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int,  # type:
         print(f"  review shown, this process's CPU: {spread('', cpu_s, ' s')[2:]}  (the rest of the wall time "
               "is the machine's other work)")
     if "scores" in parts:
+        print(f"  scores interactive, this process's CPU: {spread('', scores_cpu_s, ' s')[2:]}")
         print(f"  scores: the score sheet alone (no charts): {spread('', sheet_s, ' s')[2:]}")
         print(f"  scores after a verdict stored (the table holds the new scores): {spread('', after_s, ' s')[2:]}")
     if "review" in parts:
