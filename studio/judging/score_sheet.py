@@ -242,7 +242,8 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
         todo = [s for s in submissions if (s, systems[s], files[s]) not in cache]
         if todo:
             found = collect(store, versions, todo, viewer)
-            tables, counted = _rubric_tables(rubrics), {}
+            tables = _rubric_tables(rubrics)
+            counted: dict[tuple, bool | None] = {}
             raters: dict[str, set[str]] = {s: set() for s in todo}
             for (submission, _scope, _criterion), ratings in found.decisions.items():
                 raters[submission].update(ratings)
