@@ -2,10 +2,12 @@
 trajectory chart show them: per run, each checkpoint score along the timeline, the final score,
 and the final rubric's profiles by target and by dimension.
 
-Everything is computed by the scoring engine (studio.scoring.engine) from the score rows of
-studio.judging.tables, exactly as `dbstudio score --project` computes it. A score that missing
-verdicts could change is unknown and carries its range; a scope without a single verdict is
-*not judged*. Neither is ever shown as 0.
+Everything is computed by the scoring engine (studio.scoring.engine) from the verdicts the rule of
+studio.judging.decisions chooses, exactly as `dbstudio score --project` computes it from the score
+rows of studio.judging.tables; here in one pass per run (a rubric's criteria are the same in every
+run, only its verdicts differ), and a run whose verdict files did not change keeps its scores. A
+score that missing verdicts could change is unknown and carries its range; a scope without a single
+verdict is *not judged*. Neither is ever shown as 0.
 """
 
 from __future__ import annotations
