@@ -259,9 +259,10 @@ def scores_interactive(app, root: Path, runner, submissions: int,  # type: ignor
 
 
 def scores_after_a_verdict(app, view, root: Path, loaded) -> float:  # type: ignore[no-untyped-def]
-    """Seconds from an expert's verdict stored (on the first run, in the first checkpoint only the
-    judge rates, on a criterion of positive weight requiring none: the opposite of the verdict that
-    counts there) until the shown table holds the run's new scores."""
+    """Seconds from an expert's verdict stored (on the last run, whose decisions the Review figures'
+    keys do not reach, in the first checkpoint the experts do not review, on a criterion of positive
+    weight requiring none that no other expert rated: the opposite of the verdict that counts there)
+    until the shown table holds the run's new scores."""
     from datetime import UTC, datetime
 
     from studio.judging.decisions import current_versions
@@ -270,13 +271,16 @@ def scores_after_a_verdict(app, view, root: Path, loaded) -> float:  # type: ign
     from studio.scoring.project_rubrics import project_rubrics
 
     rubrics = project_rubrics(loaded.project)
-    run = view.sheet.runs[0]
+    run = view.sheet.runs[-1]
     number, first = next((n, score) for n, score in enumerate(run.checkpoints) if score.scope not in REVIEWED)
     store = VerdictStore(root)
-    given = {v.criterion: v.verdict for v in store.read(run.submission, JUDGE) if v.scope == first.scope}
-    given.update({v.criterion: v.verdict for v in store.read(run.submission, "Bench Scorer") if v.scope == first.scope})
-    criterion = next(c for c, e in rubrics[first.scope].items() if e.weight > 0 and not e.requires and not e.gate)
-    flipped = "fail" if given.get(criterion) == "pass" else "pass"
+    given: dict[tuple[str, str], str] = {(v.criterion, v.rater): v.verdict for v in store.verdicts(run.submission)
+                                         if v.scope == first.scope}
+    raters = {c: {rater for (criterion, rater) in given if criterion == c} for c in rubrics[first.scope]}
+    criterion = next(c for c, e in rubrics[first.scope].items() if e.weight > 0 and not e.requires and not e.gate
+                     and raters[c] <= {JUDGE, "Bench Scorer"})
+    counts = given.get((criterion, "Bench Scorer"), given.get((criterion, JUDGE)))
+    flipped = "fail" if counts == "pass" else "pass"
     version = current_versions(loaded.project)[(first.scope, criterion)]
     before = view.sheet
     start = time.perf_counter()
@@ -285,7 +289,7 @@ def scores_after_a_verdict(app, view, root: Path, loaded) -> float:  # type: ign
     view.refresh()  # what the store watcher asks for when it sees the write
     _settle(app, lambda: view.sheet is not before, SCORES_LIMIT_S)
     seconds = time.perf_counter() - start
-    check(view.sheet.runs[0].checkpoints[number] != first, f"scores: {first.scope} of {run.submission} is still "
+    check(view.sheet.runs[-1].checkpoints[number] != first, f"scores: {first.scope} of {run.submission} is still "
                                                             f"{first.text()} after an expert's {flipped}")
     return seconds
 
@@ -310,6 +314,7 @@ def bench_size(app, work: Path, size: int, rounds: int, key_count: int,  # type:
         if "review" in parts:
             _review_round(app, root, loaded, runner, number, made, key_count, (shown_s, cpu_s, key_ms, filter_ms))
         if "scores" in parts:
+            gc.collect()  # the Review figures' leftovers, collected before the Scores figures as before the round's
             cold()
             seconds, cpu, again = scores_interactive(app, root, runner, submissions, loaded)
             scores_s.append(seconds)
