@@ -2,24 +2,35 @@
 trajectory chart show them: per run, each checkpoint score along the timeline, the final score,
 and the final rubric's profiles by target and by dimension.
 
-Everything is computed by the scoring engine (studio.scoring.engine) from the score rows of
-studio.judging.tables, exactly as `dbstudio score --project` computes it. A score that missing
-verdicts could change is unknown and carries its range; a scope without a single verdict is
-*not judged*. Neither is ever shown as 0.
+Everything is computed by the scoring engine (studio.scoring.engine) from the verdicts the rule of
+studio.judging.decisions chooses, exactly as `dbstudio score --project` computes it from the score
+rows of studio.judging.tables; here in one pass per run (a rubric's criteria are the same in every
+run, only its verdicts differ), and a run whose verdict files did not change keeps its scores. A
+score that missing verdicts could change is unknown and carries its range; a scope without a single
+verdict is *not judged*. Neither is ever shown as 0.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from studio.collector import collector_paused
+from studio.judging.decisions import StoreDecisions
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
+    from studio.judging.decisions import DecisionKey
     from studio.judging.tables import ProjectVerdicts
+    from studio.judging.verdicts import Verdict
     from studio.judging.visibility import Viewer
     from studio.model import Project
+    from studio.scoring.project_rubrics import ProjectRubrics
 
 
 @dataclass(frozen=True)
@@ -120,42 +131,206 @@ class ScoreSheet:
 
 def score_sheet(verdicts: ProjectVerdicts, judge: str | None = None, title: str = "") -> ScoreSheet:
     """Every submission of `verdicts` scored by the engine, checkpoints in the project's order."""
-    from studio.judging.tables import score_rubrics
     from studio.judging.verdicts import is_judge
-    from studio.scoring.engine import score_rubric, score_system_project
 
-    rubrics = score_rubrics([verdicts], judge).get(verdicts.project_id, {})
-    scopes = [scope for scope in verdicts.rubrics if scope != FINAL_SCOPE and verdicts.rubrics[scope]]
-    has_final = bool(verdicts.rubrics.get(FINAL_SCOPE))
-    runs = []
-    for submission in verdicts.submissions:
-        system = verdicts.systems[submission]
-        by_scope = rubrics.get(system, {})
-        overall = score_system_project(by_scope)
-
-        def one(scope: str, by_scope: dict = by_scope) -> ScopeScore:
-            columns = by_scope[scope]
-            result = score_rubric(columns)
-            return ScopeScore(scope, result.score, result.low, result.high, len(columns), result.missing,
-                              result.gate_triggered)
-
-        runs.append(RunScores(submission, system, [one(scope) for scope in scopes],
-                              one(FINAL_SCOPE) if has_final else None, overall.process, overall.process_range,
-                              overall.targets, overall.dimensions, overall.missing))
+    tables = _rubric_tables(verdicts.rubrics)
+    counted: dict[tuple, bool | None] = {}
+    runs = [_run_scores(submission, verdicts.systems[submission], tables, verdicts.found.decisions, judge, counted)
+            for submission in verdicts.submissions]
     judges = sorted(r for r in verdicts.found.raters() if is_judge(r))
-    final = [entry for entry in verdicts.rubrics.get(FINAL_SCOPE, {}).values() if entry.weight > 0]
-    return ScoreSheet(verdicts.project_id, title or verdicts.project_id, scopes, has_final, runs, judges, judge,
-                      verdicts.found.left_out(), sorted({e.target for e in final}), sorted({e.dimension for e in final}))
+    return _sheet(verdicts.project_id, title or verdicts.project_id, verdicts.rubrics, runs, judges, judge,
+                  verdicts.found.left_out())
+
+
+def _sheet(project_id: str, title: str, rubrics: ProjectRubrics, runs: list[RunScores], judges: list[str],
+           judge: str | None, left_out: str | None) -> ScoreSheet:
+    scopes = [scope for scope in rubrics if scope != FINAL_SCOPE and rubrics[scope]]
+    final = [entry for entry in rubrics.get(FINAL_SCOPE, {}).values() if entry.weight > 0]
+    return ScoreSheet(project_id, title, scopes, bool(rubrics.get(FINAL_SCOPE)), runs, judges, judge, left_out,
+                      sorted({e.target for e in final}), sorted({e.dimension for e in final}))
+
+
+class _RubricTable(NamedTuple):
+    """One rubric's columns as every run has them: only the verdicts differ from run to run, so the
+    criteria are listed once per sheet, not once per run and criterion."""
+
+    scope: str
+    ids: tuple[str, ...]
+    weights: tuple[int, ...]
+    targets: tuple[str, ...]
+    dimensions: tuple[str, ...]
+    gates: tuple[bool, ...]
+    requires: tuple[tuple[str, ...], ...]
+
+
+def _rubric_tables(rubrics: ProjectRubrics) -> list[_RubricTable]:
+    """The rubrics with criteria, in project order, each criterion in the order a score table lists it."""
+    return [_RubricTable(scope, *zip(*((e.id, e.weight, e.target, e.dimension, e.gate, e.requires)
+                                       for e in entries.values()), strict=True))
+            for scope, entries in rubrics.items() if entries]
+
+
+def _counted(ratings: Mapping[str, Verdict] | None, judge: str | None, counted: dict[tuple, bool | None]) -> bool | None:
+    """The verdict a score counts (True pass, False fail, None missing) by the rule of
+    studio.judging.decisions.choose, which depends only on who gave which verdict: asked once per
+    combination of raters and verdicts (a sheet has a few dozen), then looked up."""
+    if not ratings:
+        return None
+    key = (*ratings, *map(_VALUE, ratings.values()))  # the raters, then their verdicts: C-level, no loop
+    value = counted.get(key, _UNSEEN)
+    if value is _UNSEEN:
+        from studio.judging.decisions import choose
+
+        chosen = choose(ratings, judge).value
+        value = counted[key] = None if chosen is None else chosen == "pass"
+    return value  # type: ignore[return-value]
+
+
+_UNSEEN = object()
+_VALUE = attrgetter("verdict")
+
+
+def _run_scores(submission: str, system: str, tables: list[_RubricTable],
+                decisions: Mapping[DecisionKey, Mapping[str, Verdict]], judge: str | None,
+                counted: dict[tuple, bool | None]) -> RunScores:
+    """One run scored in one pass over its decisions: the engine's rubric scores, profiles and
+    process score, as score_system_project gives them for the run's score rows."""
+    from studio.scoring.engine import RubricColumns, group_profiles, score_rubric, system_project_scores
+
+    results = {}
+    final_rubric = None
+    for table in tables:
+        verdicts = tuple([_counted(decisions.get((submission, table.scope, cid)), judge, counted)
+                          for cid in table.ids])
+        rubric = RubricColumns(table.ids, table.weights, table.targets, table.dimensions, verdicts, table.gates,
+                               table.requires)
+        results[table.scope] = score_rubric(rubric)
+        if table.scope == FINAL_SCOPE:
+            final_rubric = rubric
+    profiles = group_profiles(final_rubric, results[FINAL_SCOPE].effective) if final_rubric is not None else None
+    overall = system_project_scores(results, profiles)
+    scores = {table.scope: ScopeScore(table.scope, result.score, result.low, result.high, len(table.ids),
+                                      result.missing, result.gate_triggered)
+              for table, result in zip(tables, results.values(), strict=True)}
+    final = scores.pop(FINAL_SCOPE, None)
+    return RunScores(submission, system, list(scores.values()), final, overall.process, overall.process_range,
+                     overall.targets, overall.dimensions, overall.missing)
 
 
 def read_score_sheet(root: Path, project: Project, judge: str | None = None,
                      runs: list[str] | None = None, viewer: Viewer | None = None) -> ScoreSheet:
     """The score sheet of a project folder and its loaded model (the app's entry point: it runs on
     a worker thread). JudgingError when the store has no verdicts; ProjectRubricError when the
-    project's rubrics cannot be listed."""
-    from studio.judging.tables import read_project_verdicts
+    project's rubrics cannot be listed.
+
+    A run whose verdict files are unchanged since the last sheet of the same project, rubrics,
+    judge and viewer keeps its scores (see `_RunCache`): after a verdict is stored, only that
+    run is read and scored again."""
+    from studio.judging.decisions import collect, current_versions
+    from studio.judging.tables import judged_submissions, system_names
+    from studio.judging.verdict_store import VerdictStore
+    from studio.judging.verdicts import is_judge
     from studio.scoring.project_rubrics import project_rubrics
 
-    project_id = project.info.id if project.info is not None else Path(root).name
-    verdicts = read_project_verdicts(Path(root), project, project_id, project_rubrics(project), runs, viewer)
-    return score_sheet(verdicts, judge)  # titled by the project id, as `dbstudio score --trajectory` draws it
+    root = Path(root)
+    project_id = project.info.id if project.info is not None else root.name
+    rubrics, versions = project_rubrics(project), current_versions(project)
+    store = VerdictStore(root)
+    submissions = judged_submissions(store, runs)
+    systems = system_names(root, submissions)
+    with collector_paused():
+        sheet, cache = _RUNS.for_sheet(root, rubrics, versions, judge, viewer)
+        files = {submission: _files_signature(store.root / submission) for submission in submissions}
+        todo = [s for s in submissions if (s, systems[s], files[s]) not in cache]
+        if todo:
+            found = collect(store, versions, todo, viewer)
+            tables = _rubric_tables(rubrics)
+            counted: dict[tuple, bool | None] = {}
+            raters: dict[str, set[str]] = {s: set() for s in todo}
+            for (submission, _scope, _criterion), ratings in found.decisions.items():
+                raters[submission].update(ratings)
+            stale, unknown = _by_submission(found.stale), _by_submission(found.unknown)
+            for submission in todo:
+                cache[(submission, systems[submission], files[submission])] = _CachedRun(
+                    _run_scores(submission, systems[submission], tables, found.decisions, judge, counted),
+                    frozenset(raters[submission]), stale.get(submission, []), unknown.get(submission, []))
+        kept = [cache[(s, systems[s], files[s])] for s in submissions]
+        _RUNS.keep(sheet, {key: cache[key] for key in ((s, systems[s], files[s]) for s in submissions)})
+    left = StoreDecisions(stale=[item for run in kept for item in run.stale],
+                          unknown=[item for run in kept for item in run.unknown])
+    judges = sorted({rater for run in kept for rater in run.raters if is_judge(rater)})
+    # titled by the project id, as `dbstudio score --trajectory` draws it
+    return _sheet(project_id, project_id, rubrics, [run.scores for run in kept], judges, judge, left.left_out())
+
+
+# -- runs scored before -------------------------------------------------------------------------
+class _CachedRun(NamedTuple):
+    scores: RunScores
+    raters: frozenset[str]  # who gave the run's current verdicts
+    stale: list[tuple[str, Verdict]]  # the run's verdicts left out, as StoreDecisions lists them
+    unknown: list[tuple[str, Verdict]]
+
+
+RunKey = tuple[str, str, object]  # (submission, system name, the signature of its verdict files)
+
+
+class _RunCache:
+    """Runs scored before, per sheet (project folder, rubrics, criterion versions, judge, viewer),
+    by (submission, system, its files' signature). A file is rewritten atomically (a new inode), so
+    its (name, inode, size, mtime_ns) tells a stored verdict from an unchanged file, as the store's
+    own parse cache does. The sheets of the last few views are kept; each keeps only its runs of
+    the last read."""
+
+    SHEETS = 4
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sheets: dict[tuple, dict[RunKey, _CachedRun]] = {}
+
+    def for_sheet(self, root: Path, rubrics: ProjectRubrics, versions: Mapping[tuple[str, str], str],
+                  judge: str | None, viewer: Viewer | None) -> tuple[tuple, dict[RunKey, _CachedRun]]:
+        """(the sheet's key, a copy of the runs scored for it before, to add to and `keep`)."""
+        sheet = (str(root.absolute()), tuple((scope, tuple(entries.values())) for scope, entries in rubrics.items()),
+                 tuple(sorted(versions.items())), judge, viewer)
+        with self._lock:
+            found = dict(self._sheets.pop(sheet, {}))
+            self._sheets[sheet] = found
+            while len(self._sheets) > self.SHEETS:
+                del self._sheets[next(iter(self._sheets))]
+        return sheet, found
+
+    def keep(self, sheet: tuple, runs: dict[RunKey, _CachedRun]) -> None:
+        """The sheet's runs of its last read (the runs it no longer reads are dropped)."""
+        with self._lock:
+            if sheet in self._sheets:
+                self._sheets[sheet] = runs
+
+    def clear(self) -> None:
+        with self._lock:
+            self._sheets.clear()
+
+
+_RUNS = _RunCache()
+
+
+def forget_scored() -> None:
+    """Score every run afresh next time (a bench timing a cold sheet; nothing else needs it)."""
+    _RUNS.clear()
+
+
+def _files_signature(folder: Path) -> object:
+    """What changes when any verdict file of a submission is written, added or removed."""
+    try:
+        with os.scandir(folder) as entries:
+            return tuple(sorted((entry.name, found.st_ino, found.st_size, found.st_mtime_ns) for entry in entries
+                                if entry.name.endswith(".yaml") and not entry.name.startswith(".")
+                                for found in (entry.stat(),)))
+    except OSError:
+        return object()  # unreadable now: never taken for an earlier read
+
+
+def _by_submission(items: list[tuple[str, Verdict]]) -> dict[str, list[tuple[str, Verdict]]]:
+    grouped: dict[str, list[tuple[str, Verdict]]] = {}
+    for item in items:
+        grouped.setdefault(item[0], []).append(item)
+    return grouped

@@ -76,12 +76,18 @@ def read_project_verdicts(root: Path, project: Project, project_id: str, rubrics
     """The verdicts of the submissions named in `runs` (all with verdicts when none is named); with a
     `viewer`, those blind review lets them see."""
     store = VerdictStore(root)
-    submissions = select_submissions(store, runs)
-    if not submissions:
-        raise JudgingError(f"{store.root}: no verdicts yet: judge a run (`dbstudio judge {root} --run RUN`) or "
-                           "review one in the app first")
+    submissions = judged_submissions(store, runs)
     found = collect(store, current_versions(project), submissions, viewer)
     return ProjectVerdicts(Path(root), project_id, rubrics, submissions, system_names(root, submissions), found)
+
+
+def judged_submissions(store: VerdictStore, runs: Sequence[str] | None = None) -> list[str]:
+    """The stored submissions named in `runs` (all when none is named); JudgingError when there are none."""
+    submissions = select_submissions(store, runs)
+    if not submissions:
+        raise JudgingError(f"{store.root}: no verdicts yet: judge a run (`dbstudio judge {store.project_dir} --run "
+                           "RUN`) or review one in the app first")
+    return submissions
 
 
 def system_names(root: Path, submissions: Sequence[str]) -> dict[str, str]:
