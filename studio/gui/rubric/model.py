@@ -64,6 +64,11 @@ _ROLES = frozenset(int(role) for role in (
 
 _ITALIC = QFont()
 _ITALIC.setItalic(True)
+# The roles a paint asks, as plain ints: a paint compares them some thousand times.
+_DISPLAY, _EDIT, _CHECK, _FONT, _TOOLTIP, _ALIGNMENT, _DECORATION = (int(role) for role in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.FontRole,
+    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.DecorationRole))
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,16 @@ class Shown:
         return self.own.target.value if self.own.target else ""
 
 
+@dataclass(frozen=True, slots=True)
+class Painted:
+    """What a paint of one row asks for: each column's text and flags, the gate's check, italics."""
+
+    display: tuple[str | None, ...]
+    flags: tuple[Qt.ItemFlag, ...]
+    gate: Qt.CheckState | None
+    reused: bool
+
+
 class RubricModel(QAbstractTableModel):
     """Every criterion of the open project, one row each."""
 
@@ -101,6 +116,7 @@ class RubricModel(QAbstractTableModel):
         self._filter_cache: dict[str, list[tuple[str, str, str, str]]] = {}
         self._texts_cache: dict[str, list[str]] = {}  # the last field of each, for typing
         self._following = False  # while the index catches up with an edit, nothing is cached
+        self._painted_rows: dict[int, Painted] = {}  # by row, until the rows change
         self.generation = 0  # counts the changes of rows: a filter's answers hold for one generation
         self.calibration: dict[tuple[str, str], Any] = {}  # (scope, id) -> CalibrationCell (rubric_calibration)
         self._flag_icon: Any = None
@@ -122,6 +138,7 @@ class RubricModel(QAbstractTableModel):
         self._keys = {scope: self._keys_of(scope) for scope in self._scopes}
         self._filter_cache.clear()
         self._texts_cache.clear()
+        self._painted_rows.clear()
         self._restart()
 
     def _restart(self, from_scope: int = 0) -> None:
@@ -221,44 +238,62 @@ class RubricModel(QAbstractTableModel):
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # A view asks every visible cell for a dozen roles on each paint: answer the ones this model
-        # does not use before reading the criterion (it halves the cost of a repaint at 5,000 rows).
+        # does not use before reading the criterion (it halves the cost of a repaint at 5,000 rows),
+        # and the ones a paint asks from the row's painted values, read once per row until it changes.
         if role not in _ROLES or not index.isValid() or index.row() >= self._total:
             return None
-        column = COLUMNS[index.column()]
+        number = index.column()
+        column = COLUMNS[number]
         if column == "judge":
             return self._calibration_data(index.row(), role)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter) if column == "weight" else None
-        if role == Qt.ItemDataRole.DecorationRole or (role == Qt.ItemDataRole.CheckStateRole and column != "gate"):
+        if role == _DISPLAY:
+            return self._painted(index.row()).display[number]
+        if role == _ALIGNMENT:
+            return _RIGHT if column == "weight" else None
+        if role == _DECORATION or role == FLAGGED_ROLE:
             return None
-        if role == FLAGGED_ROLE:
-            return None
+        if role == _CHECK:
+            return self._painted(index.row()).gate if column == "gate" else None
+        if role == _FONT:
+            return _ITALIC if self._painted(index.row()).reused and column not in REUSE_EDITABLE else None
         if role == POSITION_ROLE:
             return self.locate(index.row())[1]
         shown = self.shown(index.row())
         if shown.gone:
             return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            value = self._value(shown, column)
-            if role == Qt.ItemDataRole.DisplayRole:
-                if column == "gate":
-                    return None  # a check box
-                if isinstance(value, list):
-                    return ", ".join(value)
-                return "" if value is None else str(value)
-            return value
-        if role == Qt.ItemDataRole.CheckStateRole:
-            gate = shown.values.gate if shown.values is not None else False
-            return Qt.CheckState.Checked if gate else Qt.CheckState.Unchecked
-        if role == Qt.ItemDataRole.FontRole:
-            return _ITALIC if shown.reused and column not in REUSE_EDITABLE else None
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _EDIT:
+            return self._value(shown, column)
+        if role == _TOOLTIP:
             return self._tooltip(shown, column)
         if role == SCOPE_ROLE:
             return shown.scope
         if role == KEY_ROLE:
             return shown.key
         return shown.reused  # REUSED_ROLE
+
+    def _painted(self, row: int) -> Painted:
+        """What a paint asks of a row, kept until the rows change (not while an edit is followed:
+        the rows then move under the views)."""
+        painted = self._painted_rows.get(row)
+        if painted is None:
+            painted = self._paint_values(self.shown(row))
+            if not self._following:
+                self._painted_rows[row] = painted
+        return painted
+
+    def _paint_values(self, shown: Shown) -> Painted:
+        base = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+        if shown.gone:
+            return Painted((None,) * len(COLUMNS), (base,) * len(COLUMNS), None, False)
+        display: list[str | None] = []
+        for column in COLUMNS:
+            value = self._value(shown, column) if column not in ("gate", "judge") else None
+            display.append(", ".join(value) if isinstance(value, list) else "" if value is None else str(value))
+        display[COLUMN["gate"]] = None  # a check box
+        display[COLUMN["judge"]] = None  # read from the calibration
+        gate = shown.values.gate if shown.values is not None else False
+        return Painted(tuple(display), tuple(self._flags_of(shown, column, base) for column in COLUMNS),
+                       Qt.CheckState.Checked if gate else Qt.CheckState.Unchecked, shown.reused)
 
     # -- judge calibration ----------------------------------------------------------------------
     def calibration_of(self, row: int) -> Any:
@@ -351,11 +386,10 @@ class RubricModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        base = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
-        column = COLUMNS[index.column()]
-        shown = self.shown(index.row())
-        if shown.gone:
-            return base
+        return self._painted(index.row()).flags[index.column()]
+
+    @staticmethod
+    def _flags_of(shown: Shown, column: str, base: Qt.ItemFlag) -> Qt.ItemFlag:
         if shown.reused:
             return base | Qt.ItemFlag.ItemIsEditable if column in REUSE_EDITABLE else base
         if column == "gate":
@@ -480,6 +514,7 @@ class RubricModel(QAbstractTableModel):
             return
         self._following = True
         self.generation += 1
+        self._painted_rows.clear()  # rows move, and the edited ones show new values
         try:
             self._follow_scopes()
             for scope in touched:
