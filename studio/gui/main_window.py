@@ -15,14 +15,11 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QFrame,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -33,6 +30,7 @@ from studio.crashlog import write_crash_log
 from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
 from studio.gui.base.preferences import PreferencesStore
+from studio.gui.base.reload_bar import ReloadBar
 from studio.gui.base.shell import FieldFocus, Shell
 from studio.gui.base.status_bar import StatusParts
 from studio.gui.base.tasks import TaskRunner
@@ -135,7 +133,10 @@ class MainWindow(QMainWindow):
         self.editor_tabs.setMovable(True)
         self.editor_tabs.tabCloseRequested.connect(self._close_tab)
         self._tabs: dict[tuple[str, str], QWidget] = {}
-        self.reload_bar, self.reload_label = self._reload_bar()
+        self.reload_bar = ReloadBar(self)
+        self.reload_bar.reload_requested.connect(self.reload_from_disk)
+        self.reload_bar.keep_mine_requested.connect(self.keep_mine)
+        self.reload_label = self.reload_bar.label
         central = QWidget(self)
         layout_ = QVBoxLayout(central)
         layout_.setContentsMargins(0, 0, 0, 0)
@@ -172,27 +173,6 @@ class MainWindow(QMainWindow):
     # -- construction ----------------------------------------------------------------------
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         return self.shell.add_dock(name, title, widget, area, view_menu=False)  # its View switch: _build_actions
-
-    def _reload_bar(self) -> tuple[QFrame, QLabel]:
-        bar = QFrame(self)
-        bar.setObjectName("reloadBar")
-        bar.setFrameShape(QFrame.Shape.StyledPanel)
-        bar.setStyleSheet("#reloadBar { background: #fff4ce; border-bottom: 1px solid #e0c060; }")
-        label = QLabel(bar)
-        label.setWordWrap(True)
-        reload_button = QPushButton("&Reload", bar)
-        reload_button.setObjectName("reloadButton")
-        reload_button.clicked.connect(self.reload_from_disk)
-        keep_button = QPushButton("&Keep mine", bar)
-        keep_button.setObjectName("keepMineButton")
-        keep_button.clicked.connect(self.keep_mine)
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(10, 6, 10, 6)
-        row.addWidget(label, 1)
-        row.addWidget(reload_button)
-        row.addWidget(keep_button)
-        bar.hide()
-        return bar, label
 
     def _build_actions(self) -> None:
         key = QKeySequence.StandardKey
@@ -763,20 +743,10 @@ class MainWindow(QMainWindow):
         self._show_reload_bar()
 
     def _show_reload_bar(self) -> None:
-        if self.context is None or not self._external:
+        if self.context is None:
             self.reload_bar.hide()
             return
-        names = ", ".join(sorted(self._external))
-        mine = sorted(self._external & self.context.session.documents.dirty)
-        text = f"<b>{names}</b> changed on disk (edited outside DeliverBench Studio). "
-        if mine:
-            text += (f"You have unsaved edits to {', '.join(mine)}: they will not be saved over the other "
-                     "version. Reload to take the version on disk (your edits to it are dropped), or keep yours "
-                     "in the window.")
-        else:
-            text += "Reload to see it; your other unsaved edits are saved first."
-        self.reload_label.setText(text)
-        self.reload_bar.show()
+        self.reload_bar.show_changes(self._external, set(self.context.session.documents.dirty))
 
     def keep_mine(self) -> None:
         """Keep the window's version of the files changed on disk, merged with the disk's field by field
