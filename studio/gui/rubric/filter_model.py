@@ -13,10 +13,19 @@ that keeps the selection as the sort-filter proxy does. The haystack follows the
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from itertools import compress
-from typing import Any
+from typing import Any, cast
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QModelRoleDataSpan, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from studio.gui.rubric.model import COLUMN, COLUMNS, RubricModel
 
@@ -150,14 +159,17 @@ class RubricFilterModel(QAbstractTableModel):
             return None
         return self.rubric.data_at(self._rows[index.row()], index.column(), role)
 
-    def multiData(self, index: Index, roles: QModelRoleDataSpan) -> None:  # noqa: N802
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:  # noqa: N802, N803
         # A delegate paints a cell from one call for all its roles: one call into Python, not seven.
+        # (PySide's span is iterable; its stubs do not say so.)
+        items: Iterable[QModelRoleData] = ((roleDataSpan,) if isinstance(roleDataSpan, QModelRoleData)
+                                           else cast("Iterable[QModelRoleData]", roleDataSpan))
         if not index.isValid() or index.row() >= len(self._rows):
-            for item in roles:
+            for item in items:
                 item.clearData()
             return
         row, column, data_at = self._rows[index.row()], index.column(), self.rubric.data_at
-        for item in roles:
+        for item in items:
             item.setData(data_at(row, column, item.role()))
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -234,10 +246,11 @@ class RubricFilterModel(QAbstractTableModel):
         """Source rows start..end now sit before the source's old row `row`: their answers move
         with them."""
         at = row if row < start else row - (end - start + 1)
-        for values in ([self._accepted] if self._fields is None else [self._accepted, self._fields, self._texts]):
+        lists: list[list[Any]] = [self._accepted] if self._fields is None else [self._accepted, self._fields, self._texts]
+        for values in lists:
             moving = values[start:end + 1]
             del values[start:end + 1]
-            values[at:at] = moving  # type: ignore[assignment]
+            values[at:at] = moving
         self._rows = list(compress(range(len(self._accepted)), self._accepted))
         self._move_persistent()
 
