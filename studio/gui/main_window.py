@@ -4,33 +4,34 @@ TaskRunner; the panels themselves live in their own modules."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QEvent, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QFrame,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from studio.collector import collector_paused
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
+from studio.gui.base.editor_tabs import EditorTabs
 from studio.gui.base.preferences import PreferencesStore
+from studio.gui.base.reload_bar import ReloadBar
 from studio.gui.base.shell import FieldFocus, Shell
 from studio.gui.base.status_bar import StatusParts
 from studio.gui.base.tasks import TaskRunner
@@ -64,6 +65,9 @@ if TYPE_CHECKING:
     from studio.validation.findings import Finding
 
 APP_NAME = "DeliverBench Studio"
+# The keys of the editor tabs that show a view of the whole project rather than one object's editor.
+RUBRIC_TAB, TIMELINE_TAB, DEPENDENCY_MAP_TAB = ("rubric", ""), ("timeline", ""), ("dependency-map", "")
+VIEW_TABS = (RUBRIC_TAB, TIMELINE_TAB, DEPENDENCY_MAP_TAB)
 REVIEW_DELAY_MS = 400  # after the last edit: typing a title does not start a review per keystroke
 
 
@@ -91,9 +95,6 @@ class MainWindow(QMainWindow):
         self.context: ProjectContext | None = None
         self.recovery: ProjectRecovery | None = None  # the open project's journal of unsaved edits
         self.watcher: ProjectWatcher | None = None
-        self.rubric_editor: RubricEditor | None = None
-        self.timeline_view: TimelineView | None = None
-        self.dependency_map: DependencyMapTab | None = None
         self.versioning: VersioningPanel | None = None
         self._generation = 0  # bumped by every edit, reload and open: a review of an older one is dropped
         self._external: set[str] = set()
@@ -131,9 +132,11 @@ class MainWindow(QMainWindow):
         self.editor_tabs.setTabsClosable(True)
         self.editor_tabs.setDocumentMode(True)
         self.editor_tabs.setMovable(True)
-        self.editor_tabs.tabCloseRequested.connect(self._close_tab)
-        self._tabs: dict[tuple[str, str], QWidget] = {}
-        self.reload_bar, self.reload_label = self._reload_bar()
+        self.tabs = EditorTabs(self.editor_tabs)
+        self.reload_bar = ReloadBar(self)
+        self.reload_bar.reload_requested.connect(self.reload_from_disk)
+        self.reload_bar.keep_mine_requested.connect(self.keep_mine)
+        self.reload_label = self.reload_bar.label
         central = QWidget(self)
         layout_ = QVBoxLayout(central)
         layout_.setContentsMargins(0, 0, 0, 0)
@@ -170,27 +173,6 @@ class MainWindow(QMainWindow):
     # -- construction ----------------------------------------------------------------------
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         return self.shell.add_dock(name, title, widget, area, view_menu=False)  # its View switch: _build_actions
-
-    def _reload_bar(self) -> tuple[QFrame, QLabel]:
-        bar = QFrame(self)
-        bar.setObjectName("reloadBar")
-        bar.setFrameShape(QFrame.Shape.StyledPanel)
-        bar.setStyleSheet("#reloadBar { background: #fff4ce; border-bottom: 1px solid #e0c060; }")
-        label = QLabel(bar)
-        label.setWordWrap(True)
-        reload_button = QPushButton("&Reload", bar)
-        reload_button.setObjectName("reloadButton")
-        reload_button.clicked.connect(self.reload_from_disk)
-        keep_button = QPushButton("&Keep mine", bar)
-        keep_button.setObjectName("keepMineButton")
-        keep_button.clicked.connect(self.keep_mine)
-        row = QHBoxLayout(bar)
-        row.setContentsMargins(10, 6, 10, 6)
-        row.addWidget(label, 1)
-        row.addWidget(reload_button)
-        row.addWidget(keep_button)
-        bar.hide()
-        return bar, label
 
     def _build_actions(self) -> None:
         key = QKeySequence.StandardKey
@@ -341,9 +323,18 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opening {folder}…")
 
         def opening() -> ProjectSession:
-            from studio.editing.opening import open_project  # the project core loads on the TaskRunner
+            # The project core loads on the TaskRunner. Its imports and the loaded project are a few
+            # hundred thousand objects, none of them garbage: the UI thread's collector waits until
+            # they are built instead of walking them every quarter second while they are.
+            with collector_paused():
+                if "studio.editing.opening" not in sys.modules:
+                    import studio.editing.opening  # noqa: F401
 
-            return open_project(folder)
+                    # Modules live as long as the app: the collector need never walk them again.
+                    gc.freeze()
+                from studio.editing.opening import open_project
+
+                return open_project(folder)
 
         self.runner.run(f"Opening {folder.name}", opening,
                         lambda session: self._opened(generation, folder, session), self.show_error)
@@ -413,15 +404,7 @@ class MainWindow(QMainWindow):
             self.watcher.stop()
             self.watcher.deleteLater()
             self.watcher = None
-        while self.editor_tabs.count():
-            widget = self.editor_tabs.widget(0)
-            self.editor_tabs.removeTab(0)
-            if widget is not None:
-                widget.deleteLater()
-        self._tabs.clear()
-        self.rubric_editor = None
-        self.timeline_view = None
-        self.dependency_map = None
+        self.tabs.close_all()
         if self.versioning is not None:
             self.versioning_dock.setWidget(self.versioning_holder)
             self.versioning.deleteLater()
@@ -554,6 +537,18 @@ class MainWindow(QMainWindow):
         return self.explorer.select(kind, object_id)
 
     # -- editors ---------------------------------------------------------------------------
+    @property
+    def rubric_editor(self) -> RubricEditor | None:
+        return cast("RubricEditor | None", self.tabs.get(RUBRIC_TAB))
+
+    @property
+    def timeline_view(self) -> TimelineView | None:
+        return cast("TimelineView | None", self.tabs.get(TIMELINE_TAB))
+
+    @property
+    def dependency_map(self) -> DependencyMapTab | None:
+        return cast("DependencyMapTab | None", self.tabs.get(DEPENDENCY_MAP_TAB))
+
     def open_object(self, kind: str, object_id: str) -> QWidget | None:
         """Show the editor of an object in a tab (the rubric editor for a rubric)."""
         from studio.gui.project import editors
@@ -564,78 +559,58 @@ class MainWindow(QMainWindow):
             return self.open_rubric(object_id)
         if kind not in editors.KINDS:
             return None
-        widget = self._tabs.get((kind, object_id))
-        if widget is None:
-            widget = editors.open_editor(self.context, kind, object_id, self.editor_tabs)
-            self._tabs[(kind, object_id)] = widget
-            self.editor_tabs.addTab(widget, f"{kind.capitalize()} {object_id}" if kind != "project" else "Project")
-        self.editor_tabs.setCurrentWidget(widget)
-        return widget
+        widget = self.tabs.get((kind, object_id)) or editors.open_editor(self.context, kind, object_id, self.editor_tabs)
+        return self.tabs.show((kind, object_id), widget,
+                              f"{kind.capitalize()} {object_id}" if kind != "project" else "Project")
 
     def open_rubric(self, scope: str | None) -> RubricEditor | None:
         from studio.gui.rubric.editor import RubricEditor
 
         if self.context is None:
             return None
-        if self.rubric_editor is None:
-            self.rubric_editor = RubricEditor(self.context, self.editor_tabs, self.runner)
+        editor = self.rubric_editor
+        if editor is None:
+            editor = RubricEditor(self.context, self.editor_tabs, self.runner)
             # a criterion flagged for low judge agreement opens the review on its disagreeing decisions
-            self.rubric_editor.disagreementsRequested.connect(self.review.show_criterion)
-            self._tabs[("rubric", "")] = self.rubric_editor
-            self.editor_tabs.addTab(self.rubric_editor, "Rubric")
-        self.rubric_editor.show_scope(scope)
-        self.editor_tabs.setCurrentWidget(self.rubric_editor)
-        return self.rubric_editor
+            editor.disagreementsRequested.connect(self.review.show_criterion)
+        self.tabs.show(RUBRIC_TAB, editor, "Rubric")
+        editor.show_scope(scope)
+        return editor
 
     def open_timeline(self) -> TimelineView | None:
         from studio.gui.project.timeline_view import TimelineView
 
         if self.context is None:
             return None
-        if self.timeline_view is None:
-            self.timeline_view = TimelineView(self.context, self.editor_tabs)
-            self.timeline_view.open_requested.connect(self.open_object)
-            self.timeline_view.refused.connect(self.show_error)
-            self.editor_tabs.addTab(self.timeline_view, "Release Timeline")
-        self.editor_tabs.setCurrentWidget(self.timeline_view)
-        return self.timeline_view
+        view = self.timeline_view
+        if view is None:
+            view = TimelineView(self.context, self.editor_tabs)
+            view.open_requested.connect(self.open_object)
+            view.refused.connect(self.show_error)
+        self.tabs.show(TIMELINE_TAB, view, "Release Timeline")
+        return view
 
     def open_dependency_map(self) -> DependencyMapTab | None:
         from studio.gui.project.depmap_view import DependencyMapTab
 
         if self.context is None:
             return None
-        if self.dependency_map is None:
-            self.dependency_map = DependencyMapTab(self.context, self.runner, self.editor_tabs)
-            self.dependency_map.open_requested.connect(self._open_from_map)
-            self.editor_tabs.addTab(self.dependency_map, "Dependency Map")
-        self.editor_tabs.setCurrentWidget(self.dependency_map)
-        return self.dependency_map
+        depmap = self.dependency_map
+        if depmap is None:
+            depmap = DependencyMapTab(self.context, self.runner, self.editor_tabs)
+            depmap.open_requested.connect(self._open_from_map)
+        self.tabs.show(DEPENDENCY_MAP_TAB, depmap, "Dependency Map")
+        return depmap
 
     def _open_from_map(self, kind: str, object_id: str) -> None:
         # An output is edited in the form of the subtask that produces it.
         self.open_object(*(("subtask", object_id.split(":", 1)[0]) if kind == "output" else (kind, object_id)))
 
-    def _close_tab(self, position: int) -> None:
-        widget = self.editor_tabs.widget(position)
-        self.editor_tabs.removeTab(position)
-        for key, value in list(self._tabs.items()):
-            if value is widget:
-                del self._tabs[key]
-        if widget is self.rubric_editor:
-            self.rubric_editor = None
-        if widget is self.timeline_view:
-            self.timeline_view = None
-        if widget is self.dependency_map:
-            self.dependency_map = None
-        if widget is not None:
-            widget.deleteLater()
-
     def _close_tabs_of_missing(self) -> None:
         """An editor of an object that an edit removed has nothing left to show."""
-        for (kind, object_id), widget in list(self._tabs.items()):
-            if kind != "rubric" and not self.explorer_model.find(kind, object_id).isValid():
-                self._close_tab(self.editor_tabs.indexOf(widget))
+        for kind, object_id in self.tabs.keys():
+            if (kind, object_id) not in VIEW_TABS and not self.explorer_model.find(kind, object_id).isValid():
+                self.tabs.close_key((kind, object_id))
 
     # -- findings --------------------------------------------------------------------------
     def jump_to_finding(self, finding: Finding) -> QWidget | None:
@@ -752,20 +727,10 @@ class MainWindow(QMainWindow):
         self._show_reload_bar()
 
     def _show_reload_bar(self) -> None:
-        if self.context is None or not self._external:
+        if self.context is None:
             self.reload_bar.hide()
             return
-        names = ", ".join(sorted(self._external))
-        mine = sorted(self._external & self.context.session.documents.dirty)
-        text = f"<b>{names}</b> changed on disk (edited outside DeliverBench Studio). "
-        if mine:
-            text += (f"You have unsaved edits to {', '.join(mine)}: they will not be saved over the other "
-                     "version. Reload to take the version on disk (your edits to it are dropped), or keep yours "
-                     "in the window.")
-        else:
-            text += "Reload to see it; your other unsaved edits are saved first."
-        self.reload_label.setText(text)
-        self.reload_bar.show()
+        self.reload_bar.show_changes(self._external, set(self.context.session.documents.dirty))
 
     def keep_mine(self) -> None:
         """Keep the window's version of the files changed on disk, merged with the disk's field by field

@@ -38,7 +38,8 @@ from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.rubric.delegates import RubricDelegate
-from studio.gui.rubric.model import COLUMN, RubricFilterModel, RubricModel
+from studio.gui.rubric.filter_model import RubricFilterModel
+from studio.gui.rubric.model import COLUMN, RubricModel
 from studio.gui.rubric.totals import RubricTotalsModel
 from studio.model.criterion_choices import cover_choices, value_choices
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target

@@ -1,5 +1,5 @@
 """One table over every criterion of the project: the checkpoint rubrics in timeline order, then
-the final rubric; and the filter the expert narrows it with.
+the final rubric (filter_model.py narrows it).
 
 The model keeps only a light row index (each rubric's criterion ids, in order) and reads the
 criteria from `context.session.loaded.project` when a view asks. After an edit it compares the
@@ -20,7 +20,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -64,6 +63,11 @@ _ROLES = frozenset(int(role) for role in (
 
 _ITALIC = QFont()
 _ITALIC.setItalic(True)
+# The roles a paint asks, as plain ints: a paint compares them some thousand times.
+_DISPLAY, _EDIT, _CHECK, _FONT, _TOOLTIP, _ALIGNMENT, _DECORATION = (int(role) for role in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.FontRole,
+    Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.DecorationRole))
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,16 @@ class Shown:
         return self.own.target.value if self.own.target else ""
 
 
+@dataclass(frozen=True, slots=True)
+class Painted:
+    """What a paint of one row asks for: each column's text and flags, the gate's check, italics."""
+
+    display: tuple[str | None, ...]
+    flags: tuple[Qt.ItemFlag, ...]
+    gate: Qt.CheckState | None
+    reused: bool
+
+
 class RubricModel(QAbstractTableModel):
     """Every criterion of the open project, one row each."""
 
@@ -98,10 +112,8 @@ class RubricModel(QAbstractTableModel):
         self._keys: dict[str, list[str]] = {}
         self._starts: list[int] = []
         self._total = 0
-        self._filter_cache: dict[str, list[tuple[str, str, str, str]]] = {}
-        self._texts_cache: dict[str, list[str]] = {}  # the last field of each, for typing
         self._following = False  # while the index catches up with an edit, nothing is cached
-        self.generation = 0  # counts the changes of rows: a filter's answers hold for one generation
+        self._painted_rows: dict[int, Painted] = {}  # by row, until the rows change
         self.calibration: dict[tuple[str, str], Any] = {}  # (scope, id) -> CalibrationCell (rubric_calibration)
         self._flag_icon: Any = None
         self._build()
@@ -120,8 +132,7 @@ class RubricModel(QAbstractTableModel):
     def _build(self) -> None:
         self._scopes = rubric_scopes(self.project)
         self._keys = {scope: self._keys_of(scope) for scope in self._scopes}
-        self._filter_cache.clear()
-        self._texts_cache.clear()
+        self._painted_rows.clear()
         self._restart()
 
     def _restart(self, from_scope: int = 0) -> None:
@@ -135,7 +146,6 @@ class RubricModel(QAbstractTableModel):
 
     def reset(self) -> None:
         """Read the whole project again (after a reload from disk)."""
-        self.generation += 1
         self.beginResetModel()
         self._build()
         self.endResetModel()
@@ -221,44 +231,65 @@ class RubricModel(QAbstractTableModel):
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # A view asks every visible cell for a dozen roles on each paint: answer the ones this model
-        # does not use before reading the criterion (it halves the cost of a repaint at 5,000 rows).
-        if role not in _ROLES or not index.isValid() or index.row() >= self._total:
+        # does not use before reading the criterion (it halves the cost of a repaint at 5,000 rows),
+        # and the ones a paint asks from the row's painted values, read once per row until it changes.
+        return self.data_at(index.row(), index.column(), role) if index.isValid() else None
+
+    def data_at(self, row: int, number: int, role: int) -> Any:
+        """data() by row and column number (the filter reads its rows through this)."""
+        if role not in _ROLES or row >= self._total:
             return None
-        column = COLUMNS[index.column()]
+        column = COLUMNS[number]
         if column == "judge":
-            return self._calibration_data(index.row(), role)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter) if column == "weight" else None
-        if role == Qt.ItemDataRole.DecorationRole or (role == Qt.ItemDataRole.CheckStateRole and column != "gate"):
+            return self._calibration_data(row, role)
+        if role == _DISPLAY:
+            return self._painted(row).display[number]
+        if role == _ALIGNMENT:
+            return _RIGHT if column == "weight" else None
+        if role == _DECORATION or role == FLAGGED_ROLE:
             return None
-        if role == FLAGGED_ROLE:
-            return None
+        if role == _CHECK:
+            return self._painted(row).gate if column == "gate" else None
+        if role == _FONT:
+            return _ITALIC if self._painted(row).reused and column not in REUSE_EDITABLE else None
         if role == POSITION_ROLE:
-            return self.locate(index.row())[1]
-        shown = self.shown(index.row())
+            return self.locate(row)[1]
+        shown = self.shown(row)
         if shown.gone:
             return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            value = self._value(shown, column)
-            if role == Qt.ItemDataRole.DisplayRole:
-                if column == "gate":
-                    return None  # a check box
-                if isinstance(value, list):
-                    return ", ".join(value)
-                return "" if value is None else str(value)
-            return value
-        if role == Qt.ItemDataRole.CheckStateRole:
-            gate = shown.values.gate if shown.values is not None else False
-            return Qt.CheckState.Checked if gate else Qt.CheckState.Unchecked
-        if role == Qt.ItemDataRole.FontRole:
-            return _ITALIC if shown.reused and column not in REUSE_EDITABLE else None
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _EDIT:
+            return self._value(shown, column)
+        if role == _TOOLTIP:
             return self._tooltip(shown, column)
         if role == SCOPE_ROLE:
             return shown.scope
         if role == KEY_ROLE:
             return shown.key
         return shown.reused  # REUSED_ROLE
+
+    def _painted(self, row: int) -> Painted:
+        """What a paint asks of a row, kept until the rows change (not while an edit is followed:
+        the rows then move under the views)."""
+        painted = self._painted_rows.get(row)
+        if painted is None:
+            painted = self._paint_values(self.shown(row))
+            if not self._following:
+                self._painted_rows[row] = painted
+        return painted
+
+    def _paint_values(self, shown: Shown) -> Painted:
+        base = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+        if shown.gone:
+            return Painted((None,) * len(COLUMNS), (base,) * len(COLUMNS), None, False)
+        display: list[str | None] = []
+        for column in COLUMNS:
+            value = self._value(shown, column) if column not in ("gate", "judge") else None
+            display.append(", ".join(value) if isinstance(value, list) else "" if value is None else str(value))
+        display[COLUMN["gate"]] = None  # a check box
+        display[COLUMN["judge"]] = None  # read from the calibration
+        gate = shown.values.gate if shown.values is not None else False
+        return Painted(tuple(display), tuple(self._flags_of(shown, column, base) for column in COLUMNS),
+                       Qt.CheckState.Checked if gate else Qt.CheckState.Unchecked, shown.reused)
 
     # -- judge calibration ----------------------------------------------------------------------
     def calibration_of(self, row: int) -> Any:
@@ -349,13 +380,13 @@ class RubricModel(QAbstractTableModel):
         return found[0] if found else "?"
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        base = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
-        column = COLUMNS[index.column()]
-        shown = self.shown(index.row())
-        if shown.gone:
-            return base
+        return self.flags_at(index.row(), index.column()) if index.isValid() else Qt.ItemFlag.NoItemFlags
+
+    def flags_at(self, row: int, column: int) -> Qt.ItemFlag:
+        return self._painted(row).flags[column]
+
+    @staticmethod
+    def _flags_of(shown: Shown, column: str, base: Qt.ItemFlag) -> Qt.ItemFlag:
         if shown.reused:
             return base | Qt.ItemFlag.ItemIsEditable if column in REUSE_EDITABLE else base
         if column == "gate":
@@ -365,45 +396,8 @@ class RubricModel(QAbstractTableModel):
         return base | Qt.ItemFlag.ItemIsEditable
 
     def filter_fields(self, row: int) -> tuple[str, str, str, str]:
-        """(target, dimension, status, lower-case id + text + reviewer) of a row, cached per rubric
-        until it changes: what the filter compares, per keystroke, for every row."""
-        scope, place = self.locate(row)
-        cached = self._filter_cache.get(scope)
-        if self._following:
-            return self._filter_values(row)
-        if cached is None:
-            start = self._starts[self._scopes.index(scope)]
-            cached = self._filter_cache[scope] = [self._filter_values(start + n) for n in range(len(self._keys[scope]))]
-        return cached[place]
-
-    def accepted_rows(self, text: str, scope: str | None, target: str | None, dimension: str | None,
-                      status: str | None) -> list[bool]:
-        """Whether each row passes the filter, in one pass over the cached values: a free-text
-        filter alone (typing) is one `in` per row over one flat list of texts."""
-        flags: list[bool] = []
-        for number, name in enumerate(self._scopes):
-            count = len(self._keys[name])
-            if scope is not None and name != scope:
-                flags += [False] * count
-                continue
-            if not count:
-                continue  # an empty rubric (a new subtask's) has no rows and nothing cached
-            self.filter_fields(self._starts[number])  # fills the rubric's cache
-            cached = self._filter_cache[name]
-            if target is None and dimension is None and status is None:
-                flags += [text in h for h in self._texts_of(name)] if text else [True] * count
-            else:
-                flags += [(target is None or t == target) and (dimension is None or d == dimension)
-                          and (status is None or s == status) and text in h for t, d, s, h in cached]
-        return flags
-
-    def _texts_of(self, scope: str) -> list[str]:
-        texts = self._texts_cache.get(scope)
-        if texts is None:
-            texts = self._texts_cache[scope] = [fields[3] for fields in self._filter_cache[scope]]
-        return texts
-
-    def _filter_values(self, row: int) -> tuple[str, str, str, str]:
+        """(target, dimension, status, lower-case id + text + reviewer) of a row: what the filter
+        compares (it keeps them per row, following this model's signals)."""
         shown = self.shown(row)
         values = shown.values
         if values is None:
@@ -479,15 +473,12 @@ class RubricModel(QAbstractTableModel):
         if not touched and layout.STAGES_FILE not in changes.files:
             return
         self._following = True
-        self.generation += 1
+        self._painted_rows.clear()  # rows move, and the edited ones show new values
         try:
             self._follow_scopes()
             for scope in touched:
                 if scope in self._keys:
                     self._follow_rows(scope)
-            for scope in touched | ({FINAL_SCOPE} if touched - {FINAL_SCOPE} else set()):
-                self._filter_cache.pop(scope, None)  # reused final rows show checkpoint values
-                self._texts_cache.pop(scope, None)
             self._refresh_ids(touched, changes.ids)
         finally:
             self._following = False
@@ -621,50 +612,3 @@ def _ranges(rows: list[int]) -> list[tuple[int, int]]:
         else:
             runs.append((row, row))
     return runs
-
-
-class RubricFilterModel(QSortFilterProxyModel):
-    """The criteria the expert sees: free text (id, text, reviewer), rubric, target, dimension and
-    review status. Each row is compared on values the source caches per rubric."""
-
-    def __init__(self, source: RubricModel, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.rubric = source
-        self.setSourceModel(source)
-        self.text = ""
-        self.scope: str | None = None
-        self.target: str | None = None
-        self.dimension: str | None = None
-        self.status: str | None = None
-        self._flags: list[bool] = []
-        self._generation = -1
-
-    def set_filter(self, **values: str | None) -> None:
-        """Change some of text, scope, target, dimension, status (None or '' for any)."""
-        for name, value in values.items():
-            if name not in ("text", "scope", "target", "dimension", "status"):
-                raise TypeError(f"no filter {name}")
-            setattr(self, name, (value or "").lower() if name == "text" else (value or None))
-        # The answers for every row in one pass; filterAcceptsRow only looks them up (a call per
-        # row from Qt is the cost that matters at 5,000 rows), until the rows change.
-        flags = self.rubric.accepted_rows(self.text, self.scope, self.target, self.dimension, self.status)
-        if self._generation == self.rubric.generation and flags == self._flags:
-            return  # the same rows pass (most keys of a word): the view has nothing to redo
-        self._flags, self._generation = flags, self.rubric.generation
-        # A full re-map (one layoutChanged) costs less than the scattered removals and insertions
-        # a narrowing filter would otherwise signal at 5,000 rows (measured by bench/gui_bench.py).
-        self.invalidate()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802
-        if self._generation == self.rubric.generation:
-            return self._flags[source_row]
-        source = self.rubric
-        if self.scope is not None and source.locate(source_row)[0] != self.scope:
-            return False
-        if not (self.text or self.target or self.dimension or self.status):
-            return True
-        target, dimension, status, text = source.filter_fields(source_row)
-        return ((self.target is None or target == self.target)
-                and (self.dimension is None or dimension == self.dimension)
-                and (self.status is None or status == self.status)
-                and self.text in text)

@@ -14,7 +14,8 @@ from bench.review_bench import LARGE_CRITERIA, SEED_UNKNOWN_REUSE, make_large_pr
 from studio.editing.rubric import add_criterion, move_criterion, remove_criterion, set_criterion_field
 from studio.editing.session import ProjectSession
 from studio.gui.base.project_context import ProjectContext
-from studio.gui.rubric.model import COLUMN, REUSED_ROLE, RubricFilterModel, RubricModel
+from studio.gui.rubric.filter_model import RubricFilterModel
+from studio.gui.rubric.model import COLUMN, REUSED_ROLE, RubricModel
 from studio.gui.rubric.totals import RubricTotalsModel
 from studio.store.workspace import sample_project
 
