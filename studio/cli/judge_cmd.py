@@ -211,7 +211,9 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"cost: {total.costs.line()}")
     for reason in total.refusals:
-        print(f"refused by the server, not retried: {reason}", file=sys.stderr)
+        # a prompt kept back before sending was never before the server
+        heading = "kept back" if reason.startswith("not sent:") else "refused by the server, not retried"
+        print(f"{heading}: {reason}", file=sys.stderr)
     for reason in total.budget_spent:
         print(f"budget spent, stored missing: {reason}; raise --agent-steps or --agent-tokens", file=sys.stderr)
     if total.missing_ids:

@@ -101,6 +101,16 @@ def test_a_prompt_that_cannot_fit_the_context_window_is_never_sent(
     assert cost.totals().not_sent == 1 and cost.totals().requests == 0
 
 
+def test_the_command_line_says_a_prompt_kept_back_was_never_sent(
+        project: Path, folder: Path, servers: Callable[..., ChatServer], capsys: pytest.CaptureFixture[str]) -> None:
+    server = servers(ApiRules("local").reply)
+    code = main(["judge", str(project), "--submission", str(folder), "--scope", SCOPE, "--endpoint", server.url,
+                 "--model", MODEL, "--context-window", "300", "--max-output-tokens", "100"])
+    out, err = capsys.readouterr()
+    assert code == 1 and server.requests == []
+    assert "kept back: not sent: the prompt of about" in err and "refused by the server" not in err
+
+
 def test_an_answer_cut_at_the_token_limit_is_reported_cut_off(
         project: Path, submission: Submission, servers: Callable[..., ChatServer]) -> None:
     server = servers(ApiRules("local").reply)
