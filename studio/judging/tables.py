@@ -91,20 +91,30 @@ def judged_submissions(store: VerdictStore, runs: Sequence[str] | None = None) -
 
 
 def system_names(root: Path, submissions: Sequence[str]) -> dict[str, str]:
-    """`HARNESS@RUN_ID` for a local run of the project, the submission id otherwise."""
+    """The system each submission is scored as: a run's recorded system (`dbstudio run --system`),
+    `SYSTEM@RUN_ID` when the system has several runs here (each attempt apart, never merged);
+    `HARNESS@RUN_ID` for a local run without a system; the submission id otherwise."""
+    from collections import Counter
+
     from studio.runs.errors import RunError
     from studio.runs.record import RECORD_FILE, load_run
 
     names = {}
+    systems: dict[str, str] = {}
     for submission in submissions:
         run_dir = Path(root) / layout.RUNS_DIR / submission
         names[submission] = submission
         if (run_dir / RECORD_FILE).is_file():
             try:
-                harness = load_run(run_dir).harness
+                record = load_run(run_dir)
             except RunError:
                 continue
-            names[submission] = f"{_harness_label(harness)}@{submission}"
+            names[submission] = f"{_harness_label(record.harness)}@{submission}"
+            if record.system is not None:
+                systems[submission] = record.system.id
+    runs_of = Counter(systems.values())
+    for submission, system in systems.items():
+        names[submission] = system if runs_of[system] == 1 else f"{system}@{submission}"
     return names
 
 

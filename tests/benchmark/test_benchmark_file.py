@@ -181,3 +181,26 @@ def test_status_of_a_named_submission_and_another_judge(bench: Path, capsys):
     code, out, _ = run_cli(capsys, "benchmark", "status", str(bench), "--format", "json")
     pairs = {(p["system"], p["project"]): p for p in json.loads(out)["pairs"]}
     assert pairs[("claude", "kestrel-p01")]["judging"] == "not judged"  # only the named judge's verdicts count
+
+
+def test_store_mode_scores_group_runs_by_their_recorded_system(tmp_path: Path, capsys):
+    from studio.runs.record import RunSystem
+
+    root = scored_project(tmp_path / "p")
+
+    def systems_scored() -> set[str]:
+        code, out, err = run_cli(capsys, "score", "--project", str(root), "--format", "json")
+        assert code == 0, err
+        return set(json.loads(out)["projects"]["new-project"])
+
+    assert systems_scored() == {f"claude-code@{RUN_A}", f"script:agent.sh@{RUN_B}"}  # no system recorded
+    for run, system in ((RUN_A, "alpha"), (RUN_B, "beta")):
+        record = load_run(root / "runs" / run)
+        record.system = RunSystem(id=system, model="m")
+        save_run(root / "runs" / run, record)
+    assert systems_scored() == {"alpha", "beta"}
+    record = load_run(root / "runs" / RUN_B)
+    record.system = RunSystem(id="alpha")
+    save_run(root / "runs" / RUN_B, record)
+    # two attempts of one system are never merged into one score: each is named apart
+    assert systems_scored() == {f"alpha@{RUN_A}", f"alpha@{RUN_B}"}
