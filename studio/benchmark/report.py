@@ -116,45 +116,52 @@ def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
                            benchmark_status(loaded))
 
 
+def cell_text(report: BenchmarkReport, project: str, system: str, key: str = "final") -> str:
+    """One cell of a Table 5 matrix as shown: the score, its range when verdicts are missing, or —."""
+    from studio.scoring.report import _score as score_text
+
+    scores = report.scores.projects.get(project, {}).get(system)
+    if scores is None:
+        return "—"
+    if key == "final":
+        return score_text(scores.final, scores.final_range)
+    return score_text(scores.process, scores.process_range)
+
+
+def means_rows(report: BenchmarkReport) -> list[tuple[str, list[float | None]]]:
+    """The means under the matrices, per system: (label, one value per system)."""
+    own, shared = report.scores.systems, report.shared
+    n = len(shared.projects)
+
+    def per(pick) -> list[float | None]:  # noqa: ANN001
+        return [pick(s) for s in report.systems]
+
+    return [
+        ("final, own", per(lambda s: own[s].final_mean if s in own else None)),
+        ("process, own", per(lambda s: own[s].process_mean if s in own else None)),
+        ("pass@90 %", per(lambda s: 100 * own[s].pass_rate_90 if s in own and own[s].pass_rate_90 is not None
+                          else None)),
+        ("gap, own", per(lambda s: own[s].gap if s in own else None)),
+        (f"final, shared ({n})", per(lambda s: shared.systems[s].final_mean if s in shared.systems else None)),
+        (f"process, shared ({n})", per(lambda s: shared.systems[s].process_mean if s in shared.systems else None)),
+    ]
+
+
 def report_text(report: BenchmarkReport) -> str:
     """Table 5 as text: the final and process matrices, then the means (own and shared)."""
-    from studio.scoring.report import _score
-
-    width = max([len(p) for p in report.projects] + [8])
+    width = max([len(p) for p in report.projects] + [len(label) for label, _ in means_rows(report)])
     cell = max([len(s) for s in report.systems] + [12])
     lines = [f"{report.benchmark}: {len(report.projects)} projects x {len(report.systems)} systems"
              + (f", scored by {report.judge}" if report.judge else "")]
     for title, key in (("Final score", "final"), ("Process score", "process")):
         lines += ["", title, f"{'project':<{width}}  " + "  ".join(f"{s:>{cell}}" for s in report.systems)]
         for project in report.projects:
-            row = report.scores.projects.get(project, {})
-            texts = []
-            for system in report.systems:
-                scores = row.get(system)
-                if scores is None:
-                    texts.append("—")
-                else:
-                    value = scores.final if key == "final" else scores.process
-                    bounds = scores.final_range if key == "final" else scores.process_range
-                    texts.append(_score(value, bounds))
+            texts = [cell_text(report, project, system, key) for system in report.systems]
             lines.append(f"{project:<{width}}  " + "  ".join(f"{t:>{cell}}" for t in texts))
     lines += ["", f"{'means':<{width}}  " + "  ".join(f"{s:>{cell}}" for s in report.systems)]
-    own = report.scores.systems
-
-    def mean_row(label: str, pick) -> str:
-        values = [pick(s) for s in report.systems]
-        return f"{label:<{width}}  " + "  ".join(f"{'—' if v is None else f'{v:.2f}':>{cell}}" for v in values)
-
-    lines.append(mean_row("final, own", lambda s: own[s].final_mean if s in own else None))
-    lines.append(mean_row("process, own", lambda s: own[s].process_mean if s in own else None))
-    lines.append(mean_row("pass@90 %", lambda s: 100 * own[s].pass_rate_90
-                          if s in own and own[s].pass_rate_90 is not None else None))
-    lines.append(mean_row("gap, own", lambda s: own[s].gap if s in own else None))
+    for label, values in means_rows(report):
+        lines.append(f"{label:<{width}}  " + "  ".join(f"{'—' if v is None else f'{v:.2f}':>{cell}}" for v in values))
     shared = report.shared
-    lines.append(mean_row(f"final, shared ({len(shared.projects)})",
-                          lambda s: shared.systems[s].final_mean if s in shared.systems else None))
-    lines.append(mean_row(f"process, shared ({len(shared.projects)})",
-                          lambda s: shared.systems[s].process_mean if s in shared.systems else None))
     if shared.left_out:
         lines += ["", "Left out of the shared set: " + "; ".join(
             f"{p} (no known final score for {', '.join(systems)})" for p, systems in shared.left_out.items())]

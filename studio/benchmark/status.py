@@ -29,6 +29,14 @@ class PairStatus:
     missing: int = 0  # the decisions of the pair's rubrics without one
 
     @property
+    def state(self) -> str:
+        """How far the pair got, in one word for a display: a run that went wrong (failed, missing,
+        cancelled), else its judging once it has one, else its run."""
+        if self.run in ("failed", "missing", "cancelled"):
+            return self.run
+        return self.judging or self.run
+
+    @property
     def text(self) -> str:
         """One cell of `benchmark status`: "completed, scored", "failed: Docker engine lost", ..."""
         parts = [self.run + (f": {self.detail}" if self.detail else "")]

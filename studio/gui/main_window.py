@@ -36,6 +36,7 @@ from studio.gui.base.shell import FieldFocus, Shell
 from studio.gui.base.status_bar import StatusParts
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.base.watcher import ProjectWatcher
+from studio.gui.benchmark.install import install_benchmark
 from studio.gui.judging.menu import install_scores
 from studio.gui.judging.review_install import install_review
 from studio.gui.project.actions import ProjectActions
@@ -91,7 +92,8 @@ class MainWindow(QMainWindow):
         self.registry = ActionRegistry(self)  # the menus first: the menu bar keeps MenuId's order
         self.editor_tabs = QTabWidget(self)
         self.shell = Shell(self, self.runner, self.editor_tabs, self.registry, context=lambda: self.context,
-                           show_error=self.show_error, refresh_git=self.refresh_git, preferences=self.preferences)
+                           show_error=self.show_error, refresh_git=self.refresh_git, preferences=self.preferences,
+                           open_project=self.open_project)
         self.context: ProjectContext | None = None
         self.recovery: ProjectRecovery | None = None  # the open project's journal of unsaved edits
         self.watcher: ProjectWatcher | None = None
@@ -165,6 +167,7 @@ class MainWindow(QMainWindow):
         self.runs_dock = self.shell.dock("runsDock")
         self.review = install_review(self.shell)  # the Judging menu: review and adjudication tabs
         self.scores_hook = install_scores(self.shell)  # then scores, trajectories and agreement
+        self.benchmark = install_benchmark(self.shell)  # File > Open Benchmark…: many projects and systems
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)

@@ -71,6 +71,7 @@ class ActionId(Enum):
     SCORES = "scoresAction"
     AGREEMENT = "agreementAction"
     JUDGE_ERROR = "judgeErrorAction"
+    OPEN_BENCHMARK = "benchmarkOpenAction"
 
 
 class ActionRegistry(QObject):

@@ -5,6 +5,7 @@ errors go. Features are installed with a Shell and never reach into the window i
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -36,7 +37,8 @@ class Shell(QObject):
 
     def __init__(self, window: QMainWindow, runner: TaskRunner, tabs: QTabWidget, actions: ActionRegistry, *,
                  context: Callable[[], ProjectContext | None], show_error: Callable[[Any], None],
-                 refresh_git: Callable[[], None], preferences: PreferencesStore | None = None) -> None:
+                 refresh_git: Callable[[], None], preferences: PreferencesStore | None = None,
+                 open_project: Callable[[Path], None] | None = None) -> None:
         super().__init__(window)
         self.preferences = preferences if preferences is not None else PreferencesStore(self)
         """The user's preferences (who reviews, in which role, blind or not), shared by every feature."""
@@ -48,6 +50,7 @@ class Shell(QObject):
         self._refresh_git = refresh_git
         self._docks: dict[str, QDockWidget] = {}
         self._context = context
+        self._open_project = open_project
 
     # -- the project ---------------------------------------------------------------------------
     @property
@@ -75,6 +78,20 @@ class Shell(QObject):
 
     def show_message(self, text: str, msecs: int = 5000) -> None:
         self._window.statusBar().showMessage(text, msecs)
+
+    def open_project(self, folder: Path, then: Callable[[ProjectContext], None] | None = None) -> None:
+        """Open the project in `folder` in this window, by the window's one opening path (the same checks
+        as File > Open); `then(context)` once it is shown."""
+        if self._open_project is None:
+            self.show_message(f"{folder}: this window cannot open projects")
+            return
+        if then is not None:
+            def opened(context: ProjectContext) -> None:
+                self.project_opened.disconnect(opened)
+                if Path(context.session.root).resolve() == Path(folder).resolve():
+                    then(context)
+            self.project_opened.connect(opened)
+        self._open_project(Path(folder))
 
     def refresh_git(self) -> None:
         """Read the project's git state again (after a feature wrote or committed files)."""

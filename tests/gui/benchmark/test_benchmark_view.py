@@ -1,0 +1,116 @@
+"""The Benchmark window over the benchmark of tests/benchmark/test_benchmark_file.py (two copies of
+the blank template, systems claude and codex; claude's run on p01 completed and judged in full,
+codex's failed at T02 with 2 verdicts missing, claude's outcome on p02 naming nothing, codex not
+started on p02): the grid shows each pair as `dbstudio benchmark status` does, Table 5 as `benchmark
+report` does, a broken file its located problems; from the window, a cell opens its project and its
+runs, and its menu the project's Scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QTableView
+
+from studio.gui.base.tasks import TaskRunner
+from studio.gui.benchmark.view import STATE_COLOURS, BenchmarkView
+from tests.benchmark.test_benchmark_file import SYSTEMS, new, two_projects
+from tests.helpers import run_cli
+from tests.judging.scored_runs import JUDGE, RUN_A, RUN_B
+
+
+@pytest.fixture
+def bench(tmp_path: Path, capsys) -> Path:
+    folder = two_projects(tmp_path / "suite")
+    code, _, err = new(capsys, folder, str(folder / "p01"), str(folder / "p02"))
+    assert code == 0, err
+    path = folder / "benchmark.yaml"
+    path.write_text(path.read_text().replace("systems: []\noutcomes: []\n", "")
+                    + SYSTEMS.format(judge=JUDGE, a=RUN_A, b=RUN_B))
+    return path
+
+
+def open_view(qtbot, path: Path) -> BenchmarkView:
+    view = BenchmarkView(path, TaskRunner())
+    qtbot.addWidget(view)
+    view.resize(1366, 700)
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.show()
+    return view
+
+
+def cells(table: QTableView) -> list[list[str]]:
+    model = table.model()
+    return [[model.index(r, c).data() for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+
+def test_the_grid_shows_every_pair_as_benchmark_status_does(qtbot, bench: Path, capsys):
+    view = open_view(qtbot, bench)
+    grid = view.findChild(QTableView, "benchmarkGrid")
+    model = grid.model()
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(2)] == ["claude", "codex"]
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(2)] == ["kestrel-p01", "kestrel-p02"]
+    code, out, _ = run_cli(capsys, "benchmark", "status", str(bench), "--format", "json")
+    assert code == 0
+    expected = {(p["project"], p["system"]): p for p in json.loads(out)["pairs"]}
+    shown = cells(grid)
+    assert shown[0][0] == "completed, scored, 2 attempts"
+    assert shown[0][1] == "failed: the agent exited 1 at T02, judged, 2 of 9 verdicts missing"
+    assert shown[1][0].startswith("missing: no run or submission 20261201-000000-nothere")
+    assert shown[1][1] == "not started"
+    assert {(p, s) for p, s in expected} == {(model.headerData(r, Qt.Orientation.Vertical),
+                                              model.headerData(c, Qt.Orientation.Horizontal))
+                                             for r in range(2) for c in range(2)}
+    colour = model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole).color().name()
+    assert colour == STATE_COLOURS["scored"] and \
+        model.index(0, 1).data(Qt.ItemDataRole.BackgroundRole).color().name() == STATE_COLOURS["failed"]
+    assert "1 of 4 pairs scored" in view.status.text()
+    assert "Claude Opus 5 / Claude Code" == model.headerData(0, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_table5_shows_the_reports_numbers(qtbot, bench: Path, capsys):
+    view = open_view(qtbot, bench)
+    code, out, _ = run_cli(capsys, "benchmark", "report", str(bench), "--format", "json")
+    report = json.loads(out)
+    rows = {row[0]: row[1:] for row in cells(view.findChild(QTableView, "benchmarkTable5"))}
+    # claude on p01: run-a's final score, 80 by hand (tests/judging/scored_runs.py)
+    assert report["projects"]["kestrel-p01"]["claude"]["final"] == 80.0 and rows["kestrel-p01"][0] == "80.00"
+    assert rows["final, own"][0] == "80.00"
+    view.matrix.setCurrentIndex(view.matrix.findData("process"))
+    rows = {row[0]: row[1:] for row in cells(view.findChild(QTableView, "benchmarkTable5"))}
+    assert rows["kestrel-p01"][0] == "90.00"  # run-a's process score: (100 + 80) / 2
+    assert "Shared project set: none." in view.shared_note.text()
+
+
+def test_a_broken_file_shows_its_located_problems(qtbot, bench: Path):
+    bench.write_text(bench.read_text().replace("  - id: codex\n", "  - id: claude\n"))
+    view = open_view(qtbot, bench)
+    problems = [view.problems.item(i).text() for i in range(view.problems.count())]
+    assert view.problems.isVisible() and not view.tabs.isVisible()
+    assert any("system id 'claude' is used twice" in p for p in problems)
+    assert all(p.startswith(str(bench)) for p in problems)
+    assert "problem(s) in benchmark.yaml" in view.status.text()
+
+
+def test_from_the_window_a_cell_opens_its_project_and_its_runs_then_its_scores(qtbot, bench: Path, monkeypatch):
+    from studio.gui.main_window import MainWindow
+    from tests.gui.shell_support import git_identity
+
+    git_identity(monkeypatch)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    assert window.findChild(QAction, "benchmarkOpenAction").isEnabled()  # no project needed
+    view = window.benchmark.open_benchmark(bench.parent)
+    assert view is not None and window.editor_tabs.currentWidget() is view
+    qtbot.waitUntil(lambda: view.overview is not None, timeout=30000)
+    with qtbot.waitSignal(window.project_opened, timeout=30000):
+        view.grid.doubleClicked.emit(view.grid_model.index(0, 1))  # codex on kestrel-p01
+    assert Path(window.context.session.root).resolve() == (bench.parent / "p01").resolve()
+    qtbot.waitUntil(lambda: window.shell.dock("runsDock").isVisible(), timeout=10000)
+    window.benchmark.open_pair(bench.parent / "p01", "scores")  # the cell menu's "Show its scores"
+    assert window.editor_tabs.currentWidget().objectName() == "scoresView"
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)
