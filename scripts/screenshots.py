@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -339,8 +340,74 @@ def scores_shots(app: QApplication, window: Any, out: Path) -> None:
     settle(app, dialog)
     save(dialog, out / "judge-dialog.png")
     dialog.reject()
+
+    # Judge Certification: the judge's error on the decisions the experts settled, and the corrected scores.
+    certification = hook.open_judge_error()
+    wait_until(app, lambda: certification.result is not None or "no judge" in certification.status.text(),
+               "the judge certification")
+    settle(app, window)
+    save(window, out / "judge-certification.png")
     for dock in docks:
         dock.show()
+
+
+def benchmark_shots(app: QApplication, window: Any, work: Path, out: Path) -> None:
+    """A benchmark of three copies of the sample and three systems, its verdicts written straight
+    into each copy's store (a judge of varying strictness per system, a few left missing), one pair
+    not started: the Benchmark window's grid and its Table 5."""
+    import random
+    from datetime import UTC, datetime
+
+    from studio.benchmark.create import create_benchmark
+    from studio.judging.decisions import current_versions
+    from studio.judging.verdict_store import VerdictStore
+    from studio.judging.verdicts import Verdict
+    from studio.scoring.project_rubrics import project_rubrics
+    from studio.store.loader import load_project
+
+    folder = work / "kestrel-suite"
+    systems = {"opus": ("Claude Opus 5 / Claude Code", 0.86), "gpt": ("GPT-5.6 / Codex CLI", 0.8),
+               "glm": ("GLM-5 / OpenHands", 0.64)}
+    names = ["kestrel-p01", "kestrel-p02", "kestrel-p03"]
+    chance = random.Random(7)
+    for name in names:
+        project = folder / name
+        shutil.copytree(sample_project(), project, ignore=shutil.ignore_patterns(layout.RUNS_DIR, layout.VERDICTS_DIR))
+        text = (project / "project.yaml").read_text(encoding="utf-8")
+        (project / "project.yaml").write_text(text.replace("id: kestrel-refinancing", f"id: {name}", 1),
+                                              encoding="utf-8")
+        model = load_project(project).project
+        versions = current_versions(model)
+        for system, (_label, strength) in systems.items():
+            if (system, name) == ("glm", "kestrel-p03"):
+                continue  # not started
+            verdicts = []
+            for scope, entries in project_rubrics(model).items():
+                for criterion, entry in entries.items():
+                    if system == "gpt" and name == "kestrel-p02" and chance.random() < 0.03:
+                        continue  # a few left missing: the score shows as its range
+                    holds = chance.random() < (strength if entry.weight > 0 else 1 - strength)
+                    verdicts.append(Verdict(criterion=criterion, scope=scope, verdict="pass" if holds else "fail",
+                                            rater="judge:demo-judge", time=datetime.now(UTC),
+                                            criterion_version=versions[(scope, criterion)]))
+            VerdictStore(project).put(f"{system}-1", verdicts)
+    path = create_benchmark(folder, "kestrel-suite", "Kestrel suite", [str(folder / n) for n in names])
+    body = path.read_text(encoding="utf-8").replace("systems: []\noutcomes: []\n", "")
+    body += "judge: judge:demo-judge\nsystems:\n" + "".join(
+        f"  - {{id: {s}, name: {label}, model: {s}-model, harness: claude-code}}\n"
+        for s, (label, _) in systems.items())
+    body += "outcomes:\n" + "".join(f"  - {{system: {s}, project: {n}, submission: {s}-1}}\n"
+                                     for n in names for s in systems if (s, n) != ("glm", "kestrel-p03"))
+    path.write_text(body, encoding="utf-8")
+    view = window.benchmark.open_benchmark(path)
+    wait_until(app, lambda: view.overview is not None, "the benchmark")
+    settle(app, window)
+    save(window, out / "benchmark-grid.png")
+    view.tabs.setCurrentIndex(1)
+    settle(app, window)
+    save(window, out / "benchmark-table5.png")
+
+
 def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     """The runs of runs_shots judged against the loopback judge server and reviewed by two experts
     (scripts/judged_sample.py); the review view on a decision where an expert differs from the
@@ -526,6 +593,8 @@ def main() -> int:
     scores_shots(app, window, out)
     # Review: the two runs judged and reviewed, side by side and in the adjudication queue.
     review_shots(app, window, root, out)
+    # Benchmark: three copies of the sample, three systems, the grid and Table 5.
+    benchmark_shots(app, window, args.work, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()
