@@ -11,6 +11,7 @@ settled them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,14 +134,17 @@ def means_rows(report: BenchmarkReport) -> list[tuple[str, list[float | None]]]:
     own, shared = report.scores.systems, report.shared
     n = len(shared.projects)
 
-    def per(pick) -> list[float | None]:  # noqa: ANN001
+    def per(pick: Callable[[str], float | None]) -> list[float | None]:
         return [pick(s) for s in report.systems]
+
+    def pass_rate(system: str) -> float | None:
+        rate = own[system].pass_rate_90 if system in own else None
+        return None if rate is None else 100 * rate
 
     return [
         ("final, own", per(lambda s: own[s].final_mean if s in own else None)),
         ("process, own", per(lambda s: own[s].process_mean if s in own else None)),
-        ("pass@90 %", per(lambda s: 100 * own[s].pass_rate_90 if s in own and own[s].pass_rate_90 is not None
-                          else None)),
+        ("pass@90 %", per(pass_rate)),
         ("gap, own", per(lambda s: own[s].gap if s in own else None)),
         (f"final, shared ({n})", per(lambda s: shared.systems[s].final_mean if s in shared.systems else None)),
         (f"process, shared ({n})", per(lambda s: shared.systems[s].process_mean if s in shared.systems else None)),

@@ -43,7 +43,7 @@ class PairRun:
 
 def to_run(loaded: LoadedBenchmark) -> list[tuple[str, str, str | None]]:
     """(system, project, run id to resume or None for a new run), in status order."""
-    out = []
+    out: list[tuple[str, str, str | None]] = []
     for pair in benchmark_status(loaded):
         if pair.run == NOT_STARTED and not pair.attempts:
             out.append((pair.system, pair.project, None))

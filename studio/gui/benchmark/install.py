@@ -5,6 +5,7 @@ imports no other."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,7 +53,7 @@ class BenchmarkHook(QObject):
             view.open_requested.connect(self.open_pair)
             self.views[path] = view
             self.shell.show_tab(view, f"Benchmark: {path.parent.name}",
-                                on_closed=lambda gone, key=path: self._forget(key, gone))
+                                on_closed=functools.partial(self._forget, path))
         else:
             self.shell.show_tab(view, f"Benchmark: {path.parent.name}")
             view.refresh()

@@ -13,6 +13,7 @@ benchmark status` and `dbstudio benchmark report` give them.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -302,5 +303,5 @@ class BenchmarkView(QWidget):
         menu.setObjectName("benchmarkCellMenu")
         for label, what in (("Open the project's runs", "runs"), ("Review its verdicts", "review"),
                             ("Show its scores", "scores")):
-            menu.addAction(label, lambda what=what: self._open(index, what))
+            menu.addAction(label, functools.partial(self._open, index, what))
         menu.popup(self.grid.viewport().mapToGlobal(point))
