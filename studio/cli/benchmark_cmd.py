@@ -90,6 +90,19 @@ def _load(action: str, bench: str):
         return None
 
 
+def _usable(action: str, bench: str):  # noqa: ANN202 (a LoadedBenchmark, or the exit code)
+    """The benchmark when it has no errors; else its errors said, each at its place, and exit 2."""
+    loaded = _load(action, bench)
+    if loaded is None:
+        return ExitCode.UNUSABLE
+    if loaded.errors or loaded.benchmark is None:
+        for finding in loaded.errors:
+            print(f"{loaded.root / finding.file}:{finding.line}:{finding.column}: {finding.message}", file=sys.stderr)
+        return _fail(action, f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
+                             "(`dbstudio benchmark validate`)")
+    return loaded
+
+
 def run_validate(args: argparse.Namespace) -> int:
     loaded = _load("validate", args.bench)
     if loaded is None:
@@ -111,14 +124,9 @@ def run_validate(args: argparse.Namespace) -> int:
 def run_status(args: argparse.Namespace) -> int:
     from studio.benchmark.status import benchmark_status
 
-    loaded = _load("status", args.bench)
-    if loaded is None:
-        return ExitCode.UNUSABLE
-    if loaded.errors:
-        for finding in loaded.errors:
-            print(f"{loaded.root / finding.file}:{finding.line}:{finding.column}: {finding.message}", file=sys.stderr)
-        return _fail("status", f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
-                               "(`dbstudio benchmark validate`)")
+    loaded = _usable("status", args.bench)
+    if isinstance(loaded, int):
+        return loaded
     pairs = benchmark_status(loaded)
     if args.format == "json":
         print(json.dumps({"benchmark": str(loaded.path), "judge": loaded.benchmark.judge_rater,
@@ -157,12 +165,9 @@ def run_report(args: argparse.Namespace) -> int:
 def run_judge(args: argparse.Namespace) -> int:
     from studio.benchmark.judging import judge_benchmark, judge_settings, to_judge
 
-    loaded = _load("judge", args.bench)
-    if loaded is None:
-        return ExitCode.UNUSABLE
-    if loaded.errors or loaded.benchmark is None:
-        return _fail("judge", f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
-                              "(`dbstudio benchmark validate`)")
+    loaded = _usable("judge", args.bench)
+    if isinstance(loaded, int):
+        return loaded
     try:
         settings = judge_settings(loaded, args.endpoint, args.model, args.profile)
     except StudioError as exc:
@@ -199,12 +204,9 @@ def run_judge(args: argparse.Namespace) -> int:
 def run_pairs(args: argparse.Namespace) -> int:
     from studio.benchmark.running import run_benchmark, to_run
 
-    loaded = _load("run", args.bench)
-    if loaded is None:
-        return ExitCode.UNUSABLE
-    if loaded.errors or loaded.benchmark is None:
-        return _fail("run", f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
-                            "(`dbstudio benchmark validate`)")
+    loaded = _usable("run", args.bench)
+    if isinstance(loaded, int):
+        return loaded
     if args.concurrency < 1:
         return _fail("run", f"--concurrency takes a number of pairs >= 1 (got {args.concurrency})")
     pending = to_run(loaded)

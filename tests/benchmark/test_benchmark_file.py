@@ -60,15 +60,20 @@ outcomes:
 """
 
 
-@pytest.fixture
-def bench(tmp_path: Path, capsys) -> Path:
-    folder = two_projects(tmp_path / "suite")
+def written_bench(folder: Path, capsys) -> Path:
+    """two_projects in `folder` with a benchmark.yaml made by `benchmark new` and given SYSTEMS."""
+    two_projects(folder)
     code, _, err = new(capsys, folder, str(folder / "p01"), str(folder / "p02"))
     assert code == 0, err
     path = folder / "benchmark.yaml"
     path.write_text(path.read_text().replace("systems: []\noutcomes: []\n", "")
                     + SYSTEMS.format(judge=JUDGE, a=RUN_A, b=RUN_B))
     return path
+
+
+@pytest.fixture
+def bench(tmp_path: Path, capsys) -> Path:
+    return written_bench(tmp_path / "suite", capsys)
 
 
 def test_new_writes_and_commits_the_file_beside_the_projects(tmp_path: Path, capsys):

@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 
 from studio.store.workspace import sample_project
-from tests.cli.test_score_project import PROJECT_ID, template, verdict_for
+from tests.cli.test_score_project import PROJECT_ID, template, verdict_for, write
 from tests.helpers import replace_in, run_cli
 
 PROJECTS = ("s01", "s02", "s03")
@@ -29,11 +29,7 @@ def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def write_rows(path: Path, header: list[str], rows: list[dict[str, str]]) -> Path:
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, header)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return write(path, header, rows)
 
 
 def import_table(capsys, project: Path, table: Path, system: str, submission: str) -> None:

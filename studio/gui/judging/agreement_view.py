@@ -26,7 +26,7 @@ from studio.gui.base.live_results import StoreView, named_button, results_table,
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.reviewer_widgets import table_over_charts
 from studio.gui.judging.scores_models import AgreementModel
-from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker
+from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker, picked_judge
 from studio.gui.widgets.chart_view import ChartView, export_png, save_to
 
 if TYPE_CHECKING:
@@ -92,8 +92,7 @@ class AgreementView(StoreView):
         self.watch_store()
 
     def judge(self) -> str | None:
-        data = self.judge_box.currentData()
-        return str(data) if data else None
+        return picked_judge(self.judge_box)
 
     def refresh(self) -> None:
         """Compute the analysis again in the background (the latest request wins)."""
@@ -112,10 +111,7 @@ class AgreementView(StoreView):
         self.busy.hide()
         self.compute_button.setEnabled(True)
         self.result = result
-        fill_judges(self.judge_box, result.judges, None)
-        self.judge_box.blockSignals(True)
-        self.judge_box.setCurrentIndex(max(0, self.judge_box.findData(result.judge)))
-        self.judge_box.blockSignals(False)
+        fill_judges(self.judge_box, result.judges, None, result.judge)
         self.model.set_report(result.report)
         self._fit_table()
         self.chart.set_png(result.png)

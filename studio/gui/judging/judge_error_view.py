@@ -23,7 +23,7 @@ from studio.errors import StudioError
 from studio.gui.base.live_results import StoreView, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.reviewer_widgets import table_over_charts
-from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker
+from studio.gui.judging.scores_view import busy_bar, fill_judges, judge_picker, picked_judge
 from studio.gui.widgets.tables import HeadersTableModel
 
 if TYPE_CHECKING:
@@ -131,8 +131,7 @@ class JudgeErrorView(StoreView):
         self.watch_store()
 
     def judge(self) -> str | None:
-        data = self.judge_box.currentData()
-        return str(data) if data else None
+        return picked_judge(self.judge_box)
 
     def refresh(self) -> None:
         """Compute again in the background (the latest request wins)."""
@@ -155,10 +154,7 @@ class JudgeErrorView(StoreView):
         self.busy.hide()
         self.compute_button.setEnabled(True)
         self.result = result
-        fill_judges(self.judge_box, result.judges, None)
-        self.judge_box.blockSignals(True)
-        self.judge_box.setCurrentIndex(max(0, self.judge_box.findData(result.judge)))
-        self.judge_box.blockSignals(False)
+        fill_judges(self.judge_box, result.judges, None, result.judge)
         report = result.certification
         rows = [certificate_cells(c) for c in report.certificates]
         tips: list[str | None] = [None if c.certified else c.reason for c in report.certificates]

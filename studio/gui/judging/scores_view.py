@@ -70,9 +70,16 @@ def judge_picker(name: str, parent: QWidget, every: str | None) -> QComboBox:
     return combo
 
 
-def fill_judges(combo: QComboBox, judges: list[str], every: str | None) -> None:
-    """The store's judges in the picker, the current choice kept (signals blocked)."""
-    current = combo.currentData()
+def picked_judge(combo: QComboBox) -> str | None:
+    """The judge chosen in a picker (None: every judge, or none to choose)."""
+    data = combo.currentData()
+    return str(data) if data else None
+
+
+def fill_judges(combo: QComboBox, judges: list[str], every: str | None, chosen: str | None = None) -> None:
+    """The store's judges in the picker, `chosen` selected (default: the current choice kept), with
+    signals blocked."""
+    current = chosen if chosen is not None else combo.currentData()
     combo.blockSignals(True)
     combo.clear()
     if every is not None:
@@ -138,8 +145,7 @@ class ScoresView(StoreView):
 
     # -- computing --------------------------------------------------------------------------
     def judge(self) -> str | None:
-        data = self.judge_box.currentData()
-        return str(data) if data else None
+        return picked_judge(self.judge_box)
 
     def refresh(self) -> None:
         """Score the runs again in the background (the latest request wins); the charts follow in a

@@ -17,20 +17,13 @@ from PySide6.QtWidgets import QTableView
 
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.benchmark.view import STATE_COLOURS, BenchmarkView
-from tests.benchmark.test_benchmark_file import SYSTEMS, new, two_projects
+from tests.benchmark.test_benchmark_file import written_bench
 from tests.helpers import run_cli
-from tests.judging.scored_runs import JUDGE, RUN_A, RUN_B
 
 
 @pytest.fixture
 def bench(tmp_path: Path, capsys) -> Path:
-    folder = two_projects(tmp_path / "suite")
-    code, _, err = new(capsys, folder, str(folder / "p01"), str(folder / "p02"))
-    assert code == 0, err
-    path = folder / "benchmark.yaml"
-    path.write_text(path.read_text().replace("systems: []\noutcomes: []\n", "")
-                    + SYSTEMS.format(judge=JUDGE, a=RUN_A, b=RUN_B))
-    return path
+    return written_bench(tmp_path / "suite", capsys)
 
 
 def open_view(qtbot, path: Path) -> BenchmarkView:
