@@ -188,8 +188,8 @@ def matrix_rows(report: BenchmarkReport, key: str) -> list[list[object]]:
 
 
 def write_report(report: BenchmarkReport, out: Path) -> list[Path]:
-    """Into `out`: report.json, final.csv, process.csv and table5.xlsx (both matrices and the
-    means); the paths written, each atomically."""
+    """Into `out`: report.json, final.csv, process.csv, table5.xlsx (both matrices and the means)
+    and the figures (studio/benchmark/figures.py) as PNG and SVG; the paths written, each atomically."""
     import csv
     import io
     import json
@@ -230,4 +230,9 @@ def write_report(report: BenchmarkReport, out: Path) -> list[Path]:
     data = io.BytesIO()
     book.save(data)
     put("table5.xlsx", data.getvalue())
+    from studio.benchmark.figures import all_figures, rendered
+
+    for name, figure in all_figures(report).items():
+        for form in ("png", "svg"):
+            put(f"{name}.{form}", rendered(figure, form))
     return written

@@ -128,7 +128,19 @@ def test_the_text_report_and_the_files_it_writes(bench: Path, capsys, tmp_path: 
     assert code == 0, err
     assert "suite: 3 projects x 2 systems, scored by judge:j1" in out
     assert "beta on s03: not started" in out
-    assert sorted(p.name for p in out_dir.iterdir()) == ["final.csv", "process.csv", "report.json", "table5.xlsx"]
+    figures = [f"{name}.{form}" for name in ("fig5a", "fig5b", "fig5c", "fig5e", "fig5f") for form in ("png", "svg")]
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(
+        ["final.csv", "process.csv", "report.json", "table5.xlsx", *figures])
+    from xml.etree import ElementTree
+
+    from PIL import Image
+
+    for name in figures:
+        if name.endswith(".png"):
+            with Image.open(out_dir / name) as image:
+                assert image.format == "PNG" and image.size[0] > 500
+        else:
+            assert ElementTree.parse(out_dir / name).getroot().tag.endswith("svg")
     header, rows = read_rows(out_dir / "final.csv")
     assert header == ["project", "alpha", "beta"] and [r["project"] for r in rows] == list(PROJECTS)
     assert float(rows[0]["alpha"]) == pytest.approx(90.2098, abs=1e-3) and rows[2]["beta"] == ""
@@ -142,3 +154,32 @@ def test_a_benchmark_with_problems_is_not_reported(bench: Path, capsys):
     bench.write_text(bench.read_text().replace("selected: false, reason: first try", "selected: true"))
     code, _, err = run_cli(capsys, "benchmark", "report", str(bench))
     assert code == 2 and "fix them first" in err
+
+
+def test_the_figures_draw_the_reports_numbers(bench: Path, capsys):
+    from studio.benchmark.figures import figure_5a, figure_5b, figure_5c, figure_5e
+    from studio.benchmark.loader import load_benchmark
+    from studio.benchmark.report import benchmark_report
+
+    report = benchmark_report(load_benchmark(bench))
+
+    def bars(figure) -> dict[str, float]:  # noqa: ANN001
+        return {patch.get_gid(): patch.get_height() for patch in figure.axes[0].patches if patch.get_gid()}
+
+    drawn = bars(figure_5a(report))
+    assert drawn["own known projects|alpha"] == pytest.approx(report.scores.systems["alpha"].final_mean)
+    assert drawn["shared set (2 projects)|alpha"] == pytest.approx(87.4126, abs=1e-4)
+    assert drawn["shared set (2 projects)|beta"] == pytest.approx(37.7622, abs=1e-4)
+    drawn = bars(figure_5b(report))
+    assert drawn["process|beta"] == pytest.approx(report.scores.systems["beta"].process_mean)
+    gaps = [t.get_text() for t in figure_5b(report).axes[0].texts if t.get_text().startswith("gap")]
+    assert f"gap {report.scores.systems['alpha'].gap:+.1f}" in gaps
+    # 5c: one point per pair with both scores known: 3 of alpha, 2 of beta (none on s03)
+    points = [len(c.get_offsets()) for c in figure_5c(report).axes[0].collections]
+    assert points == [3, 2]
+    assert figure_5c(report).get_supxlabel() == "1 pair(s) with an unknown score left out"
+    # 5e: a dimension no final criterion of the sample has is marked n/a, never drawn at 0
+    drawn = bars(figure_5e(report))
+    dims = report.scores.systems["alpha"].dimensions
+    assert all(drawn[f"alpha|{d}"] == pytest.approx(v) for d, v in dims.items() if v is not None)
+    assert all(f"alpha|{d}" not in drawn for d, v in dims.items() if v is None)
