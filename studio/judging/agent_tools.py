@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from studio.judging.errors import JudgingError
 from studio.judging.evidence import SUBMISSION, kind_of, submission_files
 from studio.judging.evidence_budget import Budget, EvidenceLimits, ReadError
 from studio.untrusted import Limits, UntrustedFileError, shown
@@ -78,8 +79,9 @@ class ToolResult:
     image_url: str | None = None  # a data: URL of an opened image, for a model that reads images
 
 
-class BadCall(Exception):
-    """A call the tools refuse; the message is the tool result the model reads."""
+class BadCall(JudgingError):
+    """A call the tools refuse; the message is the tool result the model reads (never raised out of
+    `SubmissionTools.call`)."""
 
 
 class SubmissionTools:
