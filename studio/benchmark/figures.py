@@ -4,6 +4,7 @@ on an Agg canvas (no pyplot, like studio/judging/charts.py), saved as PNG and SV
 - 5a: each system's mean final score, over its own known projects and over the shared set;
 - 5b: each system's mean process score beside its mean final score, the delivery gap written on;
 - 5c: every pair's process score against its final score, with the equal-score line;
+- 5d: each system's resources per project: agent time (minutes) and tokens (studio/benchmark/resources.py);
 - 5e / 5f: the final rubric's profile by dimension and by target, averaged over projects, a group no
   project of the system has marked "n/a" (never drawn at 0).
 
@@ -21,7 +22,7 @@ from studio.scoring.engine import DIMENSIONS, FINAL_TARGETS
 if TYPE_CHECKING:
     from studio.benchmark.report import BenchmarkReport
 
-FIGURES = ("fig5a", "fig5b", "fig5c", "fig5e", "fig5f")
+FIGURES = ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f")
 
 
 def _figure(width: float, height: float) -> Any:
@@ -124,6 +125,34 @@ def figure_5c(report: BenchmarkReport) -> Any:
     return figure
 
 
+def figure_5d(report: BenchmarkReport) -> Any:
+    figure = _figure(7.2, 3.4)
+    resources = report.system_resources
+    panels = (("agent time per project (minutes)", lambda r: None if r.agent_s_mean is None else r.agent_s_mean / 60),
+              ("tokens per project (thousands)", lambda r: None if r.tokens_mean is None else r.tokens_mean / 1000))
+    for number, (title, pick) in enumerate(panels, start=1):
+        ax = figure.add_subplot(1, 2, number)
+        ax.set_title(title, fontsize=9)
+        ax.grid(axis="y", color="0.9")
+        ax.set_axisbelow(True)
+        ax.tick_params(labelsize=8)
+        values = [pick(resources[s]) for s in report.systems]
+        top = max([v for v in values if v is not None] or [1.0])
+        for x, (system, value) in enumerate(zip(report.systems, values, strict=True)):
+            if value is None:
+                ax.text(x, top * 0.02, "n/a", ha="center", va="bottom", fontsize=7, color="0.4")
+                continue
+            ax.bar(x, value, 0.7, color=colour(x), gid=f"{number}|{system}")
+            ax.text(x, value + top * 0.02, f"{value:,.1f}", ha="center", va="bottom", fontsize=6.5)
+        ax.set_ylim(0, top * 1.15)
+        ax.set_xticks(range(len(report.systems)), report.systems, rotation=20 if len(report.systems) > 4 else 0)
+    unknown = {s: r.unknown_tokens for s, r in resources.items() if r.unknown_tokens}
+    if unknown:
+        _note(figure, "Tokens unknown (the harness reported no usage) for " + "; ".join(
+            f"{s}: {', '.join(p)}" for s, p in unknown.items()))
+    return figure
+
+
 def _profile(report: BenchmarkReport, kind: str) -> Any:
     groups = list(DIMENSIONS if kind == "dimensions" else FINAL_TARGETS)
     own = report.scores.systems
@@ -159,5 +188,6 @@ def rendered(figure: Any, form: str) -> bytes:
 
 def all_figures(report: BenchmarkReport) -> dict[str, Any]:
     """Name -> figure, in FIGURES order."""
-    makers = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5e": figure_5e, "fig5f": figure_5f}
+    makers = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5d": figure_5d, "fig5e": figure_5e,
+              "fig5f": figure_5f}
     return {name: makers[name](report) for name in FIGURES}
