@@ -145,6 +145,7 @@ def figure_5d(report: BenchmarkReport) -> Any:
             ax.bar(x, value, 0.7, color=colour(x), gid=f"{number}|{system}")
             ax.text(x, value + top * 0.02, f"{value:,.1f}", ha="center", va="bottom", fontsize=6.5)
         ax.set_ylim(0, top * 1.15)
+        ax.set_xlim(-0.6, len(report.systems) - 0.4)  # every system's place, drawn or n/a
         ax.set_xticks(range(len(report.systems)), report.systems, rotation=20 if len(report.systems) > 4 else 0)
     unknown = {s: r.unknown_tokens for s, r in resources.items() if r.unknown_tokens}
     if unknown:
