@@ -6,7 +6,9 @@ on an Agg canvas (no pyplot, like studio/judging/charts.py), saved as PNG and SV
 - 5c: every pair's process score against its final score, with the equal-score line;
 - 5d: each system's resources per project: agent time (minutes) and tokens (studio/benchmark/resources.py);
 - 5e / 5f: the final rubric's profile by dimension and by target, averaged over projects, a group no
-  project of the system has marked "n/a" (never drawn at 0).
+  project of the system has marked "n/a" (never drawn at 0);
+- 9: the grid of trajectories, projects down and systems across: each pair's checkpoint scores along
+  the timeline, then its final score (a star), the 90 line of the pass rate dashed.
 
 A pair whose score is unknown (verdicts missing) is never drawn as a number: it is left out and the
 figure's note names how many were."""
@@ -22,7 +24,7 @@ from studio.scoring.engine import DIMENSIONS, FINAL_TARGETS
 if TYPE_CHECKING:
     from studio.benchmark.report import BenchmarkReport
 
-FIGURES = ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f")
+FIGURES = ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f", "fig9")
 
 
 def _figure(width: float, height: float) -> Any:
@@ -164,6 +166,43 @@ def _profile(report: BenchmarkReport, kind: str) -> Any:
     return figure
 
 
+def figure_9(report: BenchmarkReport) -> Any:
+    from studio.scoring.engine import PASS_THRESHOLD
+
+    rows, columns = max(1, len(report.projects)), max(1, len(report.systems))
+    figure = _figure(min(2.2 * columns + 0.8, 16), min(1.5 * rows + 0.8, 22))
+    grid = figure.subplots(rows, columns, squeeze=False, sharey=True)
+    for r, project in enumerate(report.projects):
+        for c, system in enumerate(report.systems):
+            ax = grid[r][c]
+            ax.set_ylim(0, 105)
+            ax.tick_params(labelsize=6)
+            ax.axhline(PASS_THRESHOLD, color="0.75", linewidth=0.6, linestyle="--")
+            if r == 0:
+                ax.set_title(system, fontsize=8)
+            if c == 0:
+                ax.set_ylabel(project, fontsize=7)
+            scores = report.scores.projects.get(project, {}).get(system)
+            points = [] if scores is None else [(x, v) for x, v in enumerate(scores.checkpoints.values())
+                                                if v is not None]
+            if scores is None or (not points and scores.final is None):
+                ax.text(0.5, 0.5, "no verdicts", transform=ax.transAxes, ha="center", fontsize=7, color="0.5")
+                ax.set_xticks([])
+                continue
+            names = list(scores.checkpoints)
+            if points:
+                ax.plot([x for x, _ in points], [v for _, v in points], color=colour(c), linewidth=1, marker="o",
+                        markersize=2.5, gid=f"{project}|{system}")
+            if scores.final is not None:
+                ax.plot([len(names)], [scores.final], color=colour(c), marker="*", markersize=7, linestyle="none",
+                        gid=f"{project}|{system}|final")
+            else:
+                ax.text(len(names), 3, "unknown", ha="center", fontsize=5.5, color="0.4", rotation=90)
+            ax.set_xticks(range(len(names) + 1), [*names, "final"], rotation=90, fontsize=5)
+    figure.suptitle("Trajectories: checkpoint scores along the timeline, then the final score (★)", fontsize=9)
+    return figure
+
+
 def figure_5e(report: BenchmarkReport) -> Any:
     return _profile(report, "dimensions")
 
@@ -190,5 +229,5 @@ def rendered(figure: Any, form: str) -> bytes:
 def all_figures(report: BenchmarkReport) -> dict[str, Any]:
     """Name -> figure, in FIGURES order."""
     makers = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5d": figure_5d, "fig5e": figure_5e,
-              "fig5f": figure_5f}
+              "fig5f": figure_5f, "fig9": figure_9}
     return {name: makers[name](report) for name in FIGURES}

@@ -128,7 +128,7 @@ def test_the_text_report_and_the_files_it_writes(bench: Path, capsys, tmp_path: 
     assert code == 0, err
     assert "suite: 3 projects x 2 systems, scored by judge:j1" in out
     assert "beta on s03: not started" in out
-    figures = [f"{name}.{form}" for name in ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f")
+    figures = [f"{name}.{form}" for name in ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f", "fig9")
                for form in ("png", "svg")]
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(
         ["final.csv", "process.csv", "report.json", "table5.xlsx", *figures])
@@ -158,7 +158,7 @@ def test_a_benchmark_with_problems_is_not_reported(bench: Path, capsys):
 
 
 def test_the_figures_draw_the_reports_numbers(bench: Path, capsys):
-    from studio.benchmark.figures import figure_5a, figure_5b, figure_5c, figure_5e
+    from studio.benchmark.figures import figure_5a, figure_5b, figure_5c, figure_5e, figure_9
     from studio.benchmark.loader import load_benchmark
     from studio.benchmark.report import benchmark_report
 
@@ -184,6 +184,12 @@ def test_the_figures_draw_the_reports_numbers(bench: Path, capsys):
     dims = report.scores.systems["alpha"].dimensions
     assert all(drawn[f"alpha|{d}"] == pytest.approx(v) for d, v in dims.items() if v is not None)
     assert all(f"alpha|{d}" not in drawn for d, v in dims.items() if v is None)
+    # 9: every pair's checkpoint scores along the timeline and its final score; beta on s03 has none
+    lines = {line.get_gid(): line for ax in figure_9(report).axes for line in ax.get_lines() if line.get_gid()}
+    s01 = report.scores.projects["s01"]["alpha"]
+    assert list(lines["s01|alpha"].get_ydata()) == [v for v in s01.checkpoints.values() if v is not None]
+    assert list(lines["s01|alpha|final"].get_ydata()) == [pytest.approx(90.2098, abs=1e-4)]
+    assert "s03|beta|final" not in lines
 
 
 def test_resources_as_the_paper_counts_them(tmp_path: Path, capsys):
