@@ -4,8 +4,11 @@ on an Agg canvas (no pyplot, like studio/judging/charts.py), saved as PNG and SV
 - 5a: each system's mean final score, over its own known projects and over the shared set;
 - 5b: each system's mean process score beside its mean final score, the delivery gap written on;
 - 5c: every pair's process score against its final score, with the equal-score line;
+- 5d: each system's resources per project: agent time (minutes) and tokens (studio/benchmark/resources.py);
 - 5e / 5f: the final rubric's profile by dimension and by target, averaged over projects, a group no
-  project of the system has marked "n/a" (never drawn at 0).
+  project of the system has marked "n/a" (never drawn at 0);
+- 9: the grid of trajectories, projects down and systems across: each pair's checkpoint scores along
+  the timeline, then its final score (a star), the 90 line of the pass rate dashed.
 
 A pair whose score is unknown (verdicts missing) is never drawn as a number: it is left out and the
 figure's note names how many were."""
@@ -21,7 +24,7 @@ from studio.scoring.engine import DIMENSIONS, FINAL_TARGETS
 if TYPE_CHECKING:
     from studio.benchmark.report import BenchmarkReport
 
-FIGURES = ("fig5a", "fig5b", "fig5c", "fig5e", "fig5f")
+FIGURES = ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f", "fig9")
 
 
 def _figure(width: float, height: float) -> Any:
@@ -124,6 +127,35 @@ def figure_5c(report: BenchmarkReport) -> Any:
     return figure
 
 
+def figure_5d(report: BenchmarkReport) -> Any:
+    figure = _figure(7.2, 3.4)
+    resources = report.system_resources
+    panels = (("agent time per project (minutes)", lambda r: None if r.agent_s_mean is None else r.agent_s_mean / 60),
+              ("tokens per project (thousands)", lambda r: None if r.tokens_mean is None else r.tokens_mean / 1000))
+    for number, (title, pick) in enumerate(panels, start=1):
+        ax = figure.add_subplot(1, 2, number)
+        ax.set_title(title, fontsize=9)
+        ax.grid(axis="y", color="0.9")
+        ax.set_axisbelow(True)
+        ax.tick_params(labelsize=8)
+        values = [pick(resources[s]) for s in report.systems]
+        top = max([v for v in values if v is not None] or [1.0])
+        for x, (system, value) in enumerate(zip(report.systems, values, strict=True)):
+            if value is None:
+                ax.text(x, top * 0.02, "n/a", ha="center", va="bottom", fontsize=7, color="0.4")
+                continue
+            ax.bar(x, value, 0.7, color=colour(x), gid=f"{number}|{system}")
+            ax.text(x, value + top * 0.02, f"{value:,.1f}", ha="center", va="bottom", fontsize=6.5)
+        ax.set_ylim(0, top * 1.15)
+        ax.set_xlim(-0.6, len(report.systems) - 0.4)  # every system's place, drawn or n/a
+        ax.set_xticks(range(len(report.systems)), report.systems, rotation=20 if len(report.systems) > 4 else 0)
+    unknown = {s: r.unknown_tokens for s, r in resources.items() if r.unknown_tokens}
+    if unknown:
+        _note(figure, "Tokens unknown (the harness reported no usage) for " + "; ".join(
+            f"{s}: {', '.join(p)}" for s, p in unknown.items()))
+    return figure
+
+
 def _profile(report: BenchmarkReport, kind: str) -> Any:
     groups = list(DIMENSIONS if kind == "dimensions" else FINAL_TARGETS)
     own = report.scores.systems
@@ -131,6 +163,43 @@ def _profile(report: BenchmarkReport, kind: str) -> Any:
     ax = _axes(figure, f"Final rubric by {kind[:-1]} (before gates, mean over projects)", "score")
     _grouped(ax, groups, [(system, [getattr(own[system], kind).get(g) if system in own else None for g in groups])
                           for system in report.systems])
+    return figure
+
+
+def figure_9(report: BenchmarkReport) -> Any:
+    from studio.scoring.engine import PASS_THRESHOLD
+
+    rows, columns = max(1, len(report.projects)), max(1, len(report.systems))
+    figure = _figure(min(2.2 * columns + 0.8, 16), min(1.5 * rows + 0.8, 22))
+    grid = figure.subplots(rows, columns, squeeze=False, sharey=True)
+    for r, project in enumerate(report.projects):
+        for c, system in enumerate(report.systems):
+            ax = grid[r][c]
+            ax.set_ylim(0, 105)
+            ax.tick_params(labelsize=6)
+            ax.axhline(PASS_THRESHOLD, color="0.75", linewidth=0.6, linestyle="--")
+            if r == 0:
+                ax.set_title(system, fontsize=8)
+            if c == 0:
+                ax.set_ylabel(project, fontsize=7)
+            scores = report.scores.projects.get(project, {}).get(system)
+            points = [] if scores is None else [(x, v) for x, v in enumerate(scores.checkpoints.values())
+                                                if v is not None]
+            if scores is None or (not points and scores.final is None):
+                ax.text(0.5, 0.5, "no verdicts", transform=ax.transAxes, ha="center", fontsize=7, color="0.5")
+                ax.set_xticks([])
+                continue
+            names = list(scores.checkpoints)
+            if points:
+                ax.plot([x for x, _ in points], [v for _, v in points], color=colour(c), linewidth=1, marker="o",
+                        markersize=2.5, gid=f"{project}|{system}")
+            if scores.final is not None:
+                ax.plot([len(names)], [scores.final], color=colour(c), marker="*", markersize=7, linestyle="none",
+                        gid=f"{project}|{system}|final")
+            else:
+                ax.text(len(names), 3, "unknown", ha="center", fontsize=5.5, color="0.4", rotation=90)
+            ax.set_xticks(range(len(names) + 1), [*names, "final"], rotation=90, fontsize=5)
+    figure.suptitle("Trajectories: checkpoint scores along the timeline, then the final score (★)", fontsize=9)
     return figure
 
 
@@ -159,5 +228,6 @@ def rendered(figure: Any, form: str) -> bytes:
 
 def all_figures(report: BenchmarkReport) -> dict[str, Any]:
     """Name -> figure, in FIGURES order."""
-    makers = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5e": figure_5e, "fig5f": figure_5f}
+    makers = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5d": figure_5d, "fig5e": figure_5e,
+              "fig5f": figure_5f, "fig9": figure_9}
     return {name: makers[name](report) for name in FIGURES}

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from studio.benchmark.loader import LoadedBenchmark
+from studio.benchmark.resources import PairResources, SystemResources, pair_resources, system_resources
 from studio.benchmark.status import PairStatus, benchmark_status
 from studio.errors import StudioError
 
@@ -44,6 +45,8 @@ class BenchmarkReport:
     scores: BenchmarkScores
     shared: SharedSet
     pairs: list[PairStatus]
+    resources: list[PairResources]
+    system_resources: dict[str, SystemResources]
 
     def to_json(self) -> dict:
         from studio.scoring.report import to_json
@@ -53,7 +56,11 @@ class BenchmarkReport:
                   "systems": {s: _means(summary) for s, summary in self.shared.systems.items()}}
         return {"benchmark": self.benchmark, "judge": self.judge, "projects": scored["projects"],
                 "systems": scored["systems"], "missing": scored["missing"], "shared": shared,
-                "pairs": [p.to_json() for p in self.pairs]}
+                "pairs": [p.to_json() for p in self.pairs],
+                "resources": {"tokens": "input + cache_creation + output (cached input counted once)",
+                              "agent_time": "the sum of the subtask intervals, seconds",
+                              "systems": {s: r.to_json() for s, r in self.system_resources.items()},
+                              "pairs": [r.to_json() for r in self.resources]}}
 
 
 def _means(summary: SystemSummary) -> dict:
@@ -113,8 +120,9 @@ def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
     shared = [p for p in projects if all(s in known[p] for s in systems)] if systems else []
     left_out = {p: [s for s in systems if s not in known[p]] for p in projects if p not in shared}
     shared_means = {s: summarise_system({p: scores.projects[p][s] for p in shared}) for s in systems} if shared else {}
+    resources = pair_resources(loaded)
     return BenchmarkReport(benchmark.id, judge, projects, systems, scores, SharedSet(shared, shared_means, left_out),
-                           benchmark_status(loaded))
+                           benchmark_status(loaded), resources, system_resources(resources, systems))
 
 
 def cell_text(report: BenchmarkReport, project: str, system: str, key: str = "final") -> str:
@@ -148,6 +156,10 @@ def means_rows(report: BenchmarkReport) -> list[tuple[str, list[float | None]]]:
         ("gap, own", per(lambda s: own[s].gap if s in own else None)),
         (f"final, shared ({n})", per(lambda s: shared.systems[s].final_mean if s in shared.systems else None)),
         (f"process, shared ({n})", per(lambda s: shared.systems[s].process_mean if s in shared.systems else None)),
+        ("agent min / project", per(lambda s: None if report.system_resources[s].agent_s_mean is None
+                                    else report.system_resources[s].agent_s_mean / 60)),
+        ("k tokens / project", per(lambda s: None if report.system_resources[s].tokens_mean is None
+                                   else report.system_resources[s].tokens_mean / 1000)),
     ]
 
 

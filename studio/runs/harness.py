@@ -151,8 +151,8 @@ PRESETS: dict[str, PresetInfo] = {
             "codex",
             "Codex CLI",
             "OPENAI_API_KEY",
-            ("codex", "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", PROMPT),
-            ("codex", "exec", "--skip-git-repo-check", "resume", "--last", PROMPT),
+            ("codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "danger-full-access", PROMPT),
+            ("codex", "exec", "--json", "--skip-git-repo-check", "resume", "--last", PROMPT),
             ("OPENAI_BASE_URL",),
             "https://developers.openai.com/codex/noninteractive",
         ),
@@ -230,6 +230,8 @@ class PresetHarness(Harness):
     def tokens(self, log_text: str) -> TokenCounts | None:
         if self.info.name == "claude-code":
             return claude_tokens(log_text)
+        if self.info.name == "codex":
+            return codex_tokens(log_text)
         return None
 
     def check(self) -> None:
@@ -255,6 +257,31 @@ def claude_tokens(log_text: str) -> TokenCounts | None:
                 cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0),
             )
     return None
+
+
+def codex_tokens(log_text: str) -> TokenCounts | None:
+    """The usage of Codex CLI's `exec --json` events: every `turn.completed` event's `usage`, summed.
+    Codex counts the cached prompt inside `input_tokens` (as `cached_input_tokens`); the counts here
+    keep it apart, as Claude Code's do: input is the uncached prompt, cache_read the cached one."""
+    found = False
+    uncached = cached = output = 0
+    for line in log_text.splitlines():
+        line = line.strip()
+        if not (line.startswith("{") and '"turn.completed"' in line):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        usage = event.get("usage") if isinstance(event, dict) and event.get("type") == "turn.completed" else None
+        if not isinstance(usage, dict) or not isinstance(usage.get("input_tokens"), int):
+            continue
+        found = True
+        cache = int(usage.get("cached_input_tokens") or 0)
+        uncached += max(0, usage["input_tokens"] - cache)
+        cached += cache
+        output += int(usage.get("output_tokens") or 0)
+    return TokenCounts(input_tokens=uncached, output_tokens=output, cache_read_tokens=cached) if found else None
 
 
 def harness_from_spec(spec: str) -> Harness:

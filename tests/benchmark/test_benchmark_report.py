@@ -128,7 +128,8 @@ def test_the_text_report_and_the_files_it_writes(bench: Path, capsys, tmp_path: 
     assert code == 0, err
     assert "suite: 3 projects x 2 systems, scored by judge:j1" in out
     assert "beta on s03: not started" in out
-    figures = [f"{name}.{form}" for name in ("fig5a", "fig5b", "fig5c", "fig5e", "fig5f") for form in ("png", "svg")]
+    figures = [f"{name}.{form}" for name in ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f", "fig9")
+               for form in ("png", "svg")]
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(
         ["final.csv", "process.csv", "report.json", "table5.xlsx", *figures])
     from xml.etree import ElementTree
@@ -157,7 +158,7 @@ def test_a_benchmark_with_problems_is_not_reported(bench: Path, capsys):
 
 
 def test_the_figures_draw_the_reports_numbers(bench: Path, capsys):
-    from studio.benchmark.figures import figure_5a, figure_5b, figure_5c, figure_5e
+    from studio.benchmark.figures import figure_5a, figure_5b, figure_5c, figure_5e, figure_9
     from studio.benchmark.loader import load_benchmark
     from studio.benchmark.report import benchmark_report
 
@@ -183,3 +184,53 @@ def test_the_figures_draw_the_reports_numbers(bench: Path, capsys):
     dims = report.scores.systems["alpha"].dimensions
     assert all(drawn[f"alpha|{d}"] == pytest.approx(v) for d, v in dims.items() if v is not None)
     assert all(f"alpha|{d}" not in drawn for d, v in dims.items() if v is None)
+    # 9: every pair's checkpoint scores along the timeline and its final score; beta on s03 has none
+    lines = {line.get_gid(): line for ax in figure_9(report).axes for line in ax.get_lines() if line.get_gid()}
+    s01 = report.scores.projects["s01"]["alpha"]
+    assert list(lines["s01|alpha"].get_ydata()) == [v for v in s01.checkpoints.values() if v is not None]
+    assert list(lines["s01|alpha|final"].get_ydata()) == [pytest.approx(90.2098, abs=1e-4)]
+    assert "s03|beta|final" not in lines
+
+
+def test_resources_as_the_paper_counts_them(tmp_path: Path, capsys):
+    """claude's run-a on p01 (tests/benchmark/test_benchmark_file.py) given two timed subtasks:
+    T01 120 s with input 1,000, cache_creation 300, cache_read 5,000, output 200; T02 60 s with input
+    10, output 5. Agent time 180 s; tokens 1,000 + 300 + 200 + 10 + 5 = 1,515 (cache_read not counted
+    again). codex's run-b on p01 has a subtask without usage: its tokens are unknown, never 0."""
+    from datetime import timedelta
+
+    from studio.runs.record import SubtaskRecord, load_run, save_run
+    from tests.benchmark.test_benchmark_file import written_bench
+    from tests.judging.scored_runs import RUN_A, RUN_B, T0
+
+    bench = written_bench(tmp_path / "suite", capsys)
+    run_a = bench.parent / "p01" / "runs" / RUN_A
+    record = load_run(run_a)
+    record.subtasks = [SubtaskRecord(id="T01"), SubtaskRecord(id="T02")]
+    record.subtasks[0].started, record.subtasks[0].ended = T0, T0 + timedelta(seconds=120)
+    record.subtasks[0].tokens = {"input": 1000, "cache_creation": 300, "cache_read": 5000, "output": 200}
+    record.subtasks[1].started, record.subtasks[1].ended = T0, T0 + timedelta(seconds=60)
+    record.subtasks[1].tokens = {"input": 10, "output": 5}
+    save_run(run_a, record)
+    run_b = bench.parent / "p01" / "runs" / RUN_B
+    record = load_run(run_b)
+    record.subtasks = [SubtaskRecord(id="T01"), SubtaskRecord(id="T02")]  # T02 never started
+    record.subtasks[0].started, record.subtasks[0].ended = T0, T0 + timedelta(seconds=30)
+    save_run(run_b, record)
+    code, out, err = run_cli(capsys, "benchmark", "report", str(bench), "--format", "json")
+    assert code == 0, err
+    resources = json.loads(out)["resources"]
+    pairs = {(p["system"], p["project"]): p for p in resources["pairs"]}
+    assert (pairs[("claude", "kestrel-p01")]["agent_s"], pairs[("claude", "kestrel-p01")]["tokens"]) == (180.0, 1515)
+    assert (pairs[("codex", "kestrel-p01")]["agent_s"], pairs[("codex", "kestrel-p01")]["tokens"]) == (30.0, None)
+    assert resources["systems"]["claude"]["tokens_total"] == 1515
+    assert resources["systems"]["codex"]["unknown_tokens"] == ["kestrel-p01"]
+    from studio.benchmark.figures import figure_5d
+    from studio.benchmark.loader import load_benchmark
+    from studio.benchmark.report import benchmark_report
+
+    figure = figure_5d(benchmark_report(load_benchmark(bench)))
+    drawn = {p.get_gid(): p.get_height() for ax in figure.axes for p in ax.patches if p.get_gid()}
+    assert drawn["1|claude"] == pytest.approx(3.0) and drawn["2|claude"] == pytest.approx(1.515)
+    assert drawn["1|codex"] == pytest.approx(0.5) and "2|codex" not in drawn  # unknown tokens: n/a, not 0
+    assert "codex: kestrel-p01" in figure.get_supxlabel()

@@ -89,3 +89,11 @@ def test_run_judge_report_a_whole_benchmark(tmp_path: Path, capsys, test_image: 
         assert report["projects"][project]["a"]["checkpoints"] == run_a["checkpoints"]
     assert report["shared"]["projects"] == [] and report["shared"]["left_out"] == {"p01": ["b"], "p02": ["b"]}
     assert sorted(report["systems"]["b"]["final_left_out"]) == ["p01", "p02"]
+    # resources: each pair's agent time is its subtask intervals summed; a script harness reports no tokens
+    for (system, project), pair in pairs.items():
+        record = load_run(bench.parent / project / "runs" / pair["submission"])
+        spent = sum((s.ended - s.started).total_seconds() for s in record.subtasks if s.started and s.ended)
+        (entry,) = [r for r in report["resources"]["pairs"] if (r["system"], r["project"]) == (system, project)]
+        assert entry["agent_s"] == pytest.approx(spent, abs=0.05) and entry["agent_s"] > 0
+        assert entry["tokens"] is None
+    assert report["resources"]["systems"]["a"]["unknown_tokens"] == ["p01", "p02"]

@@ -110,8 +110,8 @@ def test_the_script_describes_itself_with_its_content_hash(tmp_path):
 EXPECTED_COMMANDS = {
     "claude-code": ("claude -p {P} --output-format json --dangerously-skip-permissions",
                     "claude --continue -p {P} --output-format json --dangerously-skip-permissions"),
-    "codex": ("codex exec --skip-git-repo-check --sandbox danger-full-access {P}",
-              "codex exec --skip-git-repo-check resume --last {P}"),
+    "codex": ("codex exec --json --skip-git-repo-check --sandbox danger-full-access {P}",
+              "codex exec --json --skip-git-repo-check resume --last {P}"),
     "gemini": ("gemini --yolo -p {P}", "gemini --yolo --resume latest -p {P}"),
     "qwen": ("qwen --yolo -p {P}", "qwen --yolo --continue -p {P}"),
     "kimi": ("kimi --print -p {P}", "kimi --print --continue -p {P}"),
@@ -208,3 +208,19 @@ def test_claude_json_usage_becomes_token_counts():
     assert harness.tokens(log).as_dict() == {"input": 1200, "output": 340, "cache_read": 5000, "cache_creation": 60}
     assert harness.tokens("no json here\n{broken\n") is None
     assert harness_from_spec("gemini").tokens(log) is None
+
+
+def test_codex_json_events_become_token_counts():
+    """`codex exec --json` prints one JSON event per line; each turn.completed carries the turn's usage,
+    its input including the cached part (openai/codex exec_events.rs: input_tokens, cached_input_tokens,
+    output_tokens). Two turns: uncached 26,549 - 22,272 + 6,245 - 5,376 = 5,146; cached 27,648."""
+    events = [{"type": "thread.started", "thread_id": "t1"}, {"type": "turn.started"},
+              {"type": "item.completed", "item": {"type": "agent_message", "text": "usage of turn.completed"}},
+              {"type": "turn.completed", "usage": {"input_tokens": 26549, "cached_input_tokens": 22272,
+                                                   "output_tokens": 1590}},
+              {"type": "turn.completed", "usage": {"input_tokens": 6245, "cached_input_tokens": 5376,
+                                                   "output_tokens": 407}}]
+    log = "Reading prompt from stdin...\n" + "\n".join(json.dumps(e) for e in events) + "\n{\"type\": \"turn.completed\"\n"
+    counts = harness_from_spec("codex").tokens(log)
+    assert counts == TokenCounts(5146, 1997, 27648, 0)
+    assert harness_from_spec("codex").tokens("no events\n") is None
