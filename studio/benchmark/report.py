@@ -156,11 +156,13 @@ def means_rows(report: BenchmarkReport) -> list[tuple[str, list[float | None]]]:
         ("gap, own", per(lambda s: own[s].gap if s in own else None)),
         (f"final, shared ({n})", per(lambda s: shared.systems[s].final_mean if s in shared.systems else None)),
         (f"process, shared ({n})", per(lambda s: shared.systems[s].process_mean if s in shared.systems else None)),
-        ("agent min / project", per(lambda s: None if report.system_resources[s].agent_s_mean is None
-                                    else report.system_resources[s].agent_s_mean / 60)),
-        ("k tokens / project", per(lambda s: None if report.system_resources[s].tokens_mean is None
-                                   else report.system_resources[s].tokens_mean / 1000)),
+        ("agent min / project", per(lambda s: _scaled(report.system_resources[s].agent_s_mean, 60))),
+        ("k tokens / project", per(lambda s: _scaled(report.system_resources[s].tokens_mean, 1000))),
     ]
+
+
+def _scaled(value: float | None, unit: float) -> float | None:
+    return None if value is None else value / unit
 
 
 def report_text(report: BenchmarkReport) -> str:
