@@ -1,9 +1,10 @@
 """What the app's Benchmark window shows of a benchmark.yaml, computed in one background task: the
-file's problems (when it has any, nothing else), else every pair's status and the Table 5 report."""
+file's problems (when it has any, nothing else), else every pair's status, the Table 5 report and
+its figures as PNG."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.benchmark.loader import LoadedBenchmark, load_benchmark
@@ -15,6 +16,7 @@ from studio.benchmark.status import PairStatus
 class BenchmarkOverview:
     loaded: LoadedBenchmark
     report: BenchmarkReport | None  # None while the file has errors
+    figures: dict[str, bytes] = field(default_factory=dict)  # name -> PNG (studio/benchmark/figures.py)
 
     @property
     def pairs(self) -> dict[tuple[str, str], PairStatus]:
@@ -24,5 +26,10 @@ class BenchmarkOverview:
 
 def benchmark_overview(path: Path) -> BenchmarkOverview:
     """NotABenchmarkError when there is no file; the file's problems, or the report."""
+    from studio.benchmark.figures import all_figures, rendered
+
     loaded = load_benchmark(path)
-    return BenchmarkOverview(loaded, None if loaded.errors or loaded.benchmark is None else benchmark_report(loaded))
+    if loaded.errors or loaded.benchmark is None:
+        return BenchmarkOverview(loaded, None)
+    report = benchmark_report(loaded)
+    return BenchmarkOverview(loaded, report, {name: rendered(f, "png") for name, f in all_figures(report).items()})

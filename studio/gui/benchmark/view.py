@@ -8,6 +8,8 @@ benchmark status` and `dbstudio benchmark report` give them.
 - `benchmarkTable5`: the final or process matrix (`benchmarkMatrix`), then each system's means over
   its own known projects and over the shared set; `benchmarkSharedNote` names what the shared set
   leaves out.
+- `benchmarkFigure`: the paper's figures (`benchmarkFigurePicker`: 5a-5f and 9), the same PNGs
+  `dbstudio benchmark report --out` writes.
 - `benchmarkProblems`: while the file has problems, each one (file:line:column) instead of the rest.
 """
 
@@ -33,12 +35,17 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.gui.base.live_results import LatestTask, named_button, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.widgets.chart_view import ChartView
 
 if TYPE_CHECKING:
     from studio.benchmark.overview import BenchmarkOverview
     from studio.benchmark.status import PairStatus
 
 Index = QModelIndex | QPersistentModelIndex
+FIGURE_TITLES = {"fig5a": "5a: final score by system", "fig5b": "5b: process vs final (the gap)",
+                 "fig5c": "5c: every pair, process against final", "fig5d": "5d: resources per project",
+                 "fig5e": "5e: final rubric by dimension", "fig5f": "5f: final rubric by target",
+                 "fig9": "9: trajectories, projects x systems"}
 
 # how far a pair got, as a cell's background: light enough for the text on it in either palette
 STATE_COLOURS = {"scored": "#cdebd0", "judged": "#f6e7b4", "not judged": "#e4ecf7", "failed": "#f4c7c3",
@@ -201,6 +208,22 @@ class BenchmarkView(QWidget):
         page.addWidget(self.shared_note)
         self.tabs.addTab(table_page, "Table 5")
 
+        figures_page = QWidget(self)
+        self.figure_box = QComboBox(figures_page)
+        self.figure_box.setObjectName("benchmarkFigurePicker")
+        for name, title in FIGURE_TITLES.items():
+            self.figure_box.addItem(title, name)
+        self.figure_box.currentIndexChanged.connect(lambda _: self._show_figure())
+        self.figure = ChartView("benchmarkFigure", "The figures appear once the benchmark is read.", figures_page)
+        page = QVBoxLayout(figures_page)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Figure:", figures_page))
+        row.addWidget(self.figure_box)
+        row.addStretch(1)
+        page.addLayout(row)
+        page.addWidget(self.figure, 1)
+        self.tabs.addTab(figures_page, "Figures")
+
         self.problems = QListWidget(self)
         self.problems.setObjectName("benchmarkProblems")
         self.problems.hide()
@@ -244,6 +267,7 @@ class BenchmarkView(QWidget):
         self.grid.resizeColumnsToContents()
         self.grid.resizeRowsToContents()
         self._fill_table5()
+        self._show_figure()
         if broken:
             self.status.setText(f"{len(loaded.errors)} problem(s) in {self.path.name}: fix them, then Reload")
         else:
@@ -260,6 +284,13 @@ class BenchmarkView(QWidget):
         self.table5_model.set_rows([], [], 0)
         self.status.setText(str(error).splitlines()[0])
         self.computed.emit()
+
+    def _show_figure(self) -> None:
+        data = self.overview.figures.get(str(self.figure_box.currentData())) if self.overview is not None else None
+        if data:
+            self.figure.set_png(data)
+        else:
+            self.figure.show_text("No figure: the benchmark has problems, or was not read yet.")
 
     def _fill_table5(self) -> None:
         from studio.benchmark.report import cell_text, means_rows

@@ -107,3 +107,17 @@ def test_from_the_window_a_cell_opens_its_project_and_its_runs_then_its_scores(q
     window.benchmark.open_pair(bench.parent / "p01", "scores")  # the cell menu's "Show its scores"
     assert window.editor_tabs.currentWidget().objectName() == "scoresView"
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)
+
+
+def test_the_figures_tab_shows_the_figures_report_writes(qtbot, bench: Path, capsys, tmp_path: Path):
+    from studio.benchmark.figures import FIGURES
+
+    view = open_view(qtbot, bench)
+    picker = view.figure_box
+    assert [picker.itemData(i) for i in range(picker.count())] == list(FIGURES)
+    code, _, err = run_cli(capsys, "benchmark", "report", str(bench), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    view.tabs.setCurrentIndex(2)
+    for number, name in enumerate(FIGURES):
+        picker.setCurrentIndex(number)
+        assert view.figure.png == (tmp_path / "out" / f"{name}.png").read_bytes()  # the same picture, byte for byte
