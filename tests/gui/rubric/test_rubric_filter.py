@@ -107,3 +107,27 @@ def test_a_painted_cell_shows_the_models_text_and_italics(context):
             assert option.font.italic() == bool(source.data(Qt.ItemDataRole.FontRole)
                                                 and source.data(Qt.ItemDataRole.FontRole).italic())
     assert any(proxy.index(r, COLUMN["text"]).data(Qt.ItemDataRole.FontRole) for r in range(proxy.rowCount()))
+
+
+def test_the_one_pass_haystack_is_the_row_by_row_one_with_reuses_a_dangling_reuse_and_edits(context):
+    model = RubricModel(context)
+    documents = context.session.documents
+    final = context.session.loaded.project.final_rubric.criteria
+    reuse = next(c for c in final if c.reuse_of)
+    own = next(c for c in final if not c.reuse_of)
+    row_by_row = lambda: [model.filter_fields(row) for row in range(model.rowCount())]  # noqa: E731
+    assert model.all_filter_fields() == row_by_row()
+    reused = model.row_of("final", reuse.key)
+    assert model.all_filter_fields()[reused][0] == "artifact"  # judged again on a final artifact
+    assert reuse.reuse_of is not None
+    original = context.session.loaded.project.checkpoint_criterion(reuse.reuse_of)
+    assert original is not None and original[1].text.lower() in model.all_filter_fields()[reused][3]
+    new = {"id": "T01-C99", "text": "The memo names the Covenant.", "covers": ["T01:outputs/net_debt_baseline.xlsx"],
+           "target": "checkpoint", "dimension": "correctness", "weight": 2}
+    for step in (lambda: add_criterion(documents, "T01", new, 1), lambda: move_criterion(documents, "T01", "T01-C99", 5),
+                 lambda: remove_criterion(documents, original[0], reuse.reuse_of or "")):  # the final reuse now dangles
+        context.push(step())
+        assert model.all_filter_fields() == row_by_row()
+    dangling = model.all_filter_fields()[model.row_of("final", reuse.key)]
+    assert dangling == ("artifact", "", "", reuse.key.lower())
+    assert model.all_filter_fields()[model.row_of("final", own.key)][3].startswith(own.key.lower())
