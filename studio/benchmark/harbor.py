@@ -231,7 +231,7 @@ def _agent_map(loaded: LoadedBenchmark, job_dir: Path) -> tuple[dict[tuple[str, 
                                        "export the benchmark again, or remove the file to map trials by "
                                        "benchmark.yaml's systems") from None
     assert loaded.benchmark is not None
-    found = {}
+    found: dict[tuple[str, str], str] = {}
     for system in loaded.benchmark.systems:
         try:
             agent = harbor_agent(system)
@@ -291,19 +291,19 @@ def import_benchmark_harbor(loaded: LoadedBenchmark, job_dir: Path) -> Benchmark
         report.projects[project_id] = done
         ran = {record.run_id: record.system.id for _, record in list_runs(project.folder / layout.RUNS_DIR)
                if record.system is not None}
-        for trial in done.trials:
-            if trial.action not in ("imported", "already imported") or trial.run_id is None:
+        for outcome in done.trials:
+            if outcome.action not in ("imported", "already imported") or outcome.run_id is None:
                 continue
-            if (project_id, trial.run_id) in listed:
+            if (project_id, outcome.run_id) in listed:
                 continue  # its outcome is in benchmark.yaml already
-            system = ran.get(trial.run_id)
+            system = ran.get(outcome.run_id)
             if system is None:
                 continue  # imported before without a system (`import harbor`): not the benchmark's to place
             reason = None
             if (system, project_id) in reported:
-                reason = f"imported from Harbor job {report.job_id} (trial {trial.trial}); pair already reported"
-            add_outcome(loaded.path, system, project_id, trial.run_id, reason)
+                reason = f"imported from Harbor job {report.job_id} (trial {outcome.trial}); pair already reported"
+            add_outcome(loaded.path, system, project_id, outcome.run_id, reason)
             reported.add((system, project_id))
-            listed.add((project_id, trial.run_id))
-            report.outcomes.append((system, project_id, trial.run_id, reason))
+            listed.add((project_id, outcome.run_id))
+            report.outcomes.append((system, project_id, outcome.run_id, reason))
     return report

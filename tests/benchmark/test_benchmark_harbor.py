@@ -144,6 +144,8 @@ def test_a_bad_benchmark_or_an_out_folder_with_files_is_refused(tmp_path: Path, 
     assert code == 2 and "dbstudio benchmark export harbor BENCH OUT" in stderr
     code, _, stderr = run_cli(capsys, "benchmark", "status", str(path), "--attempts", "2")
     assert code == 2 and "go with `benchmark export harbor`" in stderr
+    code, _, stderr = run_cli(capsys, "benchmark", "import", "harbor", str(path), str(tmp_path))
+    assert code == 2 and f"{tmp_path}: not a Harbor job directory" in stderr
 
 
 def _workspace(trial: str, step: str) -> dict[str, str]:
