@@ -114,9 +114,9 @@ def test_a_system_without_a_harbor_agent_is_refused_by_name_unless_it_gives_one(
     replace_in(path.parent, "benchmark.yaml", "harness: script:agent.sh",
                "harness: script:agent.sh\n    settings: {harbor_agent: 'our_agents.kestrel:KestrelAgent'}")
     done = export_benchmark_harbor(load_benchmark(path), out)
-    config = yaml.safe_load(done.job_config.read_text(encoding="utf-8"))
-    assert config["agents"][2] == {"import_path": "our_agents.kestrel:KestrelAgent", "model_name": "local-model",
-                                   "resume_trajectory": True}
+    job = probe("job", done.job_config)
+    assert job["import_paths"] == [None, None, "our_agents.kestrel:KestrelAgent"]
+    assert job["agents"][2] == {"name": None, "model_name": "local-model", "resume_trajectory": True}
 
     # Two systems Harbor would run alike cannot be told apart in its trials.
     replace_in(path.parent, "benchmark.yaml", "model: gpt-5.6\n", f"model: {CLAUDE_MODEL}\n")

@@ -52,6 +52,7 @@ def job(path: str) -> dict[str, Any]:
     config = JobConfig.model_validate(yaml.safe_load(Path(path).read_text()))
     return {"agents": [{"name": a.name, "model_name": a.model_name, "resume_trajectory": a.resume_trajectory}
                        for a in config.agents],
+            "import_paths": [a.import_path for a in config.agents],
             "environment": config.environment.type.value if config.environment.type else None,
             "tasks": [str(t.path) for t in config.tasks], "n_attempts": config.n_attempts,
             "jobs_dir": str(config.jobs_dir)}
