@@ -115,14 +115,18 @@ def run_benchmark(loaded: LoadedBenchmark, concurrency: int = 1,
         return list(pool.map(lambda pair: one(*pair), pending))
 
 
-def add_outcome(path: Path, system: str, project: str, submission: str) -> None:
-    """Append the outcome to benchmark.yaml, comments and layout kept (atomically)."""
+def add_outcome(path: Path, system: str, project: str, submission: str, reason: str | None = None) -> None:
+    """Append the outcome to benchmark.yaml, comments and layout kept (atomically); with a `reason`,
+    as an attempt kept but not reported (`selected: false`)."""
     from ruamel.yaml.comments import CommentedMap
 
     from studio.store.yamlfile import YamlDocument
 
     document = YamlDocument.load(path)
     entry = CommentedMap([("system", system), ("project", project), ("submission", submission)])
+    if reason is not None:
+        entry["selected"] = False
+        entry["reason"] = reason
     entry.fa.set_flow_style()
     outcomes = document.data.get("outcomes")
     if outcomes is None:

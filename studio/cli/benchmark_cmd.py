@@ -14,11 +14,12 @@ import json
 import sys
 from pathlib import Path
 
+from studio.cli.benchmark_harbor_cmd import HARBOR_ACTIONS, configure_harbor, run_harbor, wants_harbor
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
 
-ACTIONS = ("new", "validate", "status", "report", "run", "judge")
+ACTIONS = ("new", "validate", "status", "report", "run", "judge") + HARBOR_ACTIONS
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -44,10 +45,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                                      "rater's judge:MODEL)")
     parser.add_argument("--profile", metavar="NAME", help="judge: a judge profile over the pinned one (docs/judging.md)")
     add_format_option(parser)
+    # export|import harbor: their own block (benchmark_harbor_cmd.py)
+    configure_harbor(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if wants_harbor(args):
+        return run_harbor(args)
     if args.action != "new" and (args.id or args.title or args.projects):
         return _fail(args.action, "--id, --title and --project go with `benchmark new`; edit benchmark.yaml to "
                                   "change them")

@@ -11,6 +11,7 @@ not imported yet.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ from studio.runs.record import (
     RunRecord,
     RunSettings,
     RunStatus,
+    RunSystem,
     SubtaskRecord,
     SubtaskStatus,
     list_runs,
@@ -55,7 +57,7 @@ SOURCE = "harbor"
 @dataclass(frozen=True)
 class TrialOutcome:
     trial: str
-    action: str  # "imported", "already imported", "not finished", "other task", "duplicate"
+    action: str  # "imported", "already imported", "not finished", "other task", "duplicate", "unknown system"
     run_id: str | None = None
     done: int = 0
     total: int = 0
@@ -74,8 +76,15 @@ class HarborImport:
         return [t for t in self.trials if t.action == "imported"]
 
 
-def import_harbor(job_dir: Path, project_dir: Path, runs_dir: Path | None = None) -> HarborImport:
-    """Import every finished trial of `project_dir`'s task in the job that is not imported yet."""
+# A trial's system (RunSystem), or why it has none (a message naming the trial's agent and model).
+SystemOf = Callable[[TrialResult], "RunSystem | str"]
+
+
+def import_harbor(
+    job_dir: Path, project_dir: Path, runs_dir: Path | None = None, system_of: SystemOf | None = None
+) -> HarborImport:
+    """Import every finished trial of `project_dir`'s task in the job that is not imported yet;
+    with `system_of`, each run records its trial's system, and a trial without one is not imported."""
     from studio.validation.validate import load_folder
 
     job_dir, project_dir = Path(job_dir).resolve(), Path(project_dir).resolve()
@@ -125,7 +134,11 @@ def import_harbor(job_dir: Path, project_dir: Path, runs_dir: Path | None = None
         if existing is not None:
             report.trials.append(TrialOutcome(trial.name, "already imported", existing))
             continue
-        record = _import_trial(trial, result, the_job, job_dir, project_dir, project_id, plan, runs_dir)
+        system = system_of(result) if system_of is not None else None
+        if isinstance(system, str):
+            report.trials.append(TrialOutcome(trial.name, "unknown system", message=system))
+            continue
+        record = _import_trial(trial, result, the_job, job_dir, project_dir, project_id, plan, runs_dir, system)
         done, total = record.progress()
         report.trials.append(TrialOutcome(trial.name, "imported", record.run_id, done, total, record.message or ""))
     return report
@@ -150,6 +163,7 @@ def _import_trial(
     project_id: str,
     plan: RunPlan,
     runs_dir: Path,
+    system: RunSystem | None = None,
 ) -> RunRecord:
     from studio.runs.runner import store_of
 
@@ -174,6 +188,7 @@ def _import_trial(
             plan=plan_to_json(plan),
             subtasks=[SubtaskRecord(id=step.subtask) for step in plan.subtasks],
             origin=_origin(result, the_job, job_dir, trial),
+            system=system,
         )
         copy_log_file(trial.folder, "trial.log", run_dir / "logs" / "harbor-trial.log", tree=f"the trial {trial.name}")
         store = store_of(run_dir)

@@ -52,6 +52,7 @@ def job(path: str) -> dict[str, Any]:
     config = JobConfig.model_validate(yaml.safe_load(Path(path).read_text()))
     return {"agents": [{"name": a.name, "model_name": a.model_name, "resume_trajectory": a.resume_trajectory}
                        for a in config.agents],
+            "import_paths": [a.import_path for a in config.agents],
             "environment": config.environment.type.value if config.environment.type else None,
             "tasks": [str(t.path) for t in config.tasks], "n_attempts": config.n_attempts,
             "jobs_dir": str(config.jobs_dir)}
@@ -74,13 +75,22 @@ def make_job(spec_path: str) -> dict[str, Any]:
     job_dir = Path(spec["jobs_dir"]) / spec["job_name"]
     job_dir.mkdir(parents=True)
     job_id = UUID(spec["job_id"])
-    agent = AgentConfig(name=spec["agent"], model_name=spec["model"], resume_trajectory=True)
-    task_config = TaskConfig(path=Path(spec["task_path"]))
-    config = JobConfig(job_name=spec["job_name"], jobs_dir=Path(spec["jobs_dir"]), agents=[agent], tasks=[task_config])
+    # A trial may name its own agent, model and task (a job of several agents and tasks); the
+    # job's config then lists each of them once.
+    agents, tasks = {}, {}
+    for trial in spec["trials"]:
+        name, model_name = trial.get("agent", spec["agent"]), trial.get("model", spec["model"])
+        agents.setdefault((name, model_name), AgentConfig(name=name, model_name=model_name, resume_trajectory=True))
+        path = trial.get("task_path", spec["task_path"])
+        tasks.setdefault(path, TaskConfig(path=Path(path)))
+    config = JobConfig(job_name=spec["job_name"], jobs_dir=Path(spec["jobs_dir"]), agents=list(agents.values()),
+                       tasks=list(tasks.values()))
     (job_dir / "config.json").write_text(config.model_dump_json(indent=4))
-    provider, _, model = spec["model"].partition("/")
     results, layout = [], {}
     for trial in spec["trials"]:
+        agent = agents[(trial.get("agent", spec["agent"]), trial.get("model", spec["model"]))]
+        task_config = tasks[trial.get("task_path", spec["task_path"])]
+        provider, _, model = agent.model_name.partition("/")
         paths = TrialPaths(job_dir / trial["name"])
         paths.trial_dir.mkdir()
         trial_config = TrialConfig(task=task_config, trial_name=trial["name"], trials_dir=job_dir, agent=agent,
@@ -106,9 +116,9 @@ def make_job(spec_path: str) -> dict[str, Any]:
             layout[trial["name"]] = {"dir": str(paths.trial_dir), "steps": where}
             continue  # a trial still running has no result.json
         result = TrialResult(
-            task_name=spec["task_name"], trial_name=trial["name"], trial_uri=paths.trial_dir.as_uri(),
-            task_id=LocalTaskId(path=Path(spec["task_path"])), task_checksum="0" * 64, config=trial_config,
-            agent_info=AgentInfo(name=spec["agent"], version=spec["agent_version"],
+            task_name=trial.get("task_name", spec["task_name"]), trial_name=trial["name"],
+            trial_uri=paths.trial_dir.as_uri(), task_id=LocalTaskId(path=task_config.path), task_checksum="0" * 64,
+            config=trial_config, agent_info=AgentInfo(name=agent.name, version=spec["agent_version"],
                                  model_info=ModelInfo(name=model, provider=provider)),
             exception_info=_exception(trial.get("exception")), started_at=_when(trial["started_at"]),
             finished_at=_when(trial["finished_at"]), step_results=steps,
