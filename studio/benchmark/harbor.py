@@ -291,7 +291,9 @@ def import_benchmark_harbor(loaded: LoadedBenchmark, job_dir: Path) -> Benchmark
         report.projects[project_id] = done
         ran = {record.run_id: record.system.id for _, record in list_runs(project.folder / layout.RUNS_DIR)
                if record.system is not None}
-        for outcome in done.trials:
+        # Of several attempts of one pair in the job, the first that finished every step is the one
+        # reported (then the first by trial name): a trial Harbor stopped part-way is kept, not reported.
+        for outcome in sorted(done.trials, key=lambda o: (o.total == 0 or o.done < o.total, o.trial)):
             if outcome.action not in ("imported", "already imported") or outcome.run_id is None:
                 continue
             if (project_id, outcome.run_id) in listed:

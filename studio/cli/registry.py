@@ -64,7 +64,7 @@ COMMANDS = [
             "configure_import"),
     Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
             "judge_cmd"),
-    Command("benchmark", "a benchmark of many projects and systems: benchmark new|validate|status", "benchmark_cmd"),
+    Command("benchmark", "a benchmark of many projects and systems: benchmark new|validate|status|run|judge|report, export|import harbor", "benchmark_cmd"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]
 
