@@ -19,6 +19,21 @@ from studio.cli.options import add_format_option
 from studio.errors import StudioError
 
 ACTIONS = ("new", "validate", "status", "report", "run", "judge")
+# --concurrency's range: each pair at once is a container of its own on the local engine, so a
+# typo such as 1000 is refused rather than started
+MIN_CONCURRENCY, MAX_CONCURRENCY = 1, 64
+
+
+def pairs_at_once(value: str) -> int:
+    """argparse type of --concurrency: a whole number from MIN_CONCURRENCY to MAX_CONCURRENCY."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not MIN_CONCURRENCY <= number <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"give a whole number of pairs from {MIN_CONCURRENCY} to "
+                                         f"{MAX_CONCURRENCY} (got {value!r})")
+    return number
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,8 +51,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="new: a project folder of the benchmark (repeat for several)")
     parser.add_argument("--out", metavar="DIR", help="report: also write the matrices (CSV and one xlsx) and the JSON "
                                                      "into DIR")
-    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
-                        help="run: pairs run at once (default 1; each in containers of its own)")
+    parser.add_argument("--concurrency", type=pairs_at_once, default=1, metavar="N",
+                        help=f"run: pairs run at once, {MIN_CONCURRENCY} to {MAX_CONCURRENCY} (default 1; each in "
+                             "containers of its own)")
     parser.add_argument("--endpoint", metavar="URL", help="judge: the OpenAI-compatible endpoint (default: the pinned "
                                                           "judge's, else the profile's, else OPENAI_BASE_URL)")
     parser.add_argument("--model", metavar="M", help="judge: the model asked (default: the profile's, else the pinned "
@@ -207,8 +223,6 @@ def run_pairs(args: argparse.Namespace) -> int:
     loaded = _usable("run", args.bench)
     if isinstance(loaded, int):
         return loaded
-    if args.concurrency < 1:
-        return _fail("run", f"--concurrency takes a number of pairs >= 1 (got {args.concurrency})")
     pending = to_run(loaded)
     if not pending:
         print("nothing to run: every pair has a run (`dbstudio benchmark status` shows each)")
@@ -224,8 +238,11 @@ def run_pairs(args: argparse.Namespace) -> int:
     failed = 0
     for r in results:
         failed += r.status != "completed"
-        what = "resumed" if r.resumed else "ran"
         detail = f": {r.detail}" if r.detail else ""
-        print(f"{r.system} on {r.project}: {what} {r.submission or '(no run)'}, {r.status}{detail}")
+        if r.submission is None:  # refused before a run existed (no image, an unknown harness): nothing written
+            print(f"{r.system} on {r.project}: {r.status}{detail}")
+            continue
+        what = "resumed" if r.resumed else "ran"
+        print(f"{r.system} on {r.project}: {what} {r.submission}, {r.status}{detail}")
     print(f"{len(results) - failed} of {len(results)} pair(s) completed; outcomes in {loaded.path}")
     return ExitCode.PROBLEMS if failed else ExitCode.OK
