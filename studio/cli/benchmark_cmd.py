@@ -184,15 +184,22 @@ def run_judge(args: argparse.Namespace) -> int:
     loaded = _usable("judge", args.bench)
     if isinstance(loaded, int):
         return loaded
-    try:
-        settings = judge_settings(loaded, args.endpoint, args.model, args.profile)
+    pending = to_judge(loaded)
+    try:  # each project's own profile file, checked before anything is asked
+        settings = judge_settings(loaded, args.endpoint, args.model, args.profile, {p.project for p in pending})
     except StudioError as exc:
         return _fail("judge", exc)
-    pending = to_judge(loaded)
     if not pending:
         print("nothing to judge: every reported run that stopped is scored (`dbstudio benchmark status` shows each pair)")
         return ExitCode.OK
-    print(f"judging {len(pending)} pair(s) with {settings.describe()}", flush=True)
+    described = {project: s.describe() for project, s in sorted(settings.items())}
+    if len(set(described.values())) == 1:
+        print(f"judging {len(pending)} pair(s) with {next(iter(described.values()))}", flush=True)
+    else:  # the projects' profile files differ: say so, each project's judge shown
+        print(f"judging {len(pending)} pair(s); the projects' profiles differ (pin the settings under judge.settings "
+              "in benchmark.yaml to judge them all alike):", flush=True)
+        for project, text in described.items():
+            print(f"  {project}: {text}", flush=True)
     results = judge_benchmark(loaded, settings, progress=lambda p: print(
         f"  [{p.done}/{p.total}] {p.submission} {p.scope}", flush=True))
     pinned = loaded.benchmark.judge_rater
