@@ -164,9 +164,9 @@ def run_status(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from studio.benchmark.report import benchmark_report, report_text, write_report
 
-    loaded = _load("report", args.bench)
-    if loaded is None:
-        return ExitCode.UNUSABLE
+    loaded = _usable("report", args.bench)  # its errors located, as status, run and judge say them
+    if isinstance(loaded, int):
+        return loaded
     try:
         report = benchmark_report(loaded)
         written = write_report(report, Path(args.out)) if args.out else []

@@ -1,4 +1,4 @@
-"""Bad input to `dbstudio benchmark status|run|judge`: a missing file or folder, broken YAML, a schema
+"""Bad input to `dbstudio benchmark status|run|judge|report`: a missing file or folder, broken YAML, a schema
 error, an outcome naming an unknown system, each said at its file:line:column with exit 2 and nothing
 written (the benchmark's folder, its projects' files and their git state as they were); a bad
 --concurrency is refused by argparse, naming the option and its range, before anything is read."""
@@ -13,7 +13,7 @@ from studio.cli.exit_codes import ExitCode
 from tests.benchmark.test_benchmark_file import written_bench
 from tests.helpers import column_of, git, line_of, run_cli
 
-ACTIONS = ("status", "run", "judge")
+ACTIONS = ("status", "run", "judge", "report")
 
 
 @pytest.fixture(autouse=True)
