@@ -292,23 +292,29 @@ def codex_tokens(log_text: str) -> TokenCounts | None:
 
 def _json_values(log_text: str) -> list:
     """Every JSON object or array that starts at the beginning of a line of the log, in order: a
-    headless CLI prints its result pretty-printed over many lines (Gemini CLI's JSON.stringify(output,
-    null, 2)) or on one, among lines of its own (warnings on stderr). Only a line's first column is
-    tried, so the nested values of a pretty-printed one (indented) are never decoded again."""
+    headless CLI prints its result on one line, or pretty-printed from a line holding only its opening
+    bracket (Gemini CLI's JSON.stringify(output, null, 2)), among lines of its own (warnings on stderr).
+    Each try decodes a slice, never the whole log from where it starts: a failed decode counts the
+    newlines before the error, which over a long log of broken lines would be quadratic."""
     decoder = json.JSONDecoder()
     found, at = [], 0
     while at < len(log_text):
         end = log_text.find("\n", at)
         end = len(log_text) if end < 0 else end
-        if log_text[at] in "{[":
+        line = log_text[at:end].rstrip()
+        if line[:1] in ("{", "["):
             try:
-                value, stop = decoder.raw_decode(log_text, at)
+                found.append(decoder.raw_decode(line)[0])
             except ValueError:
-                pass
-            else:
-                found.append(value)
-                end = log_text.find("\n", stop)
-                end = len(log_text) if end < 0 else end
+                if line in ("{", "["):  # pretty-printed: the value runs over the lines that follow
+                    try:
+                        value, stop = decoder.raw_decode(log_text[at:])
+                    except ValueError:
+                        pass
+                    else:
+                        found.append(value)
+                        end = log_text.find("\n", at + stop)
+                        end = len(log_text) if end < 0 else end
         at = end + 1
     return found
 
