@@ -71,13 +71,20 @@ def test_harbor_loads_the_sample_export_with_its_steps_in_timeline_order_their_t
 
     job = probe("job", done.job_config)
     assert job["agents"] == [{"name": "claude-code", "model_name": None, "resume_trajectory": True}]
-    assert (job["environment"], job["tasks"], job["n_attempts"]) == ("docker", [SAMPLE], 1)
-    # Harbor's own command line builds the job from the config, as `harbor run -c` would.
-    shown = harbor_cli("run", "-c", done.job_config.name, "--print-config", cwd=out)
+    assert (job["environment"], job["tasks"], job["n_attempts"]) == ("docker", [str(out / SAMPLE)], 1)
+    # Harbor's own command line builds the job from the config, as `harbor run -c` would, here from
+    # another folder: Harbor reads the paths from the folder it runs in, so they are absolute.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shown = harbor_cli("run", "-c", str(done.job_config), "--print-config", cwd=elsewhere)
     assert shown.returncode == 0, shown.stderr
     config = json.loads(shown.stdout[shown.stdout.index("{") :])
     assert config["agents"][0]["resume_trajectory"] is True
-    assert config["environment"]["type"] == "docker" and config["tasks"][0]["path"] == SAMPLE
+    assert config["environment"]["type"] == "docker" and config["tasks"][0]["path"] == str(out / SAMPLE)
+    assert config["jobs_dir"] == str(out / "jobs")
+    # An agent failure other than a timeout is not graded, so Harbor stops the trial at that step.
+    policy = config["override_error_policy"]
+    assert policy["NonZeroAgentExitCodeError"]["should_grade"] is False and "AgentTimeoutError" not in policy
 
 
 def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
@@ -106,6 +113,7 @@ def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
         "4",
         "--memory-mb",
         "16384",
+        "--no-image-check",  # a cloud environment's image, not on this engine
     )
     assert code == 0, stderr
     assert "harbor run -c job.yaml" in stdout
@@ -161,7 +169,7 @@ def test_an_export_never_replaces_a_folder_with_files_in_it(tmp_path: Path, caps
     root = three_subtask_project(tmp_path / "p")
     out = tmp_path / "out"
     write(out, "keep.txt", "mine\n")
-    code, _, stderr = run_cli(capsys, "export", "harbor", str(root), str(out))
+    code, _, stderr = run_cli(capsys, "export", "harbor", str(root), str(out), "--no-image-check")
     assert code == 2 and "not an empty folder" in stderr
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     with pytest.raises(ExportError, match="unknown environment 'kubernetes'"):
