@@ -72,6 +72,9 @@ def test_harbor_loads_the_sample_export_with_its_steps_in_timeline_order_their_t
     job = probe("job", done.job_config)
     assert job["agents"] == [{"name": "claude-code", "model_name": None, "resume_trajectory": True}]
     assert (job["environment"], job["tasks"], job["n_attempts"]) == ("docker", [str(out / SAMPLE)], 1)
+    # By Harbor's own error policy: an agent's non-zero exit is not graded, so the trial stops at that
+    # step (Harbor goes on after a step with a verifier result); a timeout is graded and it goes on.
+    assert job["graded"] == {"NonZeroAgentExitCodeError": False, "AgentTimeoutError": True}
     # Harbor's own command line builds the job from the config, as `harbor run -c` would, here from
     # another folder: Harbor reads the paths from the folder it runs in, so they are absolute.
     elsewhere = tmp_path / "elsewhere"
