@@ -194,7 +194,7 @@ def task_metadata(task_dir: Path | None, key: str) -> dict[str, Any]:
 
 def task_environment(task_dir: Path | None) -> dict[str, Any]:
     """The limits of the task's [environment] the trials ran with, as RunSettings fields
-    (`cpus`, `memory` such as "4096m"); only those the task sets."""
+    (`cpus`, `memory` such as "4g"); only those the task sets."""
     environment = _task_toml(task_dir).get("environment", {})
     limits: dict[str, Any] = {}
     if not isinstance(environment, dict):
@@ -203,7 +203,7 @@ def task_environment(task_dir: Path | None) -> dict[str, Any]:
     if isinstance(cpus, int | float) and not isinstance(cpus, bool) and cpus > 0:
         limits["cpus"] = float(cpus)
     if isinstance(memory_mb, int) and not isinstance(memory_mb, bool) and memory_mb > 0:
-        limits["memory"] = f"{memory_mb}m"
+        limits["memory"] = f"{memory_mb // 1024}g" if memory_mb % 1024 == 0 else f"{memory_mb}m"  # as a local run writes it
     return limits
 
 

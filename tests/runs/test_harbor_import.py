@@ -349,7 +349,7 @@ def test_the_run_records_the_limits_and_the_time_scale_the_task_was_exported_wit
     job_dir, project, _ = make_job(tmp_path, TRIALS[:1], settings=settings)
     import_harbor(job_dir, project, tmp_path / "runs")
     ((_, record),) = list_runs(tmp_path / "runs")
-    assert (record.settings.cpus, record.settings.memory, record.settings.time_limit_scale) == (1.0, "4096m", 0.5)
+    assert (record.settings.cpus, record.settings.memory, record.settings.time_limit_scale) == (1.0, "4g", 0.5)
     assert record.subtasks[0].time_limit_s == 240 * 60 * 0.5
 
 
