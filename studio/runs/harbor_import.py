@@ -473,6 +473,8 @@ def _own_part(trial: Trial, subtask: str, previous: str, part: str, kept: Path) 
             now = read_bytes(trial.folder, f"steps/{subtask}/{part}/{rel}", limit=FILE_LIMIT, tree=tree)
         except (UntrustedFileError, OSError):
             continue  # not in the previous step's logs (or not readable as a plain file): kept as copied
+        if len(now) != copied.stat().st_size:
+            continue  # cut to its head and tail when copied (over the log limit): kept as copied
         if now == earlier:
             copied.unlink()
             notes.append(f"{part}/{shown(rel)}: the same as in {previous}'s logs, not kept again")
