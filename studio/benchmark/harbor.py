@@ -22,7 +22,7 @@ import yaml
 from studio.benchmark.loader import LoadedBenchmark
 from studio.benchmark.model import System
 from studio.errors import StudioError
-from studio.runs.harbor_export import HarborSettings, export_harbor
+from studio.runs.harbor_export import HarborSettings, export_harbor, stop_on_agent_failure
 from studio.runs.harbor_format import JOB_CONFIG, task_name
 from studio.runs.harbor_import import HarborImport, TrialOutcome, import_harbor
 from studio.runs.harbor_job import TrialResult, job_id, read_trials
@@ -172,6 +172,7 @@ def _write_job(path: Path, loaded: LoadedBenchmark, agents: list[HarborAgent], s
     config = {
         "jobs_dir": "jobs",
         "n_attempts": settings.attempts,
+        "override_error_policy": stop_on_agent_failure(),  # a failed step stops the trial, as in a project's job
         "environment": {"type": settings.environment, "delete": True},
         "agents": [agent.job_entry() for agent in agents],
         "tasks": [{"path": project_id} for project_id in projects],
