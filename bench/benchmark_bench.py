@@ -106,7 +106,7 @@ def make_benchmark(base: Path, quick: bool) -> MadeBenchmark:
     for number, ((system, project), submission) in enumerate(selected.items()):
         judge, first, second, settled = [], [], [], []
         for position, (scope, cid) in enumerate((s, c) for s, entries in rubrics[project].items() for c in entries):
-            version = versions[project][(scope, cid)]
+            version = f"\"{versions[project][(scope, cid)]}\""  # a hex digest may read as a number
             seed = (number * 37 + position * 11 + len(scope)) % 100
             value = "pass" if seed < 70 + 3 * SYSTEMS.index(system) else "fail"
             judge.append(_block(scope, cid, value, version, f"final/{cid}.md states what {cid} asks, with its "
@@ -127,7 +127,7 @@ def make_benchmark(base: Path, quick: bool) -> MadeBenchmark:
     for system, project in earlier:  # judged failing throughout: counted, it would show in the scores
         out = projects[project] / "verdicts" / f"{system}-0"
         out.mkdir(parents=True)
-        blocks = [_block(scope, cid, "fail", versions[project][(scope, cid)])
+        blocks = [_block(scope, cid, "fail", f"\"{versions[project][(scope, cid)]}\"")
                   for scope, entries in rubrics[project].items() for cid in entries]
         (out / f"{rater_slug(JUDGE)}.yaml").write_text(_file(JUDGE, f"{system}-0", blocks), encoding="utf-8")
     lines = ["format: 1", "id: paper-suite", "title: Paper-scale suite", "projects:", *(f"  - {p}" for p in ids),

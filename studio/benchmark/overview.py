@@ -1,10 +1,10 @@
-"""What the app's Benchmark window shows of a benchmark.yaml, computed in one background task: the
-file's problems (when it has any, nothing else), else every pair's status, the Table 5 report and
-its figures as PNG."""
+"""What the app's Benchmark window shows of a benchmark.yaml, computed in the background: the file's
+problems (when it has any, nothing else), else every pair's status and the Table 5 report; its
+figures as PNG only when asked for (drawing them all takes longer than reading the benchmark)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from studio.benchmark.loader import LoadedBenchmark, load_benchmark
@@ -16,7 +16,6 @@ from studio.benchmark.status import PairStatus
 class BenchmarkOverview:
     loaded: LoadedBenchmark
     report: BenchmarkReport | None  # None while the file has errors
-    figures: dict[str, bytes] = field(default_factory=dict)  # name -> PNG (studio/benchmark/figures.py)
 
     @property
     def pairs(self) -> dict[tuple[str, str], PairStatus]:
@@ -26,10 +25,14 @@ class BenchmarkOverview:
 
 def benchmark_overview(path: Path) -> BenchmarkOverview:
     """NotABenchmarkError when there is no file; the file's problems, or the report."""
-    from studio.benchmark.figures import all_figures, rendered
-
     loaded = load_benchmark(path)
     if loaded.errors or loaded.benchmark is None:
         return BenchmarkOverview(loaded, None)
-    report = benchmark_report(loaded)
-    return BenchmarkOverview(loaded, report, {name: rendered(f, "png") for name, f in all_figures(report).items()})
+    return BenchmarkOverview(loaded, benchmark_report(loaded))
+
+
+def figure_png(report: BenchmarkReport, name: str) -> bytes:
+    """The figure `name` of the report as PNG: the bytes `benchmark report --out` writes as NAME.png."""
+    from studio.benchmark.figures import one_figure, rendered
+
+    return rendered(one_figure(report, name), "png")

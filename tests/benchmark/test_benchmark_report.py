@@ -234,3 +234,21 @@ def test_resources_as_the_paper_counts_them(tmp_path: Path, capsys):
     assert drawn["1|claude"] == pytest.approx(3.0) and drawn["2|claude"] == pytest.approx(1.515)
     assert drawn["1|codex"] == pytest.approx(0.5) and "2|codex" not in drawn  # unknown tokens: n/a, not 0
     assert "codex: kestrel-p01" in figure.get_supxlabel()
+
+
+def test_the_report_and_its_pairs_status_read_each_project_once(bench: Path, monkeypatch):
+    # status used to read a project per pair, then the report read every project again
+    from studio.benchmark.loader import load_benchmark
+    from studio.benchmark.report import benchmark_report
+    from studio.judging import tables
+    from studio.store import loader
+
+    reads: list[str] = []
+    for module, name in ((loader, "load_project"), (tables, "read_project_verdicts")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, _real=real, _name=name, **kwargs:
+                            reads.append(_name) or _real(*args, **kwargs))
+    report = benchmark_report(load_benchmark(bench))
+    assert reads.count("load_project") == len(PROJECTS) and reads.count("read_project_verdicts") == len(PROJECTS)
+    pairs = {(p.system, p.project): p for p in report.pairs}
+    assert pairs[("alpha", "s01")].judging == "scored" and pairs[("beta", "s03")].run == "not started"
