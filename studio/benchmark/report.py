@@ -72,7 +72,9 @@ def _means(summary: SystemSummary) -> dict:
             "pass_rate_90": r(summary.pass_rate_90, 6), "projects": summary.projects}
 
 
-def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
+def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None = None,
+                     status: list[PairStatus] | None = None) -> BenchmarkReport:
+    """Table 5; `reading` and `status`: the projects and the pairs' status as already read for them."""
     from studio.judging.decisions import StoreDecisions
     from studio.judging.tables import ProjectVerdicts, score_rubrics
     from studio.scoring.engine import score_benchmark, summarise_system
@@ -83,7 +85,7 @@ def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
                                    "(`dbstudio benchmark validate`)")
     judge = benchmark.judge_rater
     reported = loaded.reported()
-    reading = BenchmarkReading(loaded)  # each project read once, for the scores and the pairs' status alike
+    reading = reading or BenchmarkReading(loaded)  # each project read once, for the scores and the status alike
     rubrics: dict = {}
     for project_id, project in loaded.projects.items():
         selected = {o.submission: system for (system, pid), o in reported.items() if pid == project_id}
@@ -119,7 +121,7 @@ def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
     shared_means = {s: summarise_system({p: scores.projects[p][s] for p in shared}) for s in systems} if shared else {}
     resources = pair_resources(loaded)
     return BenchmarkReport(benchmark.id, judge, projects, systems, scores, SharedSet(shared, shared_means, left_out),
-                           benchmark_status(loaded, reading), resources, system_resources(resources, systems))
+                           benchmark_status(loaded, reading) if status is None else status, resources, system_resources(resources, systems))
 
 
 def cell_text(report: BenchmarkReport, project: str, system: str, key: str = "final") -> str:

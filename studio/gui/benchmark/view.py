@@ -66,10 +66,9 @@ class BenchmarkGridModel(QAbstractTableModel):
 
     def set_overview(self, overview: BenchmarkOverview | None) -> None:
         self.beginResetModel()
-        report = overview.report if overview is not None else None
-        benchmark = overview.loaded.benchmark if overview is not None else None
-        self.projects = list(report.projects) if report is not None else []
-        self.systems = list(report.systems) if report is not None else []
+        benchmark = overview.loaded.benchmark if overview is not None and overview.status is not None else None
+        self.projects = list(overview.loaded.projects) if overview is not None and benchmark is not None else []
+        self.systems = [s.id for s in benchmark.systems] if benchmark is not None else []
         self.names = {s.id: s.name for s in benchmark.systems} if benchmark is not None else {}
         self.pairs = overview.pairs if overview is not None else {}
         self.endResetModel()
@@ -182,8 +181,10 @@ def picker_page(label: str, box: QComboBox, body: list[QWidget], parent: QWidget
 class BenchmarkView(QWidget):
     """objectName `benchmarkView`; see the module's docstring for its parts."""
 
+    pairs_shown = Signal()
+    """The grid shows every pair's status (or the file's problems); Table 5 follows."""
     computed = Signal()
-    """A new overview (or the reason there is none) is shown."""
+    """A new overview with its report (or the reason there is none) is shown."""
     figure_drawn = Signal(str)
     """The figure of that name (fig5a ...) is drawn for the shown report and on the Figures page."""
     open_requested = Signal(object, str)
@@ -249,23 +250,25 @@ class BenchmarkView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the file, its projects, runs and verdicts again in the background (the latest wins)."""
-        from studio.benchmark.overview import benchmark_overview
+        """Read the file, its projects, runs and verdicts again in the background (the latest wins):
+        every pair's status first, for the grid, then the report from the same reading."""
+        from studio.benchmark.overview import benchmark_pairs
 
         path = self.path
         self.reload_button.setEnabled(False)
         self.status.setText(f"Reading {path.name} and its projects…")
-        self.latest.start(f"Reading {path.name}", lambda: benchmark_overview(path), self._done, self._failed)
+        self.latest.start(f"Reading {path.name}", lambda: benchmark_pairs(path), self._pairs_read, self._failed)
 
-    def _done(self, overview: BenchmarkOverview) -> None:
-        self.reload_button.setEnabled(True)
+    def _pairs_read(self, overview: BenchmarkOverview) -> None:
+        from studio.benchmark.overview import with_report
+
         self.overview = overview
         loaded, benchmark = overview.loaded, overview.loaded.benchmark
         self.problems.clear()
         for finding in loaded.findings:
             self.problems.addItem(f"{loaded.root / finding.file}:{finding.line}:{finding.column}: "
                                   f"{finding.severity.value}: {finding.message}")
-        broken = overview.report is None
+        broken = overview.status is None
         self.problems.setVisible(bool(loaded.findings))
         self.tabs.setVisible(not broken)
         if benchmark is not None:
@@ -280,14 +283,28 @@ class BenchmarkView(QWidget):
         self.drawing.cancel()
         self.drawing_name = None
         self._show_figure()
+        self.pairs_shown.emit()
         if broken:
+            self.reload_button.setEnabled(True)
             self.status.setText(f"{len(loaded.errors)} problem(s) in {self.path.name}: fix them, then Reload")
-        else:
-            pairs = list(overview.pairs.values())
-            scored = sum(1 for p in pairs if p.judging == "scored")
-            self.status.setText(f"{scored} of {len(pairs)} pairs scored. Double-click a pair to open its project "
-                                "and runs; its menu opens the Review or the Scores.")
+            self.computed.emit()
+            return
+        self.status.setText(f"{self._scored_text()} Scoring Table 5…")
+        self.latest.start(f"Scoring {self.path.name}", lambda: with_report(overview), self._done, self._failed)
+
+    def _done(self, overview: BenchmarkOverview) -> None:
+        self.reload_button.setEnabled(True)
+        self.overview = overview
+        self._fill_table5()
+        self._show_figure()
+        self.status.setText(f"{self._scored_text()} Double-click a pair to open its project and runs; its menu "
+                            "opens the Review or the Scores.")
         self.computed.emit()
+
+    def _scored_text(self) -> str:
+        pairs = list(self.overview.pairs.values()) if self.overview is not None else []
+        scored = sum(1 for p in pairs if p.judging == "scored")
+        return f"{scored} of {len(pairs)} pairs scored."
 
     def _failed(self, error: StudioError) -> None:
         self.reload_button.setEnabled(True)
@@ -307,7 +324,8 @@ class BenchmarkView(QWidget):
         report = self.overview.report if self.overview is not None else None
         name = str(self.figure_box.currentData())
         if report is None:
-            self.figure.show_text("No figure: the benchmark has problems, or was not read yet.")
+            self.figure.show_text("No figure: the benchmark has problems, or was not read yet." if self.overview is None
+                                  or self.overview.status is None else "The figures follow Table 5's scores…")
             return
         if name in self.figures:
             self.figure.set_png(self.figures[name])

@@ -142,6 +142,19 @@ def drawings(monkeypatch) -> list[str]:
     return made
 
 
+def test_the_grid_is_shown_before_the_report_is_scored(qtbot, bench: Path):
+    view = BenchmarkView(bench, TaskRunner())
+    qtbot.addWidget(view)
+    seen: list[tuple[object, list[list[str]]]] = []
+    view.pairs_shown.connect(lambda: seen.append((view.overview.report, cells(view.grid))))
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.show()
+    assert len(seen) == 1 and seen[0][0] is None  # the grid came first, with no report yet
+    assert seen[0][1] == cells(view.grid) and seen[0][1][0][0] == "completed, scored, 2 attempts"
+    assert view.overview.report is not None and view.overview.report.pairs == view.overview.status
+    assert cells(view.table5)[0][1] == "80.00"
+
+
 def test_the_grid_and_table5_are_shown_before_any_figure_is_drawn(qtbot, bench: Path, drawings: list[str]):
     view = open_view(qtbot, bench)
     assert cells(view.grid)[0][0] == "completed, scored, 2 attempts"
