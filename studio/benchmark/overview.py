@@ -42,7 +42,7 @@ def with_report(overview: BenchmarkOverview) -> BenchmarkOverview:
     if overview.status is None:
         return overview
     report = benchmark_report(overview.loaded, overview.reading, overview.status)
-    return replace(overview, report=report)
+    return replace(overview, report=report, reading=None)  # the verdicts read are not kept with the window
 
 
 def benchmark_overview(path: Path) -> BenchmarkOverview:

@@ -252,3 +252,17 @@ def test_the_report_and_its_pairs_status_read_each_project_once(bench: Path, mon
     assert reads.count("load_project") == len(PROJECTS) and reads.count("read_project_verdicts") == len(PROJECTS)
     pairs = {(p.system, p.project): p for p in report.pairs}
     assert pairs[("alpha", "s01")].judging == "scored" and pairs[("beta", "s03")].run == "not started"
+
+
+def test_a_broken_verdict_file_leaves_the_other_pairs_of_its_project_judged(bench: Path, capsys):
+    # the project's submissions are read together; when one file is broken each is read alone
+    from studio.benchmark.loader import load_benchmark
+    from studio.benchmark.status import benchmark_status
+
+    (broken,) = (bench.parent / "s01" / "verdicts" / "beta-1").glob("*.yaml")
+    broken.write_text("format: 1\nsubmission: beta-1\nverdicts: [\n", encoding="utf-8")
+    pairs = {(p.system, p.project): p for p in benchmark_status(load_benchmark(bench))}
+    assert pairs[("alpha", "s01")].judging == "scored" and pairs[("beta", "s01")].judging == "not judged"
+    assert pairs[("beta", "s02")].judging == "scored"
+    code, _, err = run_cli(capsys, "benchmark", "report", str(bench))
+    assert code != 0 and str(broken) in err and "Traceback" not in err
