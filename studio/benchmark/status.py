@@ -107,15 +107,19 @@ def _pair(reading: BenchmarkReading, project: BenchmarkProject, system: str, out
 
 def _judging(reading: ProjectReading, submission: str, judge: str | None) -> tuple[str, int, int]:
     """(judging state, decisions with a verdict, decisions without) of one submission's rubrics."""
-    from studio.judging.tables import score_rows
+    from studio.judging.decisions import choose
 
     verdicts = reading.of(submission)
     if verdicts is None:
         return NOT_JUDGED, 0, 0
     if judge is not None and judge not in reading.raters_of(submission):
         return NOT_JUDGED, 0, 0
-    rows = score_rows(verdicts, judge)
-    missing = sum(1 for row in rows if row.verdict is None)
-    if missing == len(rows):
+    # the verdict each score row would hold (studio.judging.tables.score_rows), counted without the rows
+    decisions = verdicts.found.decisions
+    nothing: dict = {}
+    chosen = [choose(decisions.get((submission, scope, entry.id), nothing), judge).value
+              for scope, entries in verdicts.rubrics.items() for entry in entries.values()]
+    missing = chosen.count(None)
+    if missing == len(chosen):
         return NOT_JUDGED, 0, missing
-    return (SCORED if missing == 0 else "judged"), len(rows) - missing, missing
+    return (SCORED if missing == 0 else "judged"), len(chosen) - missing, missing
