@@ -148,3 +148,17 @@ def add_outcome(path: Path, system: str, project: str, submission: str, reason: 
     else:
         outcomes.append(entry)
     document.save()
+
+
+def remove_outcome(path: Path, project: str, submission: str) -> None:
+    """Take the outcomes naming `submission` of `project` out of benchmark.yaml (a run that no longer
+    exists), the rest of the file as it was (atomically)."""
+    from studio.store.yamlfile import YamlDocument
+
+    document = YamlDocument.load(path)
+    outcomes = document.data.get("outcomes") or []
+    for place in reversed(range(len(outcomes))):
+        entry = outcomes[place]
+        if isinstance(entry, dict) and entry.get("project") == project and entry.get("submission") == submission:
+            del outcomes[place]
+    document.save()
