@@ -29,6 +29,7 @@ from studio.collector import collector_paused
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
+from studio.gui.base.after_paint import AfterPaint
 from studio.gui.base.editor_tabs import EditorTabs
 from studio.gui.base.preferences import PreferencesStore
 from studio.gui.base.reload_bar import ReloadBar
@@ -93,7 +94,8 @@ class MainWindow(QMainWindow):
         self.editor_tabs = QTabWidget(self)
         self.shell = Shell(self, self.runner, self.editor_tabs, self.registry, context=lambda: self.context,
                            show_error=self.show_error, refresh_git=self.refresh_git, preferences=self.preferences,
-                           open_project=self.open_project)
+                           open_project=self.open_project,
+                           after_drawn=lambda receiver, then: self.after_paint.call(receiver, then))
         self.context: ProjectContext | None = None
         self.recovery: ProjectRecovery | None = None  # the open project's journal of unsaved edits
         self.watcher: ProjectWatcher | None = None
@@ -110,6 +112,8 @@ class MainWindow(QMainWindow):
         self.explorer.files_dropped.connect(self.import_files)
         self.explorer.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.explorer.header().setStretchLastSection(False)
+        # the reads that fill the panels of an opened project start once its explorer is drawn
+        self.after_paint = AfterPaint(self.explorer.viewport())
         self.explorer_dock = self._dock("explorerDock", "Project", self.explorer, Qt.DockWidgetArea.LeftDockWidgetArea)
 
         self.findings_model = FindingsModel(self)
@@ -364,7 +368,8 @@ class MainWindow(QMainWindow):
         self.explorer_model.stages_source = lambda: stages_in_text(context.session.documents)
         self.explorer_model.set_project(session.loaded.project)
         self._expand_explorer()
-        self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
+        self.versioning = VersioningPanel(context, self.runner, self.versioning_dock,
+                                          after_drawn=self.shell.after_drawn)
         self.versioning_dock.setWidget(self.versioning)
         self.watcher = context.file_watcher()
         self.watcher.files_changed.connect(self._on_files_changed)
@@ -372,10 +377,10 @@ class MainWindow(QMainWindow):
         context.committed.connect(self._committed)
         self._update_title()
         self.setWindowModified(False)
-        # The repository's state follows in the background, once the project is shown (GitPython is
-        # not needed to edit, and importing it would compete with the window's start).
+        # The repository's state follows in the background, once the project is drawn (GitPython is
+        # not needed to edit, and importing it would compete with that paint for the interpreter).
         self.status.show_git(None)  # not the last project's state meanwhile
-        QTimer.singleShot(0, self, self.refresh_git)
+        self.shell.after_drawn(self, self.refresh_git)
         self.statusBar().showMessage(f"Opened {session.root}", 5000)
         self._remember_recent(session.root)
         self.shell.announce(context)

@@ -365,6 +365,10 @@ def install_runs(shell: Shell) -> RunsPanel:
             context.judging_requested.emit(run_id)
 
     panel.judge_requested.connect(judge)
-    shell.project_opened.connect(lambda context: panel.set_project(context.session.root))
+
+    def opened(context: Any) -> None:  # the runs are read once the window shows the project
+        shell.after_drawn(panel, lambda: panel.set_project(context.session.root) if shell.context is context else None)
+
+    shell.project_opened.connect(opened)
     shell.project_closed.connect(lambda: panel.set_project(None))
     return panel
