@@ -44,6 +44,9 @@ def run_app(path: str | None = None) -> int:
     enable_native_crash_log(shlex.join(["dbstudio", "gui", *([str(path)] if path else [])]))
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from studio.gui.base.feature_hook import drop_feature_import_hook
+
+    drop_feature_import_hook()  # before the window's modules and the project core are imported
     from studio.gui.main_window import MainWindow
     from studio.gui.widgets.icons import app_icon
 
