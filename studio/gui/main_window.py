@@ -49,7 +49,6 @@ from studio.gui.runs.monitor import hold_close
 from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
-from studio.store.git_state import read_git_state
 
 # The window is drawn before the project core (pydantic models, loader, review, git, the
 # spreadsheet and YAML libraries) is imported: those load on the TaskRunner with the project,
@@ -701,6 +700,8 @@ class MainWindow(QMainWindow):
     def refresh_git(self) -> None:
         if self.context is None:
             return
+        from studio.store.git_state import read_git_state
+
         root, context = self.context.session.root, self.context
         self.runner.run("Reading git state", lambda: read_git_state(root),
                         lambda state: self.status.show_git(state) if context is self.context else None,

@@ -14,9 +14,9 @@ from studio.store.workspace import sample_project
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout: tests/gui/base/ is three below it
 PROJECT_CORE = ("pydantic", "git", "ruamel", "openpyxl", "numpy", "matplotlib", "studio.store.loader", "studio.review")
-# Not needed to draw the first window (difflib comes with the project core), nor, the first two, to
-# show the project: each loads on first use.
-LATER = ("studio.gui.judging.judge_dialog", "subprocess", "difflib")
+# Not needed to draw the first window (difflib comes with the project core), nor, the first three,
+# to show the project: each loads on first use.
+LATER = ("studio.gui.judging.judge_dialog", "subprocess", "studio.store.git_state", "difflib")
 
 CHILD = """
 import json, sys, tempfile
@@ -89,7 +89,7 @@ def test_what_is_first_used_later_is_imported_neither_for_the_window_nor_for_the
     report = run_child(tmp_path)
     assert report["shown"]["later"] == []
     assert report["opened"] == [str(sample_project())]
-    assert not set(LATER[:2]) & set(report["at_opened"])
+    assert not set(LATER[:3]) & set(report["at_opened"])
 
 
 HOOK_CHILD = """
