@@ -366,8 +366,13 @@ def install_runs(shell: Shell) -> RunsPanel:
 
     panel.judge_requested.connect(judge)
 
-    def opened(context: Any) -> None:  # the runs are read once the window shows the project
-        shell.after_drawn(panel, lambda: panel.set_project(context.session.root) if shell.context is context else None)
+    def opened(context: Any) -> None:  # the runs are read once the window has drawn the project
+        root = context.session.root
+
+        def read() -> None:
+            if shell.context is context:  # not closed or replaced meanwhile
+                panel.set_project(root)
+        shell.after_drawn(panel, read)
 
     shell.project_opened.connect(opened)
     shell.project_closed.connect(lambda: panel.set_project(None))
