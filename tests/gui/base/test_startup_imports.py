@@ -144,6 +144,7 @@ def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qa
     # The sample is copied on the TaskRunner after the window is drawn; a refusal still ends the app.
     (tmp_path / "not-a-folder").write_text("a file where the workspace should be")
     monkeypatch.setenv("DBSTUDIO_WORKSPACE", str(tmp_path / "not-a-folder"))
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)  # run_app sets it (restored after the test)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # run_app installs the crash hook
     messages: list[str] = []
     monkeypatch.setattr(QMessageBox, "critical", lambda _parent, _title, text: messages.append(text))
@@ -156,5 +157,7 @@ def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qa
     finally:
         deadline.stop()
     assert len(messages) == 1 and "not-a-folder" in messages[0] and "was not created" in messages[0]
+    # The app looks for no pydantic plugin: the search read every installed distribution's entry points.
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
     for widget in QApplication.topLevelWidgets():
         widget.close()
