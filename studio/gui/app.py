@@ -44,6 +44,12 @@ def run_app(path: str | None = None) -> int:
     enable_native_crash_log(shlex.join(["dbstudio", "gui", *([str(path)] if path else [])]))
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from studio.gui.base.feature_hook import drop_feature_import_hook
+
+    drop_feature_import_hook()  # before the window's modules and the project core are imported
+    # The app uses no pydantic plugin; looking for one reads the entry points of every installed
+    # distribution as the first model is built (tens of ms of the opening). Set it to "" to load them.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from studio.gui.main_window import MainWindow
     from studio.gui.widgets.icons import app_icon
 

@@ -29,6 +29,7 @@ from studio.collector import collector_paused
 from studio.crashlog import write_crash_log
 from studio.errors import StudioError
 from studio.gui.base.actions import ActionId, ActionRegistry, MenuId
+from studio.gui.base.after_paint import AfterPaint
 from studio.gui.base.editor_tabs import EditorTabs
 from studio.gui.base.preferences import PreferencesStore
 from studio.gui.base.reload_bar import ReloadBar
@@ -48,7 +49,6 @@ from studio.gui.runs.monitor import hold_close
 from studio.gui.runs.panel import install_runs
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
-from studio.store.git_state import read_git_state
 
 # The window is drawn before the project core (pydantic models, loader, review, git, the
 # spreadsheet and YAML libraries) is imported: those load on the TaskRunner with the project,
@@ -93,7 +93,8 @@ class MainWindow(QMainWindow):
         self.editor_tabs = QTabWidget(self)
         self.shell = Shell(self, self.runner, self.editor_tabs, self.registry, context=lambda: self.context,
                            show_error=self.show_error, refresh_git=self.refresh_git, preferences=self.preferences,
-                           open_project=self.open_project)
+                           open_project=self.open_project,
+                           after_drawn=lambda receiver, then: self.after_paint.call(receiver, then))
         self.context: ProjectContext | None = None
         self.recovery: ProjectRecovery | None = None  # the open project's journal of unsaved edits
         self.watcher: ProjectWatcher | None = None
@@ -110,6 +111,8 @@ class MainWindow(QMainWindow):
         self.explorer.files_dropped.connect(self.import_files)
         self.explorer.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.explorer.header().setStretchLastSection(False)
+        # the reads that fill the panels of an opened project start once its explorer is drawn
+        self.after_paint = AfterPaint(self.explorer.viewport())
         self.explorer_dock = self._dock("explorerDock", "Project", self.explorer, Qt.DockWidgetArea.LeftDockWidgetArea)
 
         self.findings_model = FindingsModel(self)
@@ -364,7 +367,8 @@ class MainWindow(QMainWindow):
         self.explorer_model.stages_source = lambda: stages_in_text(context.session.documents)
         self.explorer_model.set_project(session.loaded.project)
         self._expand_explorer()
-        self.versioning = VersioningPanel(context, self.runner, self.versioning_dock)
+        self.versioning = VersioningPanel(context, self.runner, self.versioning_dock,
+                                          after_drawn=self.shell.after_drawn)
         self.versioning_dock.setWidget(self.versioning)
         self.watcher = context.file_watcher()
         self.watcher.files_changed.connect(self._on_files_changed)
@@ -372,10 +376,10 @@ class MainWindow(QMainWindow):
         context.committed.connect(self._committed)
         self._update_title()
         self.setWindowModified(False)
-        # The repository's state follows in the background, once the project is shown (GitPython is
-        # not needed to edit, and importing it would compete with the window's start).
+        # The repository's state follows in the background, once the project is drawn (GitPython is
+        # not needed to edit, and importing it would compete with that paint for the interpreter).
         self.status.show_git(None)  # not the last project's state meanwhile
-        QTimer.singleShot(0, self, self.refresh_git)
+        self.shell.after_drawn(self, self.refresh_git)
         self.statusBar().showMessage(f"Opened {session.root}", 5000)
         self._remember_recent(session.root)
         self.shell.announce(context)
@@ -696,6 +700,8 @@ class MainWindow(QMainWindow):
     def refresh_git(self) -> None:
         if self.context is None:
             return
+        from studio.store.git_state import read_git_state
+
         root, context = self.context.session.root, self.context
         self.runner.run("Reading git state", lambda: read_git_state(root),
                         lambda state: self.status.show_git(state) if context is self.context else None,

@@ -38,7 +38,8 @@ class Shell(QObject):
     def __init__(self, window: QMainWindow, runner: TaskRunner, tabs: QTabWidget, actions: ActionRegistry, *,
                  context: Callable[[], ProjectContext | None], show_error: Callable[[Any], None],
                  refresh_git: Callable[[], None], preferences: PreferencesStore | None = None,
-                 open_project: Callable[[Path], None] | None = None) -> None:
+                 open_project: Callable[[Path], None] | None = None,
+                 after_drawn: Callable[[QObject, Callable[[], None]], None] | None = None) -> None:
         super().__init__(window)
         self.preferences = preferences if preferences is not None else PreferencesStore(self)
         """The user's preferences (who reviews, in which role, blind or not), shared by every feature."""
@@ -51,6 +52,7 @@ class Shell(QObject):
         self._docks: dict[str, QDockWidget] = {}
         self._context = context
         self._open_project = open_project
+        self._after_drawn = after_drawn
 
     # -- the project ---------------------------------------------------------------------------
     @property
@@ -92,6 +94,15 @@ class Shell(QObject):
                     then(context)
             self.project_opened.connect(opened)
         self._open_project(Path(folder))
+
+    def after_drawn(self, receiver: QObject, then: Callable[[], None]) -> None:
+        """Call `then` once the window has drawn what it shows now (unless `receiver` is deleted by
+        then): a background read that fills a panel starts after the paint that shows an opened
+        project, instead of competing with it for the interpreter."""
+        if self._after_drawn is None:
+            QTimer.singleShot(0, receiver, then)
+        else:
+            self._after_drawn(receiver, then)
 
     def refresh_git(self) -> None:
         """Read the project's git state again (after a feature wrote or committed files)."""

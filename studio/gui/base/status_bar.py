@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
-from studio.store.git_state import GitState
 from studio.validation.findings import Severity
+
+if TYPE_CHECKING:
+    from studio.store.git_state import GitState
 
 
 class StatusParts:

@@ -4,10 +4,11 @@ revision as one undoable edit; commit with a message. Every git read runs on the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -122,7 +123,8 @@ class DiffModel(HeadersTableModel):
 
 # -- the panel ---------------------------------------------------------------------------------
 class VersioningPanel(QWidget):
-    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
+    def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None, *,
+                 after_drawn: Callable[[QObject, Callable[[], None]], None] | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("versioningPanel")
         self.context = context
@@ -233,9 +235,12 @@ class VersioningPanel(QWidget):
         layout.addWidget(self.status)
         context.reloaded.connect(self.refresh)
         context.committed.connect(self._committed)
-        # The first log once the window has shown the project: reading it imports GitPython on the
-        # TaskRunner, which would compete with the window's own start for the interpreter.
-        QTimer.singleShot(0, self, lambda: self.show_file(None))
+        # The first log once the window has drawn the project (`after_drawn`, Shell.after_drawn): reading
+        # it imports GitPython on the TaskRunner, which would compete with that paint for the interpreter.
+        if after_drawn is None:
+            QTimer.singleShot(0, self, lambda: self.show_file(None))
+        else:
+            after_drawn(self, lambda: self.show_file(None))
 
     # -- scope -------------------------------------------------------------------------------
     def show_file(self, rel: str | None) -> None:

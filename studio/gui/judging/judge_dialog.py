@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -22,8 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError
-from studio.gui.base.actions import ActionId
-from studio.gui.base.shell import Shell
 from studio.gui.base.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
@@ -298,24 +296,3 @@ class JudgeDialog(QDialog):
         """Closing while the judge works stops it (the verdicts received are kept)."""
         self.stop()
         super().reject()
-
-
-class JudgeAction(QObject):
-    """The Judging menu's Judge… action (`judgeAction`), enabled while a project is open."""
-
-    def __init__(self, shell: Shell) -> None:
-        super().__init__(shell)
-        self.shell = shell
-        self.dialog: JudgeDialog | None = None
-        self.action = shell.actions.add(ActionId.JUDGE, "&Judge…", self.open, needs_project=True,
-                                        tip="Run the LLM judge on a run's checkpoints and final package")
-        # another feature (the runs panel) asks for a run to be judged through the project context
-        shell.project_opened.connect(lambda context: context.judging_requested.connect(self.open))
-
-    def open(self, run_id: str | None = None) -> JudgeDialog | None:
-        context = self.shell.context
-        if context is None:
-            return None
-        self.dialog = JudgeDialog(context.session.root, self.shell.runner, self.shell.window, run_id=run_id)
-        self.dialog.open()
-        return self.dialog

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from studio.gui.base.actions import ActionId, MenuId
 from studio.gui.base.shell import Shell
-from studio.gui.judging.judge_dialog import JudgeAction
+from studio.gui.judging.judge_action import JudgeAction
 
 if TYPE_CHECKING:
     from studio.gui.judging.agreement_view import AgreementView
@@ -41,7 +41,7 @@ class ScoresHook(QObject):
                                               tip="Each judge's sensitivity and specificity against the experts, "
                                                   "certified or not per scope, and the scores corrected for its "
                                                   "error", needs_project=True)
-        self.judge = JudgeAction(shell)  # Judge… (judge_dialog.py): judge, then read the scores
+        self.judge = JudgeAction(shell)  # Judge… (judge_action.py): judge, then read the scores
         actions.add_to_menu(MenuId.JUDGING,
                             [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT, ActionId.JUDGE_ERROR],
                             separator_before=True)

@@ -5,7 +5,6 @@ that differ, so the selection and scroll position survive the review that follow
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
@@ -53,6 +52,8 @@ class FindingsModel(QAbstractTableModel):
 
     def set_findings(self, findings: list[Finding]) -> None:
         """Show `findings`, changing only the rows that differ from the ones shown."""
+        from difflib import SequenceMatcher  # with the first review, after the window is drawn
+
         new = list(findings)
         matcher = SequenceMatcher(None, self._findings, new, autojunk=False)
         # From the end, so the positions of the operations still to come stay right.

@@ -8,14 +8,13 @@ again only when its size or time changes) and the tail of the log being written,
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
@@ -23,6 +22,8 @@ from studio.runs import overview as runs_data
 from studio.runs.overview import RunView
 
 if TYPE_CHECKING:
+    import subprocess  # on the first launch: the window starts without it
+
     from studio.runs.record import RunSettings
 
 POLL_MS = 500
@@ -164,6 +165,8 @@ class RunMonitor(QObject):
 
     def launch(self, run_dir: Path) -> None:
         """Start the process that executes the run to its end (a resume when it had begun)."""
+        import subprocess
+
         run_dir = Path(run_dir)
         with open(run_dir / runs_data.PROCESS_LOG, "ab") as log:
             self.processes[run_dir] = subprocess.Popen(
@@ -206,6 +209,8 @@ def hold_close(window: QWidget, monitor: RunMonitor | None, event: QCloseEvent) 
     once answered)."""
     if monitor is None or monitor.close_answered or not monitor.going_here():
         return False
+    from PySide6.QtWidgets import QMessageBox
+
     event.ignore()
     count = len(monitor.going_here())
     what = "A run started here is" if count == 1 else f"{count} runs started here are"

@@ -365,6 +365,15 @@ def install_runs(shell: Shell) -> RunsPanel:
             context.judging_requested.emit(run_id)
 
     panel.judge_requested.connect(judge)
-    shell.project_opened.connect(lambda context: panel.set_project(context.session.root))
+
+    def opened(context: Any) -> None:  # the runs are read once the window has drawn the project
+        root = context.session.root
+
+        def read() -> None:
+            if shell.context is context:  # not closed or replaced meanwhile
+                panel.set_project(root)
+        shell.after_drawn(panel, read)
+
+    shell.project_opened.connect(opened)
     shell.project_closed.connect(lambda: panel.set_project(None))
     return panel

@@ -14,6 +14,9 @@ from studio.store.workspace import sample_project
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout: tests/gui/base/ is three below it
 PROJECT_CORE = ("pydantic", "git", "ruamel", "openpyxl", "numpy", "matplotlib", "studio.store.loader", "studio.review")
+# Not needed to draw the first window (difflib comes with the project core), nor, the first three,
+# to show the project: each loads on first use.
+LATER = ("studio.gui.judging.judge_dialog", "subprocess", "studio.store.git_state", "difflib")
 
 CHILD = """
 import json, sys, tempfile
@@ -27,18 +30,20 @@ app = QApplication(sys.argv[:1])
 from studio.gui.main_window import MainWindow
 
 core = json.loads(sys.argv[1])
+later = json.loads(sys.argv[3])
 window = MainWindow()
 window.show()
 exposed = QTest.qWaitForWindowExposed(window)
 app.processEvents()
-shown = {"exposed": exposed, "title": window.windowTitle(), "loaded": [name for name in core if name in sys.modules]}
+shown = {"exposed": exposed, "title": window.windowTitle(), "loaded": [name for name in core if name in sys.modules],
+         "later": [name for name in later if name in sys.modules]}
 opened = []
 at_opened = []
 frozen = []
 def on_opened(folder):
     import gc
     opened.append(folder)
-    at_opened.extend(name for name in core if name in sys.modules)
+    at_opened.extend(name for name in core + later if name in sys.modules)
     frozen.append(gc.get_freeze_count())
 window.project_opened.connect(on_opened)
 window.open_project(sys.argv[2])
@@ -47,7 +52,8 @@ for _ in range(2000):
     if opened and window.status.git_label.text():
         break
     QTest.qWait(10)
-print(json.dumps({"shown": shown, "busy": busy, "opened": opened, "title": window.windowTitle(),
+import builtins
+print(json.dumps({"hook_dropped": builtins.__import__ is builtins.__orig_import__, "shown": shown, "busy": busy, "opened": opened, "title": window.windowTitle(),
                   "at_opened": at_opened, "frozen": frozen, "git": window.status.git_label.text(),
                   "loaded": [name for name in core if name in sys.modules]}))
 """
@@ -56,7 +62,8 @@ print(json.dumps({"shown": shown, "busy": busy, "opened": opened, "title": windo
 def run_child(tmp_path: Path) -> dict:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT),
            "DBSTUDIO_WORKSPACE": str(tmp_path / "workspace")}
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(PROJECT_CORE), str(sample_project())],
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(PROJECT_CORE), str(sample_project()),
+                           json.dumps(LATER)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -78,6 +85,46 @@ def test_the_window_is_shown_before_the_project_core_is_imported(tmp_path: Path)
     assert report["git"].startswith("git: ") and "git" in report["loaded"]
 
 
+def test_what_is_first_used_later_is_imported_neither_for_the_window_nor_for_the_project(tmp_path: Path):
+    report = run_child(tmp_path)
+    assert report["shown"]["later"] == []
+    assert report["opened"] == [str(sample_project())]
+    assert not set(LATER[:3]) & set(report["at_opened"])
+
+
+HOOK_CHILD = """
+import builtins, json, sys
+import studio.gui.app  # as `dbstudio gui` does: the app's package before Qt
+before = builtins.__import__ is builtins.__orig_import__ if hasattr(builtins, "__orig_import__") else None
+from PySide6.QtWidgets import QApplication
+hooked = builtins.__import__ is not builtins.__orig_import__
+from studio.gui.base.feature_hook import drop_feature_import_hook
+dropped = drop_feature_import_hook()
+import colorsys  # a module nothing has imported yet
+feature = sys.modules["shibokensupport.feature"]
+print(json.dumps({"before": before, "hooked": hooked, "dropped": dropped, "again": drop_feature_import_hook(),
+                  "restored": builtins.__import__ is builtins.__orig_import__,
+                  "read": "colorsys" in feature.pyside_feature_dict}))
+"""
+
+
+def test_pysides_feature_import_hook_is_dropped_once_qt_is_loaded(tmp_path: Path):
+    """PySide's hook read the source of every module imported after Qt (about 0.4 ms each, some
+    100 ms of the start-up's CPU); the app selects no PySide feature, so run_app drops it."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", HOOK_CHILD], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {"before": None, "hooked": True, "dropped": True, "again": False, "restored": True,
+                      "read": False}
+
+
+def test_the_window_imported_after_qt_drops_the_hook_itself(tmp_path: Path):
+    report = run_child(tmp_path)
+    assert report["hook_dropped"] is True
+
+
 def test_the_project_cores_modules_are_set_aside_from_the_collector_once_imported(tmp_path: Path):
     """The UI thread's collector walked the objects of the core's modules (pydantic's schemas, the
     models) while the project loaded, and again later: 60-120 ms on the way to an interactive
@@ -97,6 +144,7 @@ def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qa
     # The sample is copied on the TaskRunner after the window is drawn; a refusal still ends the app.
     (tmp_path / "not-a-folder").write_text("a file where the workspace should be")
     monkeypatch.setenv("DBSTUDIO_WORKSPACE", str(tmp_path / "not-a-folder"))
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)  # run_app sets it (restored after the test)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # run_app installs the crash hook
     messages: list[str] = []
     monkeypatch.setattr(QMessageBox, "critical", lambda _parent, _title, text: messages.append(text))
@@ -109,5 +157,7 @@ def test_a_workspace_that_cannot_hold_the_sample_is_a_message_and_exit_code_2(qa
     finally:
         deadline.stop()
     assert len(messages) == 1 and "not-a-folder" in messages[0] and "was not created" in messages[0]
+    # The app looks for no pydantic plugin: the search read every installed distribution's entry points.
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
     for widget in QApplication.topLevelWidgets():
         widget.close()
