@@ -74,9 +74,10 @@ def current_versions(project: Project) -> dict[tuple[str, str], str]:
     return versions
 
 
-def select_submissions(store: VerdictStore, wanted: Sequence[str] | None) -> list[str]:
-    """The stored submissions named by `wanted` (each an id or the start of exactly one), or all."""
-    stored = store.submissions()
+def select_submissions(store: VerdictStore, wanted: Sequence[str] | None, stored: list[str] | None = None) -> list[str]:
+    """The stored submissions named by `wanted` (each an id or the start of exactly one), or all;
+    `stored`: the store's submissions (`store.submissions()`), when the caller has listed them."""
+    stored = store.submissions() if stored is None else stored
     if not wanted:
         return stored
     chosen: list[str] = []

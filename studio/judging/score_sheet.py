@@ -13,9 +13,9 @@ verdict is *not judged*. Neither is ever shown as 0.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -240,7 +240,7 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
     run is read and scored again."""
     from studio.judging.decisions import current_versions
     from studio.judging.tables import judged_submissions, system_names
-    from studio.judging.verdict_store import VerdictStore, signed_files
+    from studio.judging.verdict_store import VerdictStore
     from studio.judging.verdicts import is_judge
     from studio.scoring.project_rubrics import project_rubrics
 
@@ -248,11 +248,11 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
     project_id = project.info.id if project.info is not None else root.name
     rubrics, versions = project_rubrics(project), current_versions(project)
     store = VerdictStore(root)
-    submissions = judged_submissions(store, runs)
-    systems = system_names(root, submissions)
     with collector_paused():
+        listed = store.signed()  # each folder scanned once: the submissions, their files and signatures
+        submissions = judged_submissions(store, runs, sorted(listed))
+        systems = system_names(root, submissions)
         sheet, cache = _RUNS.for_sheet(root, rubrics, versions, judge, viewer)
-        listed = {submission: signed_files(store.root / submission) for submission in submissions}
         files = {submission: listed[submission][0] for submission in submissions}
         todo = [s for s in submissions if (s, systems[s], files[s]) not in cache]
         if todo:
@@ -340,13 +340,16 @@ def _current(submission: str, files: list[tuple[Path, FileSignature | None]], ve
     unknown: list[tuple[str, Verdict]] = []
     version_of = versions.get
     for path, signature in files:
-        rater, rows = given_in(path, signature)
-        left_out = False
-        for scope, criterion, value, version in rows:
-            key = (scope, criterion)
-            if version_of(key) != version:
-                left_out = True
-                continue
+        rater, decisions, values, given_versions = given_in(path, signature)
+        left_out = list(map(version_of, decisions)) != list(given_versions)
+        rows: Iterable[tuple[tuple[str, str], str]] = zip(decisions, values, strict=True)
+        if left_out:  # rare (a criterion edited since): only the verdicts on the criteria as they are now
+            rows = [(key, value) for key, value, version in zip(decisions, values, given_versions, strict=True)
+                    if version_of(key) == version]
+        if not given and not left_out:  # the run's first file (a file lists a decision once)
+            given.update(zip(decisions, zip(repeat(rater), values)))
+            continue
+        for key, value in rows:
             before = given.get(key)
             if before is None:
                 given[key] = (rater, value)

@@ -156,14 +156,15 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
     return rater, verdicts
 
 
-Given = tuple[str, str, str, str]
-"""What a score needs of one verdict: (scope, criterion id, verdict, criterion version)."""
+Given = tuple[str, list[tuple[str, str]], tuple[str, ...], tuple[str, ...]]
+"""What a score needs of a file: its rater, and each verdict's (scope, criterion id), verdict and
+criterion version, in file order."""
 
 _BLOCKS = re.compile(f"({_BLOCK.pattern})")  # every block with its whole text, to see that they tile the file
 
 
-def read_given(text: str) -> tuple[str, list[Given]] | None:
-    """(the file's rater, each verdict's scope, criterion, verdict and version) of exactly the files
+def read_given(text: str) -> Given | None:
+    """(the file's rater, each verdict's decision, verdict and criterion version) of exactly the files
     `read_lines` reads, None for every other; no Verdict is built. The score sheet reads the store
     through this: the blocks are taken by one `findall`, and each distinct token is checked once
     per file rather than once per block, which is most of what `read_lines` spends."""
@@ -175,7 +176,7 @@ def read_given(text: str) -> tuple[str, list[Given]] | None:
         return None
     at = head.end()
     if head["empty"]:
-        return (rater, []) if at == len(text) else None
+        return (rater, [], (), ()) if at == len(text) else None
     found = _BLOCKS.findall(text, at)
     if not found:
         return None  # `verdicts:` with nothing under it, or no block where one must start
@@ -184,17 +185,20 @@ def read_given(text: str) -> tuple[str, list[Given]] | None:
     # from `at` to the end: exactly the blocks read_lines matches one after the other
     if sum(map(len, whole)) != len(text) - at:
         return None
-    names = {token: _name(token) for token in {*scopes, *criteria, *versions}}
+    known = _NAMES.get
+    names = {token: known(token) or _name(token) for token in {*scopes, *criteria, *versions}}
     if None in names.values():
         return None
     name = names.__getitem__
-    scope_names, criterion_names = list(map(name, scopes)), list(map(name, criteria))
-    if len(set(zip(scope_names, criterion_names))) != len(scope_names):
+    decisions = list(zip(map(name, scopes), map(name, criteria), strict=True))
+    if len(set(decisions)) != len(decisions):
         return None  # a decision listed twice: the full reader names both lines
-    # findall gives "" for a field a block leaves out (no token of these is empty)
+    # findall gives "" for a field a block leaves out (no token of these is empty); a quoted note or
+    # single reference is literal text already
     if (any(_name(token) is None for token in set(bys) if token)
-            or any(_text(token) is None for token in set(notes) if token)
-            or any(_text(ref) is None for refs in set(evidence) if refs for ref in _REF.findall(refs))
+            or any(_text(token) is None for token in set(notes) if token and token[0] != '"')
+            or any(_text(ref) is None for refs in set(evidence) if refs and (refs[0] != '"' or ", " in refs)
+                   for ref in _REF.findall(refs))
             or any(_text(token) is None for token in set(keys) if token)):
         return None
     for time in set(times):
@@ -203,4 +207,4 @@ def read_given(text: str) -> tuple[str, list[Given]] | None:
                 _time(time)
             except ValueError:  # a date the calendar does not have: the full reader raises
                 return None
-    return rater, list(zip(scope_names, criterion_names, values, map(name, versions), strict=True))
+    return rater, decisions, values, tuple(map(name, versions))

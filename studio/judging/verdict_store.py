@@ -130,6 +130,20 @@ class VerdictStore:
                 listed[folder.name] = files
         return listed
 
+    def signed(self) -> dict[str, tuple[object, list[tuple[Path, FileSignature | None]]]]:
+        """submission -> (its files' signature, its verdict files) as `signed_files` gives them, of the
+        submissions `submissions()` lists, each folder scanned once."""
+        try:
+            folders = [entry for entry in os.scandir(self.root) if not entry.name.startswith(".") and entry.is_dir()]
+        except OSError:  # no verdicts yet
+            return {}
+        listed = {}
+        for folder in folders:
+            signature, files = signed_files(Path(folder.path))
+            if files:
+                listed[folder.name] = (signature, files)
+        return listed
+
     def raters(self, submission_id: str) -> list[str]:
         """The raters with a file for the submission (as each file names its rater), by file name."""
         folder = self.root / check_submission_id(submission_id)
@@ -418,14 +432,14 @@ def signed_files(folder: Path) -> tuple[object, list[tuple[Path, FileSignature |
                        for name, status in found if stat.S_ISREG(status.st_mode)]
 
 
-def given_in(path: Path, signature: FileSignature | None) -> tuple[str, list[Given]]:
-    """(the file's rater, each verdict's scope, criterion, verdict and criterion version): the verdicts
+def given_in(path: Path, signature: FileSignature | None) -> Given:
+    """(the file's rater, each verdict's (scope, criterion), verdict and criterion version): the verdicts
     `read_file` gives, without building them when the file is in the store's own layout (what a
     score needs of 200,000 verdicts). From the parse cache when it holds the file with `signature`;
     the same VerdictFileError as `read_file` for a file that cannot be read."""
     known = _PARSED.get(path)
     if known is not None and signature is not None and known[0] == signature:
-        return known[1], [(v.scope, v.criterion, v.verdict, v.criterion_version) for v in known[2]]
+        return _given(known[1], known[2])
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -433,8 +447,12 @@ def given_in(path: Path, signature: FileSignature | None) -> tuple[str, list[Giv
     lean = read_given(_decoded(path, data))
     if lean is not None:
         return lean
-    rater, verdicts = _read_shared(path)  # any other layout: YAML, and the error naming the line
-    return rater, [(v.scope, v.criterion, v.verdict, v.criterion_version) for v in verdicts]
+    return _given(*_read_shared(path))  # any other layout: YAML, and the error naming the line
+
+
+def _given(rater: str, verdicts: list[Verdict]) -> Given:
+    return (rater, [(v.scope, v.criterion) for v in verdicts], tuple(v.verdict for v in verdicts),
+            tuple(v.criterion_version for v in verdicts))
 
 
 def read_file(path: Path) -> list[Verdict]:

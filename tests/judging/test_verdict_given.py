@@ -12,7 +12,7 @@ import pytest
 from studio.judging import verdict_lines, verdict_store
 from studio.judging.decisions import collect, current_versions
 from studio.judging.score_sheet import forget_scored, read_score_sheet
-from studio.judging.verdict_lines import read_given, read_lines
+from studio.judging.verdict_lines import Given, read_given, read_lines
 from studio.judging.verdict_store import VerdictFileError, VerdictStore, forget_parsed, given_in, signed_files
 from studio.judging.verdicts import Verdict
 from studio.store.loader import load_project
@@ -27,14 +27,15 @@ def verdict(criterion: str, scope: str, value: str = "pass", rater: str = "Marta
                    criterion_version=extra.pop("criterion_version", "0123456789abcdef"), **extra)
 
 
-def as_given(read: tuple[str, list[Verdict]] | None) -> tuple[str, list[tuple[str, str, str, str]]] | None:
+def as_given(read: tuple[str, list[Verdict]] | None) -> Given | None:
     if read is None:
         return None
     rater, verdicts = read
-    return rater, [(v.scope, v.criterion, v.verdict, v.criterion_version) for v in verdicts]
+    return (rater, [(v.scope, v.criterion) for v in verdicts], tuple(v.verdict for v in verdicts),
+            tuple(v.criterion_version for v in verdicts))
 
 
-def block_reader(text: str) -> tuple[str, list[tuple[str, str, str, str]]] | None:
+def block_reader(text: str) -> Given | None:
     """What read_lines takes of a text, None for what it leaves to YAML or refuses."""
     try:
         return as_given(read_lines(text))
@@ -58,10 +59,13 @@ def written(tmp_path: Path) -> str:
 
 
 def test_a_file_the_store_wrote_gives_what_its_verdicts_hold(written: str) -> None:
-    rater, rows = read_given(written)  # type: ignore[misc]
-    assert (rater, rows) == as_given(read_lines(written))
-    assert rows[3] == ("T02", "T02-C01", "missing", "1234567890123456")  # a quoted all-digit version, as a string
-    assert read_given(written.replace("verdicts:\n", "verdicts: []\n").split("  - scope")[0]) == ("Marta Lindqvist", [])
+    given = read_given(written)
+    assert given is not None and given == as_given(read_lines(written))
+    rater, decisions, values, versions = given
+    assert rater == "Marta Lindqvist" and values == ("pass", "fail", "na", "missing", "fail")
+    assert decisions[3] == ("T02", "T02-C01") and versions[3] == "1234567890123456"  # quoted all digits: a string
+    empty = written.replace("verdicts:\n", "verdicts: []\n").split("  - scope")[0]
+    assert read_given(empty) == ("Marta Lindqvist", [], (), ())
 
 
 @pytest.mark.parametrize("edit", [
@@ -152,6 +156,18 @@ def test_a_folder_is_scanned_once_for_its_signature_and_files(tmp_path: Path) ->
     signature, files = signed_files(folder)
     assert [path.name for path, _ in files] == ["judge-m1.yaml", "marta-lindqvist.yaml"]
     assert [name for name, *_ in signature] == ["judge-m1.yaml", "marta-lindqvist.yaml", "odd.yaml"]  # type: ignore[attr-defined]
-    assert given_in(*files[1]) == ("Marta Lindqvist", [("T01", "T01-C01", "pass", "0123456789abcdef")])
+    assert given_in(*files[1]) == ("Marta Lindqvist", [("T01", "T01-C01")], ("pass",), ("0123456789abcdef",))
     store.put("run-1", [verdict("T01-C01", "T01", "fail")])
     assert signed_files(folder)[0] != signature
+
+
+def test_a_rater_named_in_two_files_counts_as_the_command_line_counts_them(tmp_path: Path, capsys) -> None:
+    root = scored_project(tmp_path / "blank")  # the judge's verdicts only: none overruled
+    store = VerdictStore(root)
+    loaded = load_project(root).project
+    before = read_score_sheet(root, loaded)
+    text = store.path(RUN_A, JUDGE).read_text(encoding="utf-8")
+    (store.root / RUN_A / "zz-copied.yaml").write_text(text.replace("verdict: pass", "verdict: fail"), encoding="utf-8")
+    sheet = read_score_sheet(root, loaded)
+    assert sheet.runs[0] != before.runs[0] and sheet.runs[1] == before.runs[1]
+    same_as_cli(sheet, cli_scores(capsys, root))  # the later file's verdict, as the score rows take it
