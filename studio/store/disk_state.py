@@ -85,7 +85,7 @@ def verdict_folders(root: Path) -> list[str]:
     store and each submission's folder (a rater's file is replaced by rename)."""
     store = layout.verdicts_dir(root)
     try:
-        folders = [Path(root), store] + ([p for p in store.iterdir() if p.is_dir()] if store.is_dir() else [])
+        inside = [entry.path for entry in os.scandir(store) if entry.is_dir()] if store.is_dir() else []
     except OSError:
         return []
-    return sorted(str(p) for p in folders if p.is_dir())
+    return sorted([*(str(p) for p in (Path(root), store) if p.is_dir()), *inside])

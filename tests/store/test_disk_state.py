@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from studio.store.disk_state import verdict_fingerprint
+from studio.store.disk_state import verdict_fingerprint, verdict_folders
 
 
 def by_rglob(root: Path) -> tuple[tuple[str, int, int], ...]:
@@ -38,3 +38,15 @@ def test_the_fingerprint_lists_what_rglob_finds_in_path_order(tmp_path: Path) ->
     (store / "a-b" / "z.yaml").write_text("rewritten, longer", encoding="utf-8")
     assert verdict_fingerprint(tmp_path) != looked
     assert verdict_fingerprint(tmp_path / "no-such-project") == ()
+
+
+def test_the_watched_folders_are_the_project_the_store_and_each_submission(tmp_path: Path) -> None:
+    store = tmp_path / "verdicts"
+    for name in ("run-2", "run-1", ".hidden"):
+        (store / name).mkdir(parents=True)
+    (store / "notes.txt").write_text("not a folder", encoding="utf-8")
+    assert verdict_folders(tmp_path) == sorted(
+        [str(tmp_path), str(store), str(store / ".hidden"), str(store / "run-1"), str(store / "run-2")])
+    assert verdict_folders(tmp_path / "nothing-here") == []
+    (tmp_path / "empty").mkdir()
+    assert verdict_folders(tmp_path / "empty") == [str(tmp_path / "empty")]
