@@ -185,12 +185,16 @@ def _counted(pairs: Pairs, judge: str | None) -> bool | None:
     studio.judging.decisions.choose, which depends only on who gave which verdict: asked once per
     combination of raters and verdicts (a sheet has a few dozen), then looked up."""
     from studio.judging.decisions import choose
-    from studio.judging.verdicts import Verdict
 
-    # choose reads a verdict's value and nothing else of it
-    ratings = {rater: Verdict.model_construct(verdict=value) for rater, value in zip(pairs[::2], pairs[1::2])}
+    ratings = {rater: _Rated(value) for rater, value in zip(pairs[::2], pairs[1::2], strict=True)}
     chosen = choose(ratings, judge).value
     return None if chosen is None else chosen == "pass"
+
+
+class _Rated(NamedTuple):
+    """A verdict as the rule of choose reads it: its value, nothing else."""
+
+    verdict: str
 
 
 _UNSEEN = object()

@@ -11,8 +11,9 @@ naming the line. So this path only ever speeds up files it reads to the same res
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import yaml
 
@@ -189,7 +190,7 @@ def read_given(text: str) -> Given | None:
     names = {token: known(token) or _name(token) for token in {*scopes, *criteria, *versions}}
     if None in names.values():
         return None
-    name = names.__getitem__
+    name = cast(Callable[[str], str], names.__getitem__)  # none is None (just checked)
     decisions = list(zip(map(name, scopes), map(name, criteria), strict=True))
     if len(set(decisions)) != len(decisions):
         return None  # a decision listed twice: the full reader names both lines
