@@ -39,6 +39,7 @@ class _Collector:
         self._was_enabled = False  # whether automatic collection was on when the first came in
         self._owned = False  # the UI thread collects: automatic collection stays off
         self._next_full = 0.0  # perf_counter() before which collect_if_due makes no full collection
+        self._kept = False  # keep_long_lived froze objects that the next full collection takes back
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -70,8 +71,22 @@ class _Collector:
             self._was_enabled = False
             gc.disable()
 
+    def keep_long_lived(self) -> None:
+        """A pass has built what lives on (a review queue: about a million objects at 100,000
+        decisions): while the UI thread collects (the app), the objects alive now move to Python's
+        permanent generation (`gc.freeze`) until the next full collection that is due, which takes them
+        back first. The collections in between walk only what was made since: the first full one
+        after a load took half a second of the UI thread, in the middle of the reviewer's first keys
+        and filters. Reference counting frees frozen objects as before; a reference cycle among them
+        (garbage already, or once dropped) waits for that next full collection."""
+        with self._lock:
+            if self._owned:
+                gc.freeze()
+                self._kept = True
+
     def hand_back(self) -> None:
         """Collect once here, then let Python collect automatically again (as before `take_over`)."""
+        self._take_back_kept()
         gc.collect()
         with self._lock:
             self._owned = False
@@ -99,9 +114,16 @@ class _Collector:
         now = time.perf_counter()
         if old + 1 <= third or now < self._next_full:
             return gc.collect(1)
+        self._take_back_kept()
         freed = gc.collect(2)
         self._next_full = now + FULL_SPACING * (time.perf_counter() - now)
         return freed
+
+    def _take_back_kept(self) -> None:
+        """What `keep_long_lived` froze is walked (and its cycles freed) by the full collection to come."""
+        if self._kept:
+            self._kept = False
+            gc.unfreeze()
 
 
 collector = _Collector()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from studio.collector import collector_paused
 from studio.judging.errors import JudgingError
@@ -74,9 +74,10 @@ def current_versions(project: Project) -> dict[tuple[str, str], str]:
     return versions
 
 
-def select_submissions(store: VerdictStore, wanted: Sequence[str] | None) -> list[str]:
-    """The stored submissions named by `wanted` (each an id or the start of exactly one), or all."""
-    stored = store.submissions()
+def select_submissions(store: VerdictStore, wanted: Sequence[str] | None, stored: list[str] | None = None) -> list[str]:
+    """The stored submissions named by `wanted` (each an id or the start of exactly one), or all;
+    `stored`: the store's submissions (`store.submissions()`), when the caller has listed them."""
+    stored = store.submissions() if stored is None else stored
     if not wanted:
         return stored
     chosen: list[str] = []
@@ -135,7 +136,14 @@ _UNRESOLVED = Choice(None, "missing: the judge left it unresolved")
 _NO_VERDICT = Choice(None, "missing: no verdict")
 
 
-def choose(ratings: Mapping[str, Verdict], judge: str | None = None) -> Choice:
+class Rated(Protocol):
+    """What the rule reads of a verdict: its value (a Verdict, or a score's lighter record of one)."""
+
+    @property
+    def verdict(self) -> str: ...
+
+
+def choose(ratings: Mapping[str, Rated], judge: str | None = None) -> Choice:
     """The verdict a score counts (the module's rule); `judge`: the one judge rater to consider."""
     if len(ratings) == 1:  # most decisions: one rater's verdict (the rule below, without its sets)
         ((rater, only),) = ratings.items()
@@ -167,7 +175,7 @@ def human_reference(ratings: Mapping[str, Verdict]) -> str | None:
     return choice.value if choice.value in PASS_FAIL else None
 
 
-def _agreed(given: Mapping[str, Verdict], who: str) -> Choice:
+def _agreed(given: Mapping[str, Rated], who: str) -> Choice:
     values = {v.verdict for v in given.values()}
     names = ", ".join(sorted(given))
     if len(values) > 1:

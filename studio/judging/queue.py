@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studio.collector import collector_paused
+from studio.collector import collector, collector_paused
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
 from studio.judging.scope import scope_context, scopes_of
@@ -207,6 +207,7 @@ class ReviewQueue:
             self.decisions, self._index, self._positions = _decisions_of(found.decisions, scoped, criteria, order)
         self._reviewed = {}
         self._raters = None
+        collector.keep_long_lived()  # the queue lives as long as the review: not walked by every full collection
 
     def filtered(self, which: QueueFilter) -> list[Decision]:
         return [self.decisions[position] for position in self.positions(which)]

@@ -12,11 +12,10 @@ verdict is *not judged*. Neither is ever shown as 0.
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,8 +24,8 @@ from studio.judging.decisions import StoreDecisions
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
-    from studio.judging.decisions import DecisionKey
     from studio.judging.tables import ProjectVerdicts
+    from studio.judging.verdict_store import FileSignature
     from studio.judging.verdicts import Verdict
     from studio.judging.visibility import Viewer
     from studio.model import Project
@@ -134,8 +133,13 @@ def score_sheet(verdicts: ProjectVerdicts, judge: str | None = None, title: str 
     from studio.judging.verdicts import is_judge
 
     tables = _rubric_tables(verdicts.rubrics)
-    counted: dict[tuple, bool | None] = {}
-    runs = [_run_scores(submission, verdicts.systems[submission], tables, verdicts.found.decisions, judge, counted)
+    counted: dict[Pairs | None, bool | None] = {None: None}
+    given: dict[str, dict[tuple[str, str], Pairs]] = {submission: {} for submission in verdicts.submissions}
+    for (submission, scope, criterion), ratings in verdicts.found.decisions.items():
+        if ratings and submission in given:
+            given[submission][(scope, criterion)] = tuple(chain.from_iterable(
+                (rater, verdict.verdict) for rater, verdict in ratings.items()))
+    runs = [_run_scores(submission, verdicts.systems[submission], tables, given[submission], judge, counted)
             for submission in verdicts.submissions]
     judges = sorted(r for r in verdicts.found.raters() if is_judge(r))
     return _sheet(verdicts.project_id, title or verdicts.project_id, verdicts.rubrics, runs, judges, judge,
@@ -161,49 +165,61 @@ class _RubricTable(NamedTuple):
     dimensions: tuple[str, ...]
     gates: tuple[bool, ...]
     requires: tuple[tuple[str, ...], ...]
+    decisions: tuple[tuple[str, str], ...]  # (scope, criterion id) of each criterion, as a run's verdicts are keyed
 
 
 def _rubric_tables(rubrics: ProjectRubrics) -> list[_RubricTable]:
     """The rubrics with criteria, in project order, each criterion in the order a score table lists it."""
-    return [_RubricTable(scope, *zip(*((e.id, e.weight, e.target, e.dimension, e.gate, e.requires)
+    return [_RubricTable(scope, *zip(*((e.id, e.weight, e.target, e.dimension, e.gate, e.requires, (scope, e.id))
                                        for e in entries.values()), strict=True))
             for scope, entries in rubrics.items() if entries]
 
 
-def _counted(ratings: Mapping[str, Verdict] | None, judge: str | None, counted: dict[tuple, bool | None]) -> bool | None:
+Pairs = tuple[str, ...]
+"""A decision's current verdicts as (rater, verdict, rater, verdict, ...), in the order the store's
+files list the raters: what the rule of studio.judging.decisions.choose depends on."""
+
+
+def _counted(pairs: Pairs, judge: str | None) -> bool | None:
     """The verdict a score counts (True pass, False fail, None missing) by the rule of
     studio.judging.decisions.choose, which depends only on who gave which verdict: asked once per
     combination of raters and verdicts (a sheet has a few dozen), then looked up."""
-    if not ratings:
-        return None
-    key = (*ratings, *map(_VALUE, ratings.values()))  # the raters, then their verdicts: C-level, no loop
-    value = counted.get(key, _UNSEEN)
-    if value is _UNSEEN:
-        from studio.judging.decisions import choose
+    from studio.judging.decisions import choose
 
-        chosen = choose(ratings, judge).value
-        value = counted[key] = None if chosen is None else chosen == "pass"
-    return value  # type: ignore[return-value]
+    ratings = {rater: _Rated(value) for rater, value in zip(pairs[::2], pairs[1::2], strict=True)}
+    chosen = choose(ratings, judge).value
+    return None if chosen is None else chosen == "pass"
+
+
+class _Rated(NamedTuple):
+    """A verdict as the rule of choose reads it: its value, nothing else."""
+
+    verdict: str
 
 
 _UNSEEN = object()
-_VALUE = attrgetter("verdict")
 
 
-def _run_scores(submission: str, system: str, tables: list[_RubricTable],
-                decisions: Mapping[DecisionKey, Mapping[str, Verdict]], judge: str | None,
-                counted: dict[tuple, bool | None]) -> RunScores:
-    """One run scored in one pass over its decisions: the engine's rubric scores, profiles and
-    process score, as score_system_project gives them for the run's score rows."""
+def _run_scores(submission: str, system: str, tables: list[_RubricTable], given: Mapping[tuple[str, str], Pairs],
+                judge: str | None, counted: dict[Pairs | None, bool | None]) -> RunScores:
+    """One run scored in one pass over its decisions (`given`: (scope, criterion) -> its verdicts;
+    `counted`: the verdict counted per combination, None -> None included): the engine's rubric
+    scores, profiles and process score, as score_system_project gives them for the run's score rows."""
     from studio.scoring.engine import RubricColumns, group_profiles, score_rubric, system_project_scores
 
     results = {}
     final_rubric = None
+    count, find = counted.get, given.get
     for table in tables:
-        verdicts = tuple([_counted(decisions.get((submission, table.scope, cid)), judge, counted)
-                          for cid in table.ids])
-        rubric = RubricColumns(table.ids, table.weights, table.targets, table.dimensions, verdicts, table.gates,
-                               table.requires)
+        verdicts = [count(find(key), _UNSEEN) for key in table.decisions]
+        if _UNSEEN in verdicts:
+            for position, key in enumerate(table.decisions):
+                if verdicts[position] is _UNSEEN:
+                    pairs = given[key]
+                    verdicts[position] = counted[pairs] = _counted(pairs, judge)
+        rubric = RubricColumns(table.ids, table.weights, table.targets, table.dimensions,
+                               tuple(verdicts),  # type: ignore[arg-type]  # none is _UNSEEN any more
+                               table.gates, table.requires)
         results[table.scope] = score_rubric(rubric)
         if table.scope == FINAL_SCOPE:
             final_rubric = rubric
@@ -226,7 +242,7 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
     A run whose verdict files are unchanged since the last sheet of the same project, rubrics,
     judge and viewer keeps its scores (see `_RunCache`): after a verdict is stored, only that
     run is read and scored again."""
-    from studio.judging.decisions import collect, current_versions
+    from studio.judging.decisions import current_versions
     from studio.judging.tables import judged_submissions, system_names
     from studio.judging.verdict_store import VerdictStore
     from studio.judging.verdicts import is_judge
@@ -236,24 +252,21 @@ def read_score_sheet(root: Path, project: Project, judge: str | None = None,
     project_id = project.info.id if project.info is not None else root.name
     rubrics, versions = project_rubrics(project), current_versions(project)
     store = VerdictStore(root)
-    submissions = judged_submissions(store, runs)
-    systems = system_names(root, submissions)
     with collector_paused():
+        listed = store.signed()  # each folder scanned once: the submissions, their files and signatures
+        submissions = judged_submissions(store, runs, sorted(listed))
+        systems = system_names(root, submissions)
         sheet, cache = _RUNS.for_sheet(root, rubrics, versions, judge, viewer)
-        files = {submission: _files_signature(store.root / submission) for submission in submissions}
+        files = {submission: listed[submission][0] for submission in submissions}
         todo = [s for s in submissions if (s, systems[s], files[s]) not in cache]
         if todo:
-            found = collect(store, versions, todo, viewer)
             tables = _rubric_tables(rubrics)
-            counted: dict[tuple, bool | None] = {}
-            raters: dict[str, set[str]] = {s: set() for s in todo}
-            for (submission, _scope, _criterion), ratings in found.decisions.items():
-                raters[submission].update(ratings)
-            stale, unknown = _by_submission(found.stale), _by_submission(found.unknown)
+            counted: dict[Pairs | None, bool | None] = {None: None}
             for submission in todo:
+                given, raters, stale, unknown = _current(submission, listed[submission][1], versions, viewer)
                 cache[(submission, systems[submission], files[submission])] = _CachedRun(
-                    _run_scores(submission, systems[submission], tables, found.decisions, judge, counted),
-                    frozenset(raters[submission]), stale.get(submission, []), unknown.get(submission, []))
+                    _run_scores(submission, systems[submission], tables, given, judge, counted),
+                    frozenset(raters), stale, unknown)
         kept = [cache[(s, systems[s], files[s])] for s in submissions]
         _RUNS.keep(sheet, {key: cache[key] for key in ((s, systems[s], files[s]) for s in submissions)})
     left = StoreDecisions(stale=[item for run in kept for item in run.stale],
@@ -318,19 +331,51 @@ def forget_scored() -> None:
     _RUNS.clear()
 
 
-def _files_signature(folder: Path) -> object:
-    """What changes when any verdict file of a submission is written, added or removed."""
-    try:
-        with os.scandir(folder) as entries:
-            return tuple(sorted((entry.name, found.st_ino, found.st_size, found.st_mtime_ns) for entry in entries
-                                if entry.name.endswith(".yaml") and not entry.name.startswith(".")
-                                for found in (entry.stat(),)))
-    except OSError:
-        return object()  # unreadable now: never taken for an earlier read
+def _current(submission: str, files: list[tuple[Path, FileSignature | None]], versions: Mapping[tuple[str, str], str],
+             viewer: Viewer | None) -> tuple[dict[tuple[str, str], Pairs], set[str], list[tuple[str, Verdict]],
+                                             list[tuple[str, Verdict]]]:
+    """A submission's current verdicts by decision, as studio.judging.decisions.collect chooses them
+    (only those given on the criterion as it is now; with a `viewer`, those blind review lets them
+    see); who gave them; and the verdicts left out, stale and unknown, in the order collect lists them."""
+    from studio.judging.verdict_store import given_in, read_file
 
-
-def _by_submission(items: list[tuple[str, Verdict]]) -> dict[str, list[tuple[str, Verdict]]]:
-    grouped: dict[str, list[tuple[str, Verdict]]] = {}
-    for item in items:
-        grouped.setdefault(item[0], []).append(item)
-    return grouped
+    given: dict[tuple[str, str], Pairs] = {}
+    stale: list[tuple[str, Verdict]] = []
+    unknown: list[tuple[str, Verdict]] = []
+    version_of = versions.get
+    for path, signature in files:
+        rater, decisions, values, given_versions = given_in(path, signature)
+        left_out = list(map(version_of, decisions)) != list(given_versions)
+        rows: Iterable[tuple[tuple[str, str], str]] = zip(decisions, values, strict=True)
+        if left_out:  # rare (a criterion edited since): only the verdicts on the criteria as they are now
+            rows = [(key, value) for key, value, version in zip(decisions, values, given_versions, strict=True)
+                    if version_of(key) == version]
+        if not given and not left_out:  # the run's first file (a file lists a decision once)
+            given.update(zip(decisions, zip(repeat(rater), values)))
+            continue
+        for key, value in rows:
+            before = given.get(key)
+            if before is None:
+                given[key] = (rater, value)
+            elif rater not in before[::2]:
+                given[key] = (*before, rater, value)
+            else:  # one rater named in two files: the later file's verdict, where the first one was
+                ratings = dict(zip(before[::2], before[1::2]))
+                ratings[rater] = value
+                given[key] = tuple(chain.from_iterable(ratings.items()))
+        if left_out:  # rare (a criterion edited since): the file's verdicts themselves, to name them
+            for verdict in read_file(path):
+                now = version_of((verdict.scope, verdict.criterion))
+                if now is None:
+                    unknown.append((submission, verdict))
+                elif now != verdict.criterion_version:
+                    stale.append((submission, verdict))
+    if viewer is not None and viewer.hides_any():
+        for key, pairs in list(given.items()):
+            seen = viewer.visible(dict(zip(pairs[::2], pairs[1::2])))
+            if seen:
+                given[key] = tuple(chain.from_iterable(seen.items()))
+            else:
+                del given[key]
+    raters = {rater for pairs in given.values() for rater in pairs[::2]}
+    return given, raters, stale, unknown

@@ -81,9 +81,10 @@ def read_project_verdicts(root: Path, project: Project, project_id: str, rubrics
     return ProjectVerdicts(Path(root), project_id, rubrics, submissions, system_names(root, submissions), found)
 
 
-def judged_submissions(store: VerdictStore, runs: Sequence[str] | None = None) -> list[str]:
-    """The stored submissions named in `runs` (all when none is named); JudgingError when there are none."""
-    submissions = select_submissions(store, runs)
+def judged_submissions(store: VerdictStore, runs: Sequence[str] | None = None, stored: list[str] | None = None) -> list[str]:
+    """The stored submissions named in `runs` (all when none is named); JudgingError when there are none.
+    `stored`: the store's submissions, when the caller has listed them."""
+    submissions = select_submissions(store, runs, stored)
     if not submissions:
         raise JudgingError(f"{store.root}: no verdicts yet: judge a run (`dbstudio judge {store.project_dir} --run "
                            "RUN`) or review one in the app first")

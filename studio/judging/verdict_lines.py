@@ -11,8 +11,9 @@ naming the line. So this path only ever speeds up files it reads to the same res
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import yaml
 
@@ -154,3 +155,57 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
     if not verdicts:
         return None  # `verdicts:` with nothing under it is YAML's null: the full reader decides
     return rater, verdicts
+
+
+Given = tuple[str, list[tuple[str, str]], tuple[str, ...], tuple[str, ...]]
+"""What a score needs of a file: its rater, and each verdict's (scope, criterion id), verdict and
+criterion version, in file order."""
+
+_BLOCKS = re.compile(f"({_BLOCK.pattern})")  # every block with its whole text, to see that they tile the file
+
+
+def read_given(text: str) -> Given | None:
+    """(the file's rater, each verdict's decision, verdict and criterion version) of exactly the files
+    `read_lines` reads, None for every other; no Verdict is built. The score sheet reads the store
+    through this: the blocks are taken by one `findall`, and each distinct token is checked once
+    per file rather than once per block, which is most of what `read_lines` spends."""
+    head = _HEAD.match(text)
+    if head is None:
+        return None
+    rater = _text(head["rater"])
+    if not _trimmed(rater):
+        return None
+    at = head.end()
+    if head["empty"]:
+        return (rater, [], (), ()) if at == len(text) else None
+    found = _BLOCKS.findall(text, at)
+    if not found:
+        return None  # `verdicts:` with nothing under it, or no block where one must start
+    whole, scopes, criteria, values, bys, times, versions, notes, evidence, keys = zip(*found, strict=True)
+    # matches never overlap, so blocks whose lengths add up to the rest of the text follow each other
+    # from `at` to the end: exactly the blocks read_lines matches one after the other
+    if sum(map(len, whole)) != len(text) - at:
+        return None
+    known = _NAMES.get
+    names = {token: known(token) or _name(token) for token in {*scopes, *criteria, *versions}}
+    if None in names.values():
+        return None
+    name = cast(Callable[[str], str], names.__getitem__)  # none is None (just checked)
+    decisions = list(zip(map(name, scopes), map(name, criteria), strict=True))
+    if len(set(decisions)) != len(decisions):
+        return None  # a decision listed twice: the full reader names both lines
+    # findall gives "" for a field a block leaves out (no token of these is empty); a quoted note or
+    # single reference is literal text already
+    if (any(_name(token) is None for token in set(bys) if token)
+            or any(_text(token) is None for token in set(notes) if token and token[0] != '"')
+            or any(_text(ref) is None for refs in set(evidence) if refs and (refs[0] != '"' or ", " in refs)
+                   for ref in _REF.findall(refs))
+            or any(_text(token) is None for token in set(keys) if token)):
+        return None
+    for time in set(times):
+        if time not in _TIMES:
+            try:
+                _time(time)
+            except ValueError:  # a date the calendar does not have: the full reader raises
+                return None
+    return rater, decisions, values, tuple(map(name, versions))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,7 +33,7 @@ from pydantic import ValidationError
 
 from studio.collector import collector_paused
 from studio.judging.errors import JudgingError
-from studio.judging.verdict_lines import read_lines
+from studio.judging.verdict_lines import Given, read_given, read_lines
 from studio.judging.verdicts import Verdict
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.store import layout
@@ -127,6 +128,20 @@ class VerdictStore:
             files = _files(Path(folder.path))
             if files:
                 listed[folder.name] = files
+        return listed
+
+    def signed(self) -> dict[str, tuple[object, list[tuple[Path, FileSignature | None]]]]:
+        """submission -> (its files' signature, its verdict files) as `signed_files` gives them, of the
+        submissions `submissions()` lists, each folder scanned once."""
+        try:
+            folders = [entry for entry in os.scandir(self.root) if not entry.name.startswith(".") and entry.is_dir()]
+        except OSError:  # no verdicts yet
+            return {}
+        listed = {}
+        for folder in folders:
+            signature, files = signed_files(Path(folder.path))
+            if files:
+                listed[folder.name] = (signature, files)
         return listed
 
     def raters(self, submission_id: str) -> list[str]:
@@ -396,6 +411,53 @@ def _read_shared(path: Path) -> tuple[str, list[Verdict]]:
             _PARSED.clear()
         _PARSED[path] = (signature, rater, verdicts)
     return rater, verdicts
+
+
+FileSignature = tuple[int, int, int]
+
+
+def signed_files(folder: Path) -> tuple[object, list[tuple[Path, FileSignature | None]]]:
+    """(what changes when any verdict file of a submission's folder is written, added or removed; its
+    verdict files by name, each with its signature as `_signature` gives it), from one scan of the
+    folder. A file is rewritten atomically (a new inode), so its (name, inode, size, mtime_ns) tells a
+    stored verdict from an unchanged file."""
+    try:
+        with os.scandir(folder) as entries:
+            found = sorted((entry.name, entry.stat()) for entry in entries
+                           if entry.name.endswith(SUFFIX) and not entry.name.startswith("."))
+    except OSError:  # unreadable now: a signature never taken for an earlier read
+        return object(), [(path, None) for path in _files(folder)]
+    signature = tuple((name, status.st_ino, status.st_size, status.st_mtime_ns) for name, status in found)
+    return signature, [(folder / name, (status.st_ino, status.st_size, status.st_mtime_ns))
+                       for name, status in found if stat.S_ISREG(status.st_mode)]
+
+
+def given_in(path: Path, signature: FileSignature | None) -> Given:
+    """(the file's rater, each verdict's (scope, criterion), verdict and criterion version): the verdicts
+    `read_file` gives, without building them when the file is in the store's own layout (what a
+    score needs of 200,000 verdicts). From the parse cache when it holds the file with `signature`;
+    the same VerdictFileError as `read_file` for a file that cannot be read."""
+    known = _PARSED.get(path)
+    if known is not None and signature is not None and known[0] == signature:
+        return _given(known[1], known[2])
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise VerdictFileError(path, 1, f"cannot read the verdict file ({exc.strerror or exc})") from None
+    lean = read_given(_decoded(path, data))
+    if lean is not None:
+        return lean
+    return _given(*_read_shared(path))  # any other layout: YAML, and the error naming the line
+
+
+def _given(rater: str, verdicts: list[Verdict]) -> Given:
+    return (rater, [(v.scope, v.criterion) for v in verdicts], tuple(v.verdict for v in verdicts),
+            tuple(v.criterion_version for v in verdicts))
+
+
+def read_file(path: Path) -> list[Verdict]:
+    """The verdicts of one file of the store (VerdictFileError naming the line of any problem)."""
+    return _read_file(path)[1]
 
 
 def _parse_file(path: Path) -> tuple[str, list[Verdict]]:

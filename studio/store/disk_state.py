@@ -5,8 +5,10 @@ worker thread (a folder walk and a hash per file are too slow for the UI thread 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from studio.store import layout
@@ -42,19 +44,40 @@ def look_at_project(root: Path, also: Iterable[str] = ()) -> ProjectFiles:
 
 
 def verdict_fingerprint(root: Path) -> Fingerprint:
-    """Every file of the verdict store with its size and modification time."""
+    """Every file of the verdict store with its size and modification time: each `*.yaml` entry at any
+    depth (as `rglob` finds them, symlinked folders not followed), by path. One scan per folder with
+    plain strings: the window's first look at a store of 4,000 files is made on the UI thread."""
     store = layout.verdicts_dir(root)
-    found = []
-    try:
-        for path in sorted(store.rglob("*.yaml")):
+    found: list[tuple[tuple[str, ...], tuple[str, int, int]]] = []
+
+    def walk(folder: str, parts: tuple[str, ...]) -> None:
+        try:
+            with os.scandir(folder) as listed:
+                entries = list(listed)
+        except PermissionError:  # as rglob: a folder it may not list is passed over
+            return
+        for entry in entries:
+            if entry.name.endswith(".yaml"):
+                try:
+                    status = entry.stat()
+                except OSError:
+                    pass
+                else:
+                    named = (*parts, entry.name)
+                    found.append((named, ("/".join(named), status.st_size, status.st_mtime_ns)))
             try:
-                stat = path.stat()
+                inside = entry.is_dir() and not entry.is_symlink()
             except OSError:
-                continue
-            found.append((path.relative_to(store).as_posix(), stat.st_size, stat.st_mtime_ns))
+                inside = False
+            if inside:
+                walk(entry.path, (*parts, entry.name))
+
+    try:
+        walk(str(store), ())
     except OSError:
         return ()
-    return tuple(found)
+    found.sort(key=itemgetter(0))  # as paths sort: part by part
+    return tuple(look for _, look in found)
 
 
 def verdict_folders(root: Path) -> list[str]:
@@ -62,7 +85,7 @@ def verdict_folders(root: Path) -> list[str]:
     store and each submission's folder (a rater's file is replaced by rename)."""
     store = layout.verdicts_dir(root)
     try:
-        folders = [Path(root), store] + ([p for p in store.iterdir() if p.is_dir()] if store.is_dir() else [])
+        inside = [entry.path for entry in os.scandir(store) if entry.is_dir()] if store.is_dir() else []
     except OSError:
         return []
-    return sorted(str(p) for p in folders if p.is_dir())
+    return sorted([*(str(p) for p in (Path(root), store) if p.is_dir()), *inside])

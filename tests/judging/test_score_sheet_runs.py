@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import studio.judging.decisions as decisions
+import studio.judging.verdict_store as verdict_store
 from studio.cli.main import main
 from studio.judging.score_sheet import RunScores, ScoreSheet, forget_scored, read_score_sheet
 from studio.judging.visibility import Viewer
@@ -59,17 +59,18 @@ def same_as_cli(sheet: ScoreSheet, cli: dict[str, dict]) -> None:
 
 
 def test_a_stored_verdict_reads_and_scores_only_its_run_again(project: Path, monkeypatch, capsys):
-    asked: list[list[str]] = []
-    collect = decisions.collect
+    asked: list[str] = []  # the submission of each verdict file read
+    given_in = verdict_store.given_in
 
-    def counted_collect(store, versions, submissions=None, viewer=None):  # type: ignore[no-untyped-def]
-        asked.append(list(submissions or []))
-        return collect(store, versions, submissions, viewer)
+    def counted_given_in(path, signature):  # type: ignore[no-untyped-def]
+        if path.parent.name not in asked:
+            asked.append(path.parent.name)
+        return given_in(path, signature)
 
-    monkeypatch.setattr(decisions, "collect", counted_collect)
+    monkeypatch.setattr(verdict_store, "given_in", counted_given_in)
     loaded = load_project(project).project
     first = read_score_sheet(project, loaded)
-    assert asked == [[RUN_A, RUN_B]]
+    assert asked == [RUN_A, RUN_B]
     same_as_cli(first, cli_scores(capsys, project))
 
     asked.clear()
@@ -80,7 +81,7 @@ def test_a_stored_verdict_reads_and_scores_only_its_run_again(project: Path, mon
     # has no verdict that counts
     put(project, RUN_B, "Ben", {("T02", "T02-C01"): "fail", ("T01", "T01-C01"): "pass"})
     again = read_score_sheet(project, loaded)
-    assert asked == [[RUN_B]]
+    assert asked == [RUN_B]
     assert again.runs[0] == first.runs[0] and again.runs[1] != first.runs[1]
     assert again.runs[1].system == SYSTEM_B and again.runs[1].checkpoints[0].text() == "not judged"
     same_as_cli(again, cli_scores(capsys, project))
