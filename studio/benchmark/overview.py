@@ -32,6 +32,10 @@ class BenchmarkOverview:
         """Every pair's judging is read (none is READING)."""
         return self.status is not None and all(p.judging != READING for p in self.status)
 
+    def waiting(self) -> list[str]:
+        """The projects, in file order, with a pair whose judging is not read yet."""
+        return list(dict.fromkeys(p.project for p in self.status or [] if p.judging == READING))
+
 
 def benchmark_runs(path: Path) -> BenchmarkOverview:
     """The file's problems, or every pair's run state (what the grid shows first, its judging READING
@@ -42,12 +46,16 @@ def benchmark_runs(path: Path) -> BenchmarkOverview:
     return BenchmarkOverview(loaded, run_states(loaded))
 
 
-def with_judging(overview: BenchmarkOverview) -> BenchmarkOverview:
-    """The overview with every pair's judging read, each project once (kept for the report)."""
+def with_judging(overview: BenchmarkOverview, project: str | None = None) -> BenchmarkOverview:
+    """The overview with every pair's judging read (`project`: only that project's pairs), each project
+    read once and kept for the report."""
     if overview.status is None:
         return overview
     reading = overview.reading or BenchmarkReading(overview.loaded)
-    return replace(overview, status=benchmark_status(overview.loaded, reading, overview.status), reading=reading)
+    runs = overview.status if project is None else [p for p in overview.status if p.project == project]
+    judged = iter(benchmark_status(overview.loaded, reading, runs))
+    status = [next(judged) if project is None or p.project == project else p for p in overview.status]
+    return replace(overview, status=status, reading=reading)
 
 
 def benchmark_pairs(path: Path) -> BenchmarkOverview:

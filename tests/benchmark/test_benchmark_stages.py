@@ -35,3 +35,22 @@ def test_run_states_read_no_project_and_complete_to_the_status(bench: Path, monk
     assert full[2].run == "missing"
     assert benchmark_status(loaded, runs=states) == full
     assert all(p.judging != READING for p in full)
+
+
+def test_the_judging_is_read_project_by_project(bench: Path, monkeypatch):
+    from studio.benchmark import reading
+    from studio.benchmark.overview import benchmark_runs, with_judging
+
+    overview = benchmark_runs(bench)
+    full = benchmark_status(overview.loaded)
+    assert overview.waiting() == ["kestrel-p01"]  # p02's pairs need no verdict: one missing, one not started
+    real, read = reading.read_project, []
+
+    def counted(project, project_id, reported):  # type: ignore[no-untyped-def]
+        read.append(project_id)
+        return real(project, project_id, reported)
+
+    monkeypatch.setattr(reading, "read_project", counted)
+    assert with_judging(overview, "kestrel-p02").status == overview.status and read == []
+    judged = with_judging(overview, "kestrel-p01")
+    assert judged.status == full and judged.judging_known and judged.waiting() == [] and read == ["kestrel-p01"]

@@ -276,9 +276,6 @@ class BenchmarkView(QWidget):
         self.latest.start(f"Reading {path.name}", lambda: benchmark_runs(path), self._runs_read, self._failed)
 
     def _runs_read(self, overview: BenchmarkOverview) -> None:
-        from studio.benchmark.overview import with_judging
-        from studio.benchmark.status import READING
-
         self.overview = overview
         loaded, benchmark = overview.loaded, overview.loaded.benchmark
         self.problems.clear()
@@ -306,21 +303,32 @@ class BenchmarkView(QWidget):
             self.status.setText(f"{len(loaded.errors)} problem(s) in {self.path.name}: fix them, then Reload")
             self.computed.emit()
             return
-        waiting = sum(1 for p in overview.status or [] if p.judging == READING)
-        self.status.setText(f"Reading the verdicts of {waiting} of {len(overview.status or [])} pairs…")
-        self.latest.start(f"Reading the verdicts of {self.path.name}", lambda: with_judging(overview),
-                          self._judged, self._failed)
+        self._judge_next(overview)
 
-    def _judged(self, overview: BenchmarkOverview) -> None:
-        from studio.benchmark.overview import with_report
+    def _judge_next(self, overview: BenchmarkOverview) -> None:
+        """Each project's verdicts read in turn, its cells filled as soon as it is read, until every
+        judging is known; then Table 5 is scored."""
+        from studio.benchmark.overview import with_judging, with_report
+        from studio.benchmark.status import READING
 
-        self.overview = overview
-        self.grid_model.update_pairs(overview)
+        waiting = overview.waiting()
+        if waiting:
+            pairs = sum(1 for p in overview.status or [] if p.judging == READING)
+            self.status.setText(f"Reading the verdicts of {waiting[0]}: {pairs} of {len(overview.status or [])} "
+                                "pairs to go…")
+            self.latest.start(f"Reading the verdicts of {waiting[0]}",
+                              lambda: with_judging(overview, waiting[0]), self._project_judged, self._failed)
+            return
         self.grid.resizeColumnsToContents()
         self.grid.resizeRowsToContents()
         self.judging_shown.emit()
         self.status.setText(f"{self._scored_text()} Scoring Table 5…")
         self.latest.start(f"Scoring {self.path.name}", lambda: with_report(overview), self._done, self._not_scored)
+
+    def _project_judged(self, overview: BenchmarkOverview) -> None:
+        self.overview = overview
+        self.grid_model.update_pairs(overview)
+        self._judge_next(overview)
 
     def _not_scored(self, error: StudioError) -> None:
         """Table 5 cannot be scored (a verdict file that does not read, ...): the grid stays, each pair as

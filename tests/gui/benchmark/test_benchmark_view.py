@@ -206,7 +206,8 @@ def test_the_grid_paints_every_run_state_before_any_verdict_is_read_then_each_ju
     model = view.grid_model
     assert model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole).color().name() == STATE_COLOURS[READING]
     assert model.index(0, 1).data(Qt.ItemDataRole.BackgroundRole).color().name() == STATE_COLOURS["failed"]
-    assert "Reading the verdicts of 2 of 4 pairs" in view.status.text() and view.overview.report is None
+    assert "Reading the verdicts of kestrel-p01: 2 of 4 pairs to go" in view.status.text()
+    assert view.overview.report is None
     qtmodeltester.check(model)
     capsys.readouterr()  # the model tester's own line
     view.grid.setCurrentIndex(model.index(0, 1))
