@@ -5,7 +5,7 @@ many attempts it has. Every pair of systems x projects is listed: nothing is dro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from studio.benchmark.loader import BenchmarkProject, LoadedBenchmark
 from studio.benchmark.model import Outcome
@@ -13,6 +13,7 @@ from studio.benchmark.reading import BenchmarkReading, ProjectReading
 
 NOT_STARTED, MISSING, SUBMITTED = "not started", "missing", "submitted"
 NOT_JUDGED, SCORED = "not judged", "scored"
+READING = "reading verdicts…"  # a judging not known yet: run_states gives it, benchmark_status never
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class PairStatus:
     attempts: int
     run: str  # NOT_STARTED, a run status (pending, running, failed, ...), SUBMITTED or MISSING
     detail: str  # the run's message (why it failed), or why the submission is missing
-    judging: str | None  # None before a run completes; NOT_JUDGED, "judged", SCORED
+    judging: str | None  # None before a run completes; NOT_JUDGED, "judged", SCORED (READING: not read yet)
     verdicts: int = 0  # the decisions with a verdict (the judge's, or the experts' over it)
     missing: int = 0  # the decisions of the pair's rubrics without one
 
@@ -54,55 +55,75 @@ class PairStatus:
                 "missing": self.missing}
 
 
-def benchmark_status(loaded: LoadedBenchmark, reading: BenchmarkReading | None = None) -> list[PairStatus]:
+def benchmark_status(loaded: LoadedBenchmark, reading: BenchmarkReading | None = None,
+                     runs: list[PairStatus] | None = None) -> list[PairStatus]:
     """Every pair, systems in file order, projects in file order; each project read once (`reading`:
-    the projects as a report has read them already)."""
+    the projects as a report has read them already; `runs`: the pairs' run states, as `run_states`
+    gave them)."""
     benchmark = loaded.benchmark
     if benchmark is None:
         return []
     reading = reading or BenchmarkReading(loaded)
-    reported = loaded.reported()
     judge = benchmark.judge_rater
+    return [judged(reading, pair, judge) for pair in (run_states(loaded) if runs is None else runs)]
+
+
+def run_states(loaded: LoadedBenchmark) -> list[PairStatus]:
+    """Every pair as `benchmark_status` lists them, with its run state and attempts but its judging
+    not yet read where it needs the verdicts (judging READING): this reads benchmark.yaml's outcomes,
+    each reported run's run.json and each verdict store's listing, none of the projects' rubrics or
+    verdict files, so a display can show it long before the verdicts are read."""
+    benchmark = loaded.benchmark
+    if benchmark is None:
+        return []
+    from studio.judging.verdict_store import VerdictStore
+
+    reported = loaded.reported()
     out = []
     for project_id, project in loaded.projects.items():
+        stored = frozenset(VerdictStore(project.folder).submissions())
         for system in benchmark.systems:
             outcome = reported.get((system.id, project_id))
             attempts = len(loaded.attempts(system.id, project_id))
             if outcome is None:
                 out.append(PairStatus(system.id, project_id, None, attempts, NOT_STARTED, "", None))
                 continue
-            out.append(_pair(reading, project, system.id, outcome, attempts, judge))
+            out.append(_run_state(project, system.id, outcome, attempts, outcome.submission in stored))
     return out
 
 
-def _pair(reading: BenchmarkReading, project: BenchmarkProject, system: str, outcome: Outcome, attempts: int,
-          judge: str | None) -> PairStatus:
-    from studio.judging.verdict_store import VerdictStore
+def _run_state(project: BenchmarkProject, system: str, outcome: Outcome, attempts: int, stored: bool) -> PairStatus:
     from studio.runs.errors import RunError
     from studio.runs.record import RECORD_FILE, RunStatus, load_run, shown_status
     from studio.store import layout
 
     run_dir = project.folder / layout.RUNS_DIR / outcome.submission
-    stored = outcome.submission in VerdictStore(project.folder).submissions()
+    project_id = project.project_id or ""
     if (run_dir / RECORD_FILE).is_file():
         try:
             record = load_run(run_dir)
         except RunError as error:
-            return PairStatus(system, project.project_id or "", outcome, attempts, MISSING, str(error), None)
+            return PairStatus(system, project_id, outcome, attempts, MISSING, str(error), None)
         status = shown_status(run_dir, record)
         run, detail = status.value, record.message or ""
         if status in (RunStatus.PENDING, RunStatus.RUNNING):
-            return PairStatus(system, project.project_id or "", outcome, attempts, run, detail, None)
+            return PairStatus(system, project_id, outcome, attempts, run, detail, None)
         # a run that stopped early has checkpoints to judge: they count, the rest is missing
     elif stored:
         run, detail = SUBMITTED, ""
     else:
-        return PairStatus(system, project.project_id or "", outcome, attempts, MISSING,
+        return PairStatus(system, project_id, outcome, attempts, MISSING,
                           f"no run or submission {outcome.submission} in {project.written} (`dbstudio runs list "
                           f"{project.written}` lists its runs)", None)
-    judging, verdicts, missing = (_judging(reading.project(project.project_id or ""), outcome.submission, judge)
-                                  if stored else (NOT_JUDGED, 0, 0))
-    return PairStatus(system, project.project_id or "", outcome, attempts, run, detail, judging, verdicts, missing)
+    return PairStatus(system, project_id, outcome, attempts, run, detail, READING if stored else NOT_JUDGED)
+
+
+def judged(reading: BenchmarkReading, pair: PairStatus, judge: str | None) -> PairStatus:
+    """`pair` with its judging read from its project's verdicts, when it was still READING."""
+    if pair.judging != READING or pair.outcome is None:
+        return pair
+    judging, verdicts, missing = _judging(reading.project(pair.project), pair.outcome.submission, judge)
+    return replace(pair, judging=judging, verdicts=verdicts, missing=missing)
 
 
 def _judging(reading: ProjectReading, submission: str, judge: str | None) -> tuple[str, int, int]:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bench import common
-from bench.benchmark_bench import check_report, make_benchmark
+from bench.benchmark_bench import _shown, check_grid, check_report, make_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,8 @@ def test_the_quick_bench_runs_and_finds_every_answer_right(tmp_path: Path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WRONG ANSWERS" not in done.stdout
     for figure in ("floor (libyaml over the verdict files)", "report (core)", "report (CLI, child)",
-                   "grid first paint, cells filled", "Figures tab shown"):
+                   "(b) grid first paint (run states)", "(c) grid complete (judging known)", "Table 5 filled",
+                   "Figures tab shown"):
         assert figure in done.stdout, done.stdout
 
 
@@ -40,3 +41,25 @@ def test_the_checks_catch_a_report_that_counts_an_attempt_not_selected(tmp_path:
     made.path.write_text(text)
     check_report(made, benchmark_report(load_benchmark(made.path)))
     assert any("claude" in problem for problem in common.wrong), common.wrong
+
+
+def test_the_checks_catch_a_first_paint_with_a_blank_or_wrong_cell(qtbot, tmp_path: Path, monkeypatch):
+    from studio.benchmark.status import READING
+    from studio.gui.base.tasks import TaskRunner
+    from studio.gui.benchmark.view import BenchmarkView
+
+    made = make_benchmark(tmp_path / "suite", quick=True)
+    view = BenchmarkView(made.path, TaskRunner())
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.computed, timeout=60000):
+        view.show()
+    complete = _shown(view.grid_model)
+    first = {key: text.replace("scored", READING) for key, text in complete.items()}  # the run states
+    monkeypatch.setattr(common, "wrong", [])
+    check_grid(view, first)
+    assert common.wrong == []
+    pair = next(key for key, text in first.items() if READING in text)
+    for bad in ({**first, pair: None}, {**first, pair: first[pair].replace(READING, "not judged")}):
+        monkeypatch.setattr(common, "wrong", [])
+        check_grid(view, bad)
+        assert any("first paint" in problem for problem in common.wrong), common.wrong

@@ -3,7 +3,8 @@ its Table 5, computed on the background helper (studio/benchmark/overview.py), a
 benchmark status` and `dbstudio benchmark report` give them.
 
 - `benchmarkGrid`: projects down, systems across; each cell the pair's status (its run, its judging,
-  its attempts), coloured by how far it got. Double-click a cell (or Enter) to open that project in
+  its attempts), coloured by how far it got. It paints first with each pair's run state ("reading
+  verdicts…" where the verdicts decide its judging), then each cell takes its judging in place. Double-click a cell (or Enter) to open that project in
   the window with its runs; its context menu opens the project's Review or Scores instead.
 - `benchmarkTable5`: the final or process matrix (`benchmarkMatrix`), then each system's means over
   its own known projects and over the shared set; `benchmarkSharedNote` names what the shared set
@@ -51,7 +52,7 @@ FIGURE_TITLES = {"fig5a": "5a: final score by system", "fig5b": "5b: process vs 
 # how far a pair got, as a cell's background: light enough for the text on it in either palette
 STATE_COLOURS = {"scored": "#cdebd0", "judged": "#f6e7b4", "not judged": "#e4ecf7", "failed": "#f4c7c3",
                  "missing": "#f4c7c3", "cancelled": "#f4c7c3", "interrupted": "#f6d6b4", "running": "#d4e4f7",
-                 "pending": "#e8e8e8", "not started": "#efefef"}
+                 "pending": "#e8e8e8", "not started": "#efefef", "reading verdicts…": "#f3f3f3"}
 
 
 class BenchmarkGridModel(QAbstractTableModel):
@@ -72,6 +73,18 @@ class BenchmarkGridModel(QAbstractTableModel):
         self.names = {s.id: s.name for s in benchmark.systems} if benchmark is not None else {}
         self.pairs = overview.pairs if overview is not None else {}
         self.endResetModel()
+
+    def update_pairs(self, overview: BenchmarkOverview) -> None:
+        """The same pairs' newer status (their judging read), the cells changed in place: the grid keeps
+        its scroll, selection and current cell."""
+        benchmark = overview.loaded.benchmark
+        if (overview.status is None or benchmark is None or list(overview.loaded.projects) != self.projects
+                or [s.id for s in benchmark.systems] != self.systems):
+            self.set_overview(overview)
+            return
+        self.pairs = overview.pairs
+        if self.projects and self.systems:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.projects) - 1, len(self.systems) - 1))
 
     def pair(self, index: Index) -> PairStatus | None:
         if not index.isValid():
@@ -182,7 +195,9 @@ class BenchmarkView(QWidget):
     """objectName `benchmarkView`; see the module's docstring for its parts."""
 
     pairs_shown = Signal()
-    """The grid shows every pair's status (or the file's problems); Table 5 follows."""
+    """The grid shows every pair's run state (or the file's problems); the judging follows."""
+    judging_shown = Signal()
+    """Every cell of the grid shows its pair's judging too; Table 5 follows."""
     computed = Signal()
     """A new overview with its report (or the reason there is none) is shown."""
     figure_drawn = Signal(str)
@@ -251,17 +266,16 @@ class BenchmarkView(QWidget):
 
     def refresh(self) -> None:
         """Read the file, its projects, runs and verdicts again in the background (the latest wins):
-        every pair's status first, for the grid, then the report from the same reading."""
-        from studio.benchmark.overview import benchmark_pairs
+        every pair's run state first, for the grid, then each pair's judging, then the report from the
+        same reading."""
+        from studio.benchmark.overview import benchmark_runs
 
         path = self.path
         self.reload_button.setEnabled(False)
         self.status.setText(f"Reading {path.name} and its projects…")
-        self.latest.start(f"Reading {path.name}", lambda: benchmark_pairs(path), self._pairs_read, self._failed)
+        self.latest.start(f"Reading {path.name}", lambda: benchmark_runs(path), self._runs_read, self._failed)
 
-    def _pairs_read(self, overview: BenchmarkOverview) -> None:
-        from studio.benchmark.overview import with_report
-
+    def _runs_read(self, overview: BenchmarkOverview) -> None:
         self.overview = overview
         loaded, benchmark = overview.loaded, overview.loaded.benchmark
         self.problems.clear()
@@ -289,8 +303,42 @@ class BenchmarkView(QWidget):
             self.status.setText(f"{len(loaded.errors)} problem(s) in {self.path.name}: fix them, then Reload")
             self.computed.emit()
             return
+        self._judge_next(overview)
+
+    def _judge_next(self, overview: BenchmarkOverview) -> None:
+        """Each project's verdicts read in turn, its cells filled as soon as it is read, until every
+        judging is known; then Table 5 is scored."""
+        from studio.benchmark.overview import with_judging, with_report
+        from studio.benchmark.status import READING
+
+        waiting = overview.waiting()
+        if waiting:
+            pairs = sum(1 for p in overview.status or [] if p.judging == READING)
+            self.status.setText(f"Reading the verdicts of {waiting[0]}: {pairs} of {len(overview.status or [])} "
+                                "pairs to go…")
+            self.latest.start(f"Reading the verdicts of {waiting[0]}",
+                              lambda: with_judging(overview, waiting[0]), self._project_judged, self._failed)
+            return
+        self.grid.resizeColumnsToContents()
+        self.grid.resizeRowsToContents()
+        self.judging_shown.emit()
         self.status.setText(f"{self._scored_text()} Scoring Table 5…")
-        self.latest.start(f"Scoring {self.path.name}", lambda: with_report(overview), self._done, self._failed)
+        self.latest.start(f"Scoring {self.path.name}", lambda: with_report(overview), self._done, self._not_scored)
+
+    def _project_judged(self, overview: BenchmarkOverview) -> None:
+        self.overview = overview
+        self.grid_model.update_pairs(overview)
+        self._judge_next(overview)
+
+    def _not_scored(self, error: StudioError) -> None:
+        """Table 5 cannot be scored (a verdict file that does not read, ...): the grid stays, each pair as
+        `benchmark status` gives it, and the error says which file to fix."""
+        self.reload_button.setEnabled(True)
+        first = str(error).splitlines()[0]
+        self.status.setText(f"{self._scored_text()} No Table 5: {first}")
+        self.shared_note.setText(f"No Table 5: {first}")
+        self._show_figure()
+        self.computed.emit()
 
     def _done(self, overview: BenchmarkOverview) -> None:
         self.reload_button.setEnabled(True)
@@ -358,7 +406,8 @@ class BenchmarkView(QWidget):
         report = self.overview.report if self.overview is not None else None
         if report is None:
             self.table5_model.set_rows([], [], 0)
-            self.shared_note.setText("")
+            self.shared_note.setText("Table 5 follows the verdicts…" if self.overview is not None
+                                     and self.overview.status is not None else "")
             return
         key = str(self.matrix.currentData())
         rows = [(project, [cell_text(report, project, system, key) for system in report.systems])

@@ -8,6 +8,7 @@ runs, and its menu the project's Scores."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QTableView
 
+from studio.benchmark.status import READING
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.benchmark.view import STATE_COLOURS, BenchmarkView
 from tests.benchmark.test_benchmark_file import written_bench
@@ -145,14 +147,107 @@ def drawings(monkeypatch) -> list[str]:
 def test_the_grid_is_shown_before_the_report_is_scored(qtbot, bench: Path):
     view = BenchmarkView(bench, TaskRunner())
     qtbot.addWidget(view)
-    seen: list[tuple[object, list[list[str]]]] = []
-    view.pairs_shown.connect(lambda: seen.append((view.overview.report, cells(view.grid))))
+    seen: list[tuple[str, object, list[list[str]]]] = []
+    view.pairs_shown.connect(lambda: seen.append(("runs", view.overview.report, cells(view.grid))))
+    view.judging_shown.connect(lambda: seen.append(("judging", view.overview.report, cells(view.grid))))
     with qtbot.waitSignal(view.computed, timeout=30000):
         view.show()
-    assert len(seen) == 1 and seen[0][0] is None  # the grid came first, with no report yet
-    assert seen[0][1] == cells(view.grid) and seen[0][1][0][0] == "completed, scored, 2 attempts"
+    assert [(stage, report) for stage, report, _ in seen] == [("runs", None), ("judging", None)]  # then the report
+    assert seen[0][2][0][0] == f"completed, {READING}, 2 attempts"  # the run state before the judging
+    assert seen[1][2] == cells(view.grid) and seen[1][2][0][0] == "completed, scored, 2 attempts"
     assert view.overview.report is not None and view.overview.report.pairs == view.overview.status
     assert cells(view.table5)[0][1] == "80.00"
+
+
+@pytest.fixture
+def gated_verdicts(monkeypatch) -> tuple[threading.Event, list[str]]:
+    """Reading a project's rubrics and verdicts waits for the event; the list says what was read, as it
+    happens ("waiting ...", then "read ...")."""
+    from studio.benchmark import reading
+
+    gate, read = threading.Event(), []
+    real = reading.read_project
+
+    def waited(project, project_id, reported):  # type: ignore[no-untyped-def]
+        read.append(f"waiting {project_id}")
+        assert gate.wait(30), "the test never let the verdicts be read"
+        read.append(f"read {project_id}")
+        return real(project, project_id, reported)
+
+    monkeypatch.setattr(reading, "read_project", waited)
+    return gate, read
+
+
+def test_the_grid_paints_every_run_state_before_any_verdict_is_read_then_each_judging_in_place(
+        qtbot, bench: Path, capsys, gated_verdicts, qtmodeltester):
+    from PySide6.QtCore import QEvent, QObject
+
+    gate, read = gated_verdicts
+    view = BenchmarkView(bench, TaskRunner())
+    qtbot.addWidget(view)
+    painted: list[list[list[str]]] = []
+
+    class Paints(QObject):
+        def eventFilter(self, watched, event):  # type: ignore[no-untyped-def]  # noqa: N802 (Qt naming)
+            if event.type() == QEvent.Type.Paint and view.grid_model.rowCount():
+                painted.append(cells(view.grid))
+            return False
+
+    view.grid.viewport().installEventFilter(Paints(view))
+    resets: list[str] = []
+    view.grid_model.modelReset.connect(lambda: resets.append("reset"))
+    with qtbot.waitSignal(view.pairs_shown, timeout=30000):
+        view.show()
+    qtbot.waitUntil(lambda: bool(painted) and read == ["waiting kestrel-p01"], timeout=30000)
+    # painted while the first project's verdicts wait to be read: every pair's run state, nothing blank
+    assert painted[0] == [[f"completed, {READING}, 2 attempts", f"failed: the agent exited 1 at T02, {READING}"],
+                          [painted[0][1][0], "not started"]]
+    assert painted[0][1][0].startswith("missing: no run or submission 20261201-000000-nothere")
+    model = view.grid_model
+    assert model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole).color().name() == STATE_COLOURS[READING]
+    assert model.index(0, 1).data(Qt.ItemDataRole.BackgroundRole).color().name() == STATE_COLOURS["failed"]
+    assert "Reading the verdicts of kestrel-p01: 2 of 4 pairs to go" in view.status.text()
+    assert view.overview.report is None
+    qtmodeltester.check(model)
+    capsys.readouterr()  # the model tester's own line
+    view.grid.setCurrentIndex(model.index(0, 1))
+    resets.clear()
+    at_judging: list[list[str]] = []
+    view.judging_shown.connect(lambda: at_judging.append(list(read)))
+    with qtbot.waitSignal(view.judging_shown, timeout=30000):
+        gate.set()
+    assert at_judging == [["waiting kestrel-p01", "read kestrel-p01"]]  # p02 judges no pair: not read for the grid
+    assert resets == [] and view.grid.currentIndex() == model.index(0, 1)  # the cells changed in place
+    code, out, _ = run_cli(capsys, "benchmark", "status", str(bench), "--format", "json")
+    assert code == 0
+    texts = {(p["project"], p["system"]): p for p in json.loads(out)["pairs"]}
+    assert cells(view.grid)[0] == ["completed, scored, 2 attempts",
+                                   "failed: the agent exited 1 at T02, judged, 2 of 9 verdicts missing"]
+    assert texts[("kestrel-p01", "codex")]["missing"] == 2 and texts[("kestrel-p01", "claude")]["judging"] == "scored"
+    qtbot.waitUntil(lambda: view.overview.report is not None, timeout=30000)
+    assert cells(view.table5)[0][1] == "80.00"
+
+
+def test_a_broken_verdict_file_leaves_every_other_cell_right(qtbot, bench: Path, capsys):
+    from studio.judging.verdict_store import rater_slug
+    from tests.judging.scored_runs import JUDGE, RUN_B
+
+    broken = bench.parent / "p01" / "verdicts" / RUN_B / f"{rater_slug(JUDGE)}.yaml"
+    broken.write_text(broken.read_text() + "  - [unclosed\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "benchmark", "status", str(bench), "--format", "json")
+    assert code == 0
+    expected = {(p["project"], p["system"]): p for p in json.loads(out)["pairs"]}
+    view = open_view(qtbot, bench)
+    grid = view.grid_model
+    shown = {(grid.projects[r], grid.systems[c]): grid.index(r, c).data() for r in range(2) for c in range(2)}
+    assert shown[("kestrel-p01", "claude")] == "completed, scored, 2 attempts"  # the other pairs as before
+    assert shown[("kestrel-p01", "codex")] == "failed: the agent exited 1 at T02, not judged"  # as status says
+    assert expected[("kestrel-p01", "codex")]["judging"] == "not judged"
+    assert shown[("kestrel-p02", "codex")] == "not started" and shown[("kestrel-p02", "claude")].startswith("missing")
+    assert all(READING not in text for text in shown.values())
+    # no Table 5 from a file that does not read: the line says which file, the grid stays
+    assert "No Table 5" in view.status.text() and str(broken) in view.status.text()
+    assert cells(view.table5) == [] and view.reload_button.isEnabled()
 
 
 def test_the_grid_and_table5_are_shown_before_any_figure_is_drawn(qtbot, bench: Path, drawings: list[str]):
