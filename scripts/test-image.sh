@@ -7,7 +7,10 @@
 #     for the interpreter and for its extension modules,
 #   - /tmp, /workspace, and an /etc/passwd with root and a generic user.
 # With DBSTUDIO_IMAGE_BASH=1 the host's /bin/bash and its shared libraries go in too (Harbor runs
-# every command with `bash -c`: the real `harbor run` tests use such an image, tagged apart).
+# every command with `bash -c`: the real `harbor run` tests use such an image, tagged apart). Its
+# entrypoint runs the command under a shell that exits on SIGTERM: Harbor's containers idle in
+# `sh -c "sleep infinity"`, which as PID 1 ignores SIGTERM, so every `docker compose down` would
+# wait out Docker's 10 s grace (`docker import` cannot set a STOPSIGNAL).
 # Idempotent: the image carries a label with the digest of everything that went into it (this script,
 # and each source file's path, size and mtime); when an image with that label exists nothing is done.
 # Prints the image id on stdout. Uses the engine at $DOCKER_HOST (scripts/dockerd.sh starts one).
@@ -104,7 +107,15 @@ EOF
 chown -R 1000:1000 "$root/home/user"
 
 say "importing $tag from $root"
-tar --numeric-owner -C "$root" -cf - . | docker import \
+changes=()
+if [ -n "$bash_bin" ]; then
+  mkdir -p "$root/usr/local/bin"
+  printf '#!/bin/sh\n# PID 1 of the image: runs the command, exits on SIGTERM.\ntrap "exit 143" TERM\n"$@" &\nwait $!\n' \
+    > "$root/usr/local/bin/dbstudio-init"
+  chmod 755 "$root/usr/local/bin/dbstudio-init"
+  changes+=(--change 'ENTRYPOINT ["/usr/local/bin/dbstudio-init"]')
+fi
+tar --numeric-owner -C "$root" -cf - . | docker import "${changes[@]}" \
   --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --change "ENV LANG=C.UTF-8" \
   --change "WORKDIR /workspace" \

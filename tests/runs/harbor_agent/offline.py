@@ -7,8 +7,11 @@ wrote it, and a listing of the workspace as it found it, so a test sees what had
 by then. It resumes across steps (capabilities.resume): its session, the steps it has done, is a
 file in the agent's log folder, which Harbor keeps between resumed steps.
 
-What it is told comes from the environment of the `harbor` process, so a resumed job can be
-told otherwise than its first run:
+It also notes the container's memory and CPU limits (cgroup v2 or v1) beside each listing.
+
+What it is told comes from the agent's kwargs in the job config (`fail_step`, `sleep_step`), else
+from the environment of the `harbor` process, so a resumed job can be told otherwise than its
+first run:
     DBSTUDIO_AGENT_FAIL_STEP=N    raise in the N-th step (1-based) after writing its files
     DBSTUDIO_AGENT_SLEEP_STEP=N   in the N-th step, after writing, sleep in the container for
                                   DBSTUDIO_AGENT_SLEEP_S seconds (600 unless set): past the timeout
@@ -20,6 +23,7 @@ import json
 import os
 import re
 import shlex
+from typing import Any
 
 from harbor.agents.base import BaseAgent
 from harbor.agents.capabilities import AgentCapabilities
@@ -29,10 +33,22 @@ from harbor.models.agent.context import AgentContext
 NAME = "dbstudio-offline"
 DELIVERABLE = re.compile(r"\boutputs/[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
 SEEN = ".offline-agent"  # the workspace folder where each step's listing goes
+LIMITS = (
+    'echo "memory=$(cat /sys/fs/cgroup/memory.max 2>/dev/null'
+    ' || cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null)"; '
+    'echo "cpu=$(cat /sys/fs/cgroup/cpu.max 2>/dev/null'
+    ' || echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)")"'
+)
 
 
 class OfflineAgent(BaseAgent):
     capabilities = AgentCapabilities(resume=True)
+
+    def __init__(self, *args: Any, fail_step: int | None = None, sleep_step: int | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fail_step = str(fail_step) if fail_step is not None else os.environ.get("DBSTUDIO_AGENT_FAIL_STEP")
+        self.sleep_step = str(sleep_step) if sleep_step is not None else os.environ.get("DBSTUDIO_AGENT_SLEEP_STEP")
 
     @staticmethod
     def name() -> str:
@@ -67,6 +83,7 @@ class OfflineAgent(BaseAgent):
             f"mkdir -p {SEEN} {shlex.quote(logs)}",
             # what the agent found, before it wrote anything of this step
             f"find . -type f ! -path './{SEEN}/*' | sort > {SEEN}/seen-{number:02d}.txt",
+            f"{{ {LIMITS}; }} > {SEEN}/limits-{number:02d}.txt",
         ]
         for path in deliverables:
             lines.append(f"mkdir -p {shlex.quote(os.path.dirname(path))}")
@@ -78,7 +95,7 @@ class OfflineAgent(BaseAgent):
             raise RuntimeError(f"offline agent: writing {step} exited {wrote.return_code}: {wrote.stderr}")
         context.n_input_tokens, context.n_output_tokens, context.n_cache_tokens = 10 * number, number, 0
         context.cost_usd = 0.0
-        if os.environ.get("DBSTUDIO_AGENT_FAIL_STEP") == str(number):
+        if self.fail_step == str(number):
             raise RuntimeError(f"offline agent: told to fail {step}")
-        if os.environ.get("DBSTUDIO_AGENT_SLEEP_STEP") == str(number):
+        if self.sleep_step == str(number):
             await environment.exec(f"sleep {int(os.environ.get('DBSTUDIO_AGENT_SLEEP_S', '600'))}")
