@@ -299,7 +299,7 @@ def test_a_stopped_job_resumed_by_harbor_ends_as_one_run_of_its_rerun_trial(
                           env={**harbor_env, "DBSTUDIO_AGENT_SLEEP_STEP": "2"}) as running:
         try:
             deadline = time.monotonic() + 180
-            while not list((done.out / "jobs").glob("*/*/agent/step-02.txt")):
+            while not list((done.out / "jobs").glob("*/*/agent/sleeping-02")):
                 assert running.poll() is None, f"harbor run ended before T02: {running.stderr.read() if running.stderr else ''}"
                 assert time.monotonic() < deadline, "the agent never reached T02"
                 time.sleep(0.5)

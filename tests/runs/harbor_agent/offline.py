@@ -14,7 +14,8 @@ from the environment of the `harbor` process, so a resumed job can be told other
 first run:
     DBSTUDIO_AGENT_FAIL_STEP=N    raise in the N-th step (1-based) after writing its files
     DBSTUDIO_AGENT_SLEEP_STEP=N   in the N-th step, after writing, sleep in the container for
-                                  DBSTUDIO_AGENT_SLEEP_S seconds (600 unless set): past the timeout
+                                  DBSTUDIO_AGENT_SLEEP_S seconds (600 unless set): past the timeout;
+                                  it first writes sleeping-NN in its log folder on the host
 """
 
 from __future__ import annotations
@@ -98,4 +99,7 @@ class OfflineAgent(BaseAgent):
         if self.fail_step == str(number):
             raise RuntimeError(f"offline agent: told to fail {step}")
         if self.sleep_step == str(number):
+            # Harbor copies the agent's log folder out only after the step: this file, written by
+            # the agent's own (host) process, tells a test at once that the agent is asleep.
+            (self.logs_dir / f"sleeping-{number:02d}").write_text(step + "\n", encoding="utf-8")
             await environment.exec(f"sleep {int(os.environ.get('DBSTUDIO_AGENT_SLEEP_S', '600'))}")
