@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from studio.store.loader import load_project
 from tests.helpers import git
 from tests.runs.harbor_env import harbor_python
 from tests.runs.private_engine import TEST_IMAGE_SCRIPT
-from tests.runs.projects import SECRET_REFERENCE, three_subtask_project
+from tests.runs.projects import three_subtask_project
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_SCRIPT = ROOT / "scripts" / "compose-v2.sh"
@@ -65,12 +66,12 @@ def harbor_env(docker_engine: DockerEngine) -> dict[str, str]:
             "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
-def _harbor(env: dict[str, str]) -> str:
+def harbor_command() -> str:
     return str(harbor_python().parent / "harbor")
 
 
 def harbor(env: dict[str, str], *args: str, cwd: Path, extra: dict[str, str] | None = None) -> None:
-    done = subprocess.run([_harbor(env), *args], cwd=cwd, capture_output=True, text=True, check=False,
+    done = subprocess.run([harbor_command(), *args], cwd=cwd, capture_output=True, text=True, check=False,
                           env={**env, **(extra or {})}, timeout=HARBOR_TIMEOUT_S)
     assert done.returncode == 0, f"harbor {' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
@@ -185,10 +186,8 @@ def test_each_release_arrives_on_schedule_and_no_earlier(sample_job: SampleJob):
 
 
 def test_nothing_evaluator_only_reached_the_container(sample_job: SampleJob):
-    secret = {path.read_bytes() for path in evaluator_files(sample_job.project) if path.stat().st_size}
-    from hashlib import sha256
-
-    secret_digests = {sha256(content).hexdigest() for content in secret}
+    secret_digests = {sha256(path.read_bytes()).hexdigest() for path in evaluator_files(sample_job.project)
+                      if path.stat().st_size}
     store = store_of(sample_job.run_dir)
     for sub in sample_job.record.subtasks:
         manifest = store.manifest(sub.checkpoint or "")
@@ -276,7 +275,6 @@ def test_a_failing_step_is_imported_as_where_the_run_stopped(trouble_job: Troubl
     assert record.subtask("T01").checkpoint and record.subtask("T02").checkpoint is None
     assert record.message is not None and "stopped at T02" in record.message
     assert "told to fail step 2" in record.message
-    assert SECRET_REFERENCE not in (trouble_job.job_dir / "config.json").read_text(encoding="utf-8")
 
 
 def test_a_failing_step_stops_the_trial_in_harbor(trouble_job: TroubleJob):
@@ -294,7 +292,7 @@ def test_a_stopped_job_resumed_by_harbor_ends_as_one_run_of_its_rerun_trial(
     (which deletes the cancelled trial and runs it again), imported again."""
     project = three_subtask_project(tmp_path / "project")
     done = export_harbor(project, tmp_path / "export", settings(SMALL_SCALE))
-    with subprocess.Popen([_harbor(harbor_env), "run", "-c", done.job_config.name], cwd=done.out,
+    with subprocess.Popen([harbor_command(), "run", "-c", done.job_config.name], cwd=done.out,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           env={**harbor_env, "DBSTUDIO_AGENT_SLEEP_STEP": "2"}) as running:
         try:
