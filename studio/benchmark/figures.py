@@ -226,8 +226,15 @@ def rendered(figure: Any, form: str) -> bytes:
     return buffer.getvalue()
 
 
+_MAKERS = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5d": figure_5d, "fig5e": figure_5e,
+           "fig5f": figure_5f, "fig9": figure_9}
+
+
+def one_figure(report: BenchmarkReport, name: str) -> Any:
+    """The figure `name` (one of FIGURES) alone, as all_figures draws it."""
+    return _MAKERS[name](report)
+
+
 def all_figures(report: BenchmarkReport) -> dict[str, Any]:
     """Name -> figure, in FIGURES order."""
-    makers = {"fig5a": figure_5a, "fig5b": figure_5b, "fig5c": figure_5c, "fig5d": figure_5d, "fig5e": figure_5e,
-              "fig5f": figure_5f, "fig9": figure_9}
-    return {name: makers[name](report) for name in FIGURES}
+    return {name: one_figure(report, name) for name in FIGURES}

@@ -22,7 +22,7 @@ import yaml
 from studio.benchmark.loader import LoadedBenchmark
 from studio.benchmark.model import System
 from studio.errors import StudioError
-from studio.runs.harbor_export import HarborSettings, export_harbor
+from studio.runs.harbor_export import HarborSettings, export_harbor, stop_on_agent_failure
 from studio.runs.harbor_format import JOB_CONFIG, task_name
 from studio.runs.harbor_import import HarborImport, TrialOutcome, import_harbor
 from studio.runs.harbor_job import TrialResult, job_id, read_trials
@@ -54,10 +54,12 @@ class HarborAgent:
     def key(self) -> tuple[str, str]:
         return (self.name or self.import_path or "", self.model)
 
-    def job_entry(self) -> dict[str, object]:
+    def job_entry(self, resume_trajectory: bool = True) -> dict[str, object]:
+        """`resume_trajectory`: one continuous agent session across the steps, as in a local run (an
+        agent without resume support needs it off)."""
         entry: dict[str, object] = {"name": self.name} if self.name else {"import_path": self.import_path}
         entry["model_name"] = self.model
-        entry["resume_trajectory"] = True  # one continuous agent session across the steps, as in a local run
+        entry["resume_trajectory"] = resume_trajectory
         return entry
 
 
@@ -116,7 +118,8 @@ class BenchmarkHarborExport:
 
 JOB_COMMENT = """\
 # Harbor job for the benchmark {benchmark}: {projects} tasks (one per project) x {agents} agents (one per
-# system), written by `dbstudio benchmark export harbor`. Run it from this folder:
+# system), written by `dbstudio benchmark export harbor`. Its paths are absolute, so it runs from any folder
+# (export again after moving this one):
 #   harbor run -c {job}            (add -n 8 for 8 trials at a time)
 # Each agent's API key comes from your environment (e.g. ANTHROPIC_API_KEY for claude-code). Then:
 #   dbstudio benchmark import harbor {bench} jobs/<job name>
@@ -154,7 +157,7 @@ def export_benchmark_harbor(loaded: LoadedBenchmark, out: Path,
             single = export_harbor(project.folder, staging / ".single" / project_id, settings)
             os.replace(single.task_dir, staging / project_id)
         shutil.rmtree(staging / ".single")
-        _write_job(staging / JOB_CONFIG, loaded, agents, settings)
+        _write_job(staging / JOB_CONFIG, out, loaded, agents, settings)
         _write_systems(staging / SYSTEMS_FILE, loaded, agents)
         files = sum(1 for path in staging.rglob("*") if path.is_file())
         if out.exists():
@@ -166,15 +169,19 @@ def export_benchmark_harbor(loaded: LoadedBenchmark, out: Path,
                                  {project_id: out / project_id for project_id in loaded.projects}, agents, files)
 
 
-def _write_job(path: Path, loaded: LoadedBenchmark, agents: list[HarborAgent], settings: HarborSettings) -> None:
+def _write_job(path: Path, out: Path, loaded: LoadedBenchmark, agents: list[HarborAgent],
+               settings: HarborSettings) -> None:
+    """The job file at `path`, naming the folders as they will be at `out`: Harbor reads a job's paths
+    from the folder it runs in, so they are absolute (the job runs from any folder)."""
     assert loaded.benchmark is not None
     projects = list(loaded.projects)
     config = {
-        "jobs_dir": "jobs",
+        "jobs_dir": str(out / "jobs"),
         "n_attempts": settings.attempts,
+        "override_error_policy": stop_on_agent_failure(),  # a failed step stops the trial, as in a project's job
         "environment": {"type": settings.environment, "delete": True},
-        "agents": [agent.job_entry() for agent in agents],
-        "tasks": [{"path": project_id} for project_id in projects],
+        "agents": [agent.job_entry(settings.resume_trajectory) for agent in agents],
+        "tasks": [{"path": str(out / project_id)} for project_id in projects],
     }
     text = JOB_COMMENT.format(benchmark=loaded.benchmark.id, projects=len(projects), agents=len(agents), job=JOB_CONFIG,
                               bench=loaded.path)
@@ -202,6 +209,7 @@ class BenchmarkHarborImport:
     projects: dict[str, HarborImport] = field(default_factory=dict)  # project id -> its import
     other: list[TrialOutcome] = field(default_factory=list)  # trials not finished, or of no task of the benchmark
     outcomes: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # added: system, project, run, reason
+    removed: list[tuple[str, str, str]] = field(default_factory=list)  # system, project, run of a replaced trial
 
     @property
     def trials(self) -> list[tuple[str | None, TrialOutcome]]:
@@ -255,7 +263,7 @@ def trial_agent(result: TrialResult) -> tuple[str, str]:
 def import_benchmark_harbor(loaded: LoadedBenchmark, job_dir: Path) -> BenchmarkHarborImport:
     """Each finished trial into its project's runs with its system, and into benchmark.yaml's
     outcomes (reported when its pair has no reported outcome yet); nothing twice."""
-    from studio.benchmark.running import add_outcome
+    from studio.benchmark.running import add_outcome, remove_outcome
     from studio.runs.record import list_runs
     from studio.store import layout
 
@@ -289,6 +297,16 @@ def import_benchmark_harbor(loaded: LoadedBenchmark, job_dir: Path) -> Benchmark
     for project_id, project in loaded.projects.items():
         done = import_harbor(job_dir, project.folder, system_of=system_of)
         report.projects[project_id] = done
+        # A run an earlier import made of a trial Harbor cancelled (and reruns) is gone: its outcome
+        # goes too, and when it was the pair's reported one the rerun takes its place.
+        gone = {o.run_id for o in done.trials if o.action == "replaced" and o.run_id is not None}
+        for attempt in benchmark.outcomes:
+            if attempt.project == project_id and attempt.submission in gone:
+                remove_outcome(loaded.path, project_id, attempt.submission)
+                listed.discard((project_id, attempt.submission))
+                if attempt.selected:
+                    reported.discard((attempt.system, project_id))
+                report.removed.append((attempt.system, project_id, attempt.submission))
         ran = {record.run_id: record.system.id for _, record in list_runs(project.folder / layout.RUNS_DIR)
                if record.system is not None}
         # Of several attempts of one pair in the job, the first that finished every step is the one

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from studio.benchmark.loader import LoadedBenchmark
+from studio.benchmark.reading import BenchmarkReading
 from studio.benchmark.resources import PairResources, SystemResources, pair_resources, system_resources
 from studio.benchmark.status import PairStatus, benchmark_status
 from studio.errors import StudioError
@@ -71,13 +72,12 @@ def _means(summary: SystemSummary) -> dict:
             "pass_rate_90": r(summary.pass_rate_90, 6), "projects": summary.projects}
 
 
-def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
+def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None = None,
+                     status: list[PairStatus] | None = None) -> BenchmarkReport:
+    """Table 5; `reading` and `status`: the projects and the pairs' status as already read for them."""
     from studio.judging.decisions import StoreDecisions
-    from studio.judging.tables import ProjectVerdicts, read_project_verdicts, score_rubrics
-    from studio.judging.verdict_store import VerdictStore
+    from studio.judging.tables import ProjectVerdicts, score_rubrics
     from studio.scoring.engine import score_benchmark, summarise_system
-    from studio.scoring.project_rubrics import ProjectRubricError, project_rubrics
-    from studio.store.loader import load_project
 
     benchmark = loaded.benchmark
     if benchmark is None or loaded.errors:
@@ -85,26 +85,25 @@ def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
                                    "(`dbstudio benchmark validate`)")
     judge = benchmark.judge_rater
     reported = loaded.reported()
+    reading = reading or BenchmarkReading(loaded)  # each project read once, for the scores and the status alike
     rubrics: dict = {}
     for project_id, project in loaded.projects.items():
         selected = {o.submission: system for (system, pid), o in reported.items() if pid == project_id}
-        stored = set(VerdictStore(project.folder).submissions())
-        judged = [submission for submission in selected if submission in stored]
-        project_files = load_project(project.folder)
+        read = reading.project(project_id)
+        project_files = read.files
         if project_files.problems:
             first = project_files.problems[0]
             line, column = project_files.locate(first)
             raise BenchmarkReportError(f"{project.folder / first.file}:{line}:{column}: {first.message} "
                                        f"(`dbstudio validate {project.folder}` lists every problem)")
-        try:
-            criteria = project_rubrics(project_files.project)
-        except ProjectRubricError as exc:
-            raise BenchmarkReportError(f"{project.folder}: {exc}") from None
-        if judged:
-            verdicts = read_project_verdicts(project.folder, project_files.project, project_id, criteria, judged)
-            verdicts = replace(verdicts, systems={s: selected[s] for s in verdicts.submissions})
+        if read.rubrics is None:
+            raise BenchmarkReportError(f"{project.folder}: {read.rubric_error}") from None
+        if read.verdict_error is not None:
+            raise read.verdict_error
+        if read.verdicts is not None:
+            verdicts = replace(read.verdicts, systems={s: selected[s] for s in read.verdicts.submissions})
         else:
-            verdicts = ProjectVerdicts(project.folder, project_id, criteria, [], {}, StoreDecisions())
+            verdicts = ProjectVerdicts(project.folder, project_id, read.rubrics, [], {}, StoreDecisions())
         # a system without verdicts here is scored with every verdict missing, as a table without its rows
         # is: its score is unknown and the project is named among its left-out ones, never dropped
         scored = set(verdicts.systems.values())
@@ -122,7 +121,7 @@ def benchmark_report(loaded: LoadedBenchmark) -> BenchmarkReport:
     shared_means = {s: summarise_system({p: scores.projects[p][s] for p in shared}) for s in systems} if shared else {}
     resources = pair_resources(loaded)
     return BenchmarkReport(benchmark.id, judge, projects, systems, scores, SharedSet(shared, shared_means, left_out),
-                           benchmark_status(loaded), resources, system_resources(resources, systems))
+                           benchmark_status(loaded, reading) if status is None else status, resources, system_resources(resources, systems))
 
 
 def cell_text(report: BenchmarkReport, project: str, system: str, key: str = "final") -> str:

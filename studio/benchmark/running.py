@@ -92,6 +92,7 @@ def run_benchmark(loaded: LoadedBenchmark, concurrency: int = 1,
         system = benchmark.system(system_id)
         assert system is not None
         folder = loaded.projects[project_id].folder
+        run_dir: Path | None = None
         try:
             if resume is None:
                 image, settings = run_settings(system)
@@ -106,13 +107,26 @@ def run_benchmark(loaded: LoadedBenchmark, concurrency: int = 1,
             return PairRun(system_id, project_id, run_dir.name, resume is not None, record.status.value,
                            record.message or "")
         except StudioError as error:
-            return PairRun(system_id, project_id, resume, resume is not None, "not run", str(error).splitlines()[0])
+            why = str(error).splitlines()[0]
+            if run_dir is None:  # refused before a run existed (no image, an unknown harness)
+                return PairRun(system_id, project_id, resume, resume is not None, "not run", why)
+            # the run exists and is in the outcomes (e.g. its harness failed a subtask): say it as it stands
+            return PairRun(system_id, project_id, run_dir.name, resume is not None, _status_of(run_dir), why)
 
     pending = to_run(loaded)
     if concurrency <= 1:
         return [one(*pair) for pair in pending]
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="benchmark-run") as pool:
         return list(pool.map(lambda pair: one(*pair), pending))
+
+
+def _status_of(run_dir: Path) -> str:
+    from studio.runs.record import load_run
+
+    try:
+        return load_run(run_dir).status.value
+    except StudioError:
+        return "unknown (its run.json cannot be read)"
 
 
 def add_outcome(path: Path, system: str, project: str, submission: str, reason: str | None = None) -> None:
@@ -133,4 +147,18 @@ def add_outcome(path: Path, system: str, project: str, submission: str, reason: 
         document.data["outcomes"] = [entry]
     else:
         outcomes.append(entry)
+    document.save()
+
+
+def remove_outcome(path: Path, project: str, submission: str) -> None:
+    """Take the outcomes naming `submission` of `project` out of benchmark.yaml (a run that no longer
+    exists), the rest of the file as it was (atomically)."""
+    from studio.store.yamlfile import YamlDocument
+
+    document = YamlDocument.load(path)
+    outcomes = document.data.get("outcomes") or []
+    for place in reversed(range(len(outcomes))):
+        entry = outcomes[place]
+        if isinstance(entry, dict) and entry.get("project") == project and entry.get("submission") == submission:
+            del outcomes[place]
     document.save()

@@ -6,11 +6,10 @@ many attempts it has. Every pair of systems x projects is listed: nothing is dro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from studio.benchmark.loader import BenchmarkProject, LoadedBenchmark
 from studio.benchmark.model import Outcome
-from studio.errors import StudioError
+from studio.benchmark.reading import BenchmarkReading, ProjectReading
 
 NOT_STARTED, MISSING, SUBMITTED = "not started", "missing", "submitted"
 NOT_JUDGED, SCORED = "not judged", "scored"
@@ -55,11 +54,13 @@ class PairStatus:
                 "missing": self.missing}
 
 
-def benchmark_status(loaded: LoadedBenchmark) -> list[PairStatus]:
-    """Every pair, systems in file order, projects in file order."""
+def benchmark_status(loaded: LoadedBenchmark, reading: BenchmarkReading | None = None) -> list[PairStatus]:
+    """Every pair, systems in file order, projects in file order; each project read once (`reading`:
+    the projects as a report has read them already)."""
     benchmark = loaded.benchmark
     if benchmark is None:
         return []
+    reading = reading or BenchmarkReading(loaded)
     reported = loaded.reported()
     judge = benchmark.judge_rater
     out = []
@@ -70,11 +71,12 @@ def benchmark_status(loaded: LoadedBenchmark) -> list[PairStatus]:
             if outcome is None:
                 out.append(PairStatus(system.id, project_id, None, attempts, NOT_STARTED, "", None))
                 continue
-            out.append(_pair(project, system.id, outcome, attempts, judge))
+            out.append(_pair(reading, project, system.id, outcome, attempts, judge))
     return out
 
 
-def _pair(project: BenchmarkProject, system: str, outcome: Outcome, attempts: int, judge: str | None) -> PairStatus:
+def _pair(reading: BenchmarkReading, project: BenchmarkProject, system: str, outcome: Outcome, attempts: int,
+          judge: str | None) -> PairStatus:
     from studio.judging.verdict_store import VerdictStore
     from studio.runs.errors import RunError
     from studio.runs.record import RECORD_FILE, RunStatus, load_run, shown_status
@@ -98,27 +100,26 @@ def _pair(project: BenchmarkProject, system: str, outcome: Outcome, attempts: in
         return PairStatus(system, project.project_id or "", outcome, attempts, MISSING,
                           f"no run or submission {outcome.submission} in {project.written} (`dbstudio runs list "
                           f"{project.written}` lists its runs)", None)
-    judging, verdicts, missing = _judging(project.folder, outcome.submission, judge) if stored else (NOT_JUDGED, 0, 0)
+    judging, verdicts, missing = (_judging(reading.project(project.project_id or ""), outcome.submission, judge)
+                                  if stored else (NOT_JUDGED, 0, 0))
     return PairStatus(system, project.project_id or "", outcome, attempts, run, detail, judging, verdicts, missing)
 
 
-def _judging(folder: Path, submission: str, judge: str | None) -> tuple[str, int, int]:
+def _judging(reading: ProjectReading, submission: str, judge: str | None) -> tuple[str, int, int]:
     """(judging state, decisions with a verdict, decisions without) of one submission's rubrics."""
-    from studio.judging.tables import read_project_verdicts, score_rows
-    from studio.scoring.project_rubrics import project_rubrics
-    from studio.store.loader import load_project
+    from studio.judging.decisions import choose
 
-    loaded = load_project(folder)
-    info = loaded.project.info
-    try:
-        verdicts = read_project_verdicts(folder, loaded.project, info.id if info else folder.name,
-                                         project_rubrics(loaded.project), [submission])
-    except StudioError:
+    verdicts = reading.of(submission)
+    if verdicts is None:
         return NOT_JUDGED, 0, 0
-    if judge is not None and judge not in verdicts.found.raters():
+    if judge is not None and judge not in reading.raters_of(submission):
         return NOT_JUDGED, 0, 0
-    rows = [row for row in score_rows(verdicts, judge) if row.submission == submission]
-    missing = sum(1 for row in rows if row.verdict is None)
-    if missing == len(rows):
+    # the verdict each score row would hold (studio.judging.tables.score_rows), counted without the rows
+    decisions = verdicts.found.decisions
+    nothing: dict = {}
+    chosen = [choose(decisions.get((submission, scope, entry.id), nothing), judge).value
+              for scope, entries in verdicts.rubrics.items() for entry in entries.values()]
+    missing = chosen.count(None)
+    if missing == len(chosen):
         return NOT_JUDGED, 0, missing
-    return (SCORED if missing == 0 else "judged"), len(rows) - missing, missing
+    return (SCORED if missing == 0 else "judged"), len(chosen) - missing, missing

@@ -20,6 +20,21 @@ from studio.cli.options import add_format_option
 from studio.errors import StudioError
 
 ACTIONS = ("new", "validate", "status", "report", "run", "judge") + HARBOR_ACTIONS
+# --concurrency's range: each pair at once is a container of its own on the local engine, so a
+# typo such as 1000 is refused rather than started
+MIN_CONCURRENCY, MAX_CONCURRENCY = 1, 64
+
+
+def pairs_at_once(value: str) -> int:
+    """argparse type of --concurrency: a whole number from MIN_CONCURRENCY to MAX_CONCURRENCY."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not MIN_CONCURRENCY <= number <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"give a whole number of pairs from {MIN_CONCURRENCY} to "
+                                         f"{MAX_CONCURRENCY} (got {value!r})")
+    return number
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,8 +52,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="new: a project folder of the benchmark (repeat for several)")
     parser.add_argument("--out", metavar="DIR", help="report: also write the matrices (CSV and one xlsx) and the JSON "
                                                      "into DIR")
-    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
-                        help="run: pairs run at once (default 1; each in containers of its own)")
+    parser.add_argument("--concurrency", type=pairs_at_once, default=1, metavar="N",
+                        help=f"run: pairs run at once, {MIN_CONCURRENCY} to {MAX_CONCURRENCY} (default 1; each in "
+                             "containers of its own)")
     parser.add_argument("--endpoint", metavar="URL", help="judge: the OpenAI-compatible endpoint (default: the pinned "
                                                           "judge's, else the profile's, else OPENAI_BASE_URL)")
     parser.add_argument("--model", metavar="M", help="judge: the model asked (default: the profile's, else the pinned "
@@ -153,9 +169,9 @@ def run_status(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from studio.benchmark.report import benchmark_report, report_text, write_report
 
-    loaded = _load("report", args.bench)
-    if loaded is None:
-        return ExitCode.UNUSABLE
+    loaded = _usable("report", args.bench)  # its errors located, as status, run and judge say them
+    if isinstance(loaded, int):
+        return loaded
     try:
         report = benchmark_report(loaded)
         written = write_report(report, Path(args.out)) if args.out else []
@@ -173,15 +189,22 @@ def run_judge(args: argparse.Namespace) -> int:
     loaded = _usable("judge", args.bench)
     if isinstance(loaded, int):
         return loaded
-    try:
-        settings = judge_settings(loaded, args.endpoint, args.model, args.profile)
+    pending = to_judge(loaded)
+    try:  # each project's own profile file, checked before anything is asked
+        settings = judge_settings(loaded, args.endpoint, args.model, args.profile, {p.project for p in pending})
     except StudioError as exc:
         return _fail("judge", exc)
-    pending = to_judge(loaded)
     if not pending:
         print("nothing to judge: every reported run that stopped is scored (`dbstudio benchmark status` shows each pair)")
         return ExitCode.OK
-    print(f"judging {len(pending)} pair(s) with {settings.describe()}", flush=True)
+    described = {project: s.describe() for project, s in sorted(settings.items())}
+    if len(set(described.values())) == 1:
+        print(f"judging {len(pending)} pair(s) with {next(iter(described.values()))}", flush=True)
+    else:  # the projects' profile files differ: say so, each project's judge shown
+        print(f"judging {len(pending)} pair(s); the projects' profiles differ (pin the settings under judge.settings "
+              "in benchmark.yaml to judge them all alike):", flush=True)
+        for project, text in described.items():
+            print(f"  {project}: {text}", flush=True)
     results = judge_benchmark(loaded, settings, progress=lambda p: print(
         f"  [{p.done}/{p.total}] {p.submission} {p.scope}", flush=True))
     pinned = loaded.benchmark.judge_rater
@@ -212,8 +235,6 @@ def run_pairs(args: argparse.Namespace) -> int:
     loaded = _usable("run", args.bench)
     if isinstance(loaded, int):
         return loaded
-    if args.concurrency < 1:
-        return _fail("run", f"--concurrency takes a number of pairs >= 1 (got {args.concurrency})")
     pending = to_run(loaded)
     if not pending:
         print("nothing to run: every pair has a run (`dbstudio benchmark status` shows each)")
@@ -229,8 +250,11 @@ def run_pairs(args: argparse.Namespace) -> int:
     failed = 0
     for r in results:
         failed += r.status != "completed"
-        what = "resumed" if r.resumed else "ran"
         detail = f": {r.detail}" if r.detail else ""
-        print(f"{r.system} on {r.project}: {what} {r.submission or '(no run)'}, {r.status}{detail}")
+        if r.submission is None:  # refused before a run existed (no image, an unknown harness): nothing written
+            print(f"{r.system} on {r.project}: {r.status}{detail}")
+            continue
+        what = "resumed" if r.resumed else "ran"
+        print(f"{r.system} on {r.project}: {what} {r.submission}, {r.status}{detail}")
     print(f"{len(results) - failed} of {len(results)} pair(s) completed; outcomes in {loaded.path}")
     return ExitCode.PROBLEMS if failed else ExitCode.OK

@@ -20,7 +20,7 @@ EPILOG = ("export harbor BENCH OUT: every project as a Harbor task and OUT/job.y
           "benchmark.yaml's outcomes")
 # the options export harbor takes, with their defaults (given to any other action, they are refused)
 OPTIONS = {"image": None, "agent_timeout_scale": 1.0, "environment": "docker", "attempts": 1,
-           "cpus": float(PAPER_CPUS), "memory_mb": PAPER_MEMORY_MB}
+           "cpus": float(PAPER_CPUS), "memory_mb": PAPER_MEMORY_MB, "resume_trajectory": True, "check_image": True}
 
 
 def configure_harbor(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +39,12 @@ def configure_harbor(parser: argparse.ArgumentParser) -> None:
                         help=f"export: CPUs of each trial's environment (default {PAPER_CPUS})")
     parser.add_argument("--memory-mb", type=int, default=PAPER_MEMORY_MB, metavar="MB",
                         help=f"export: memory of each trial's environment in MB (default {PAPER_MEMORY_MB})")
+    parser.add_argument("--resume-trajectory", action=argparse.BooleanOptionalAction, default=True,
+                        help="export: one agent session across the steps, as in a local run (default); "
+                             "--no-resume-trajectory starts each step afresh, for agents without resume")
+    parser.add_argument("--no-image-check", dest="check_image", action="store_false",
+                        help="export: do not start bash in the image on the local Docker engine first "
+                             "(for a cloud environment's image that is not on this engine)")
 
 
 def wants_harbor(args: argparse.Namespace) -> bool:
@@ -55,14 +61,15 @@ def _fail(action: str, message: object) -> int:
 def run_harbor(args: argparse.Namespace) -> int:
     action = args.action
     if action not in HARBOR_ACTIONS:
-        return _fail(action, "--image, --agent-timeout-scale, --environment, --attempts, --cpus, --memory-mb and "
-                             "a second path go with `benchmark export harbor`")
+        return _fail(action, "--image, --agent-timeout-scale, --environment, --attempts, --cpus, --memory-mb, "
+                             "--no-resume-trajectory, --no-image-check and a second path go with "
+                             "`benchmark export harbor`")
     usage = "benchmark export harbor BENCH OUT" if action == "export" else "benchmark import harbor BENCH JOB_DIR"
     if args.bench not in FORMATS or len(args.paths) != 2:
         return _fail(action, f"give the format and two paths: dbstudio {usage}")
     if action == "import" and any(getattr(args, name) != default for name, default in OPTIONS.items()):
-        return _fail(action, "--image, --agent-timeout-scale, --environment, --attempts, --cpus and --memory-mb go "
-                             "with `benchmark export harbor`")
+        return _fail(action, "--image, --agent-timeout-scale, --environment, --attempts, --cpus, --memory-mb, "
+                             "--no-resume-trajectory and --no-image-check go with `benchmark export harbor`")
     others = [flag for flag, given in (("--id", args.id), ("--title", args.title), ("--project", args.projects),
                                        ("--out", args.out), ("--concurrency", args.concurrency != 1),
                                        ("--endpoint", args.endpoint), ("--model", args.model),
@@ -83,7 +90,8 @@ def _export(args: argparse.Namespace, loaded) -> int:  # noqa: ANN001 (a LoadedB
 
     settings = HarborSettings(image=args.image, agent_timeout_scale=args.agent_timeout_scale,
                               environment=args.environment, attempts=args.attempts, cpus=args.cpus,
-                              memory_mb=args.memory_mb)
+                              memory_mb=args.memory_mb, resume_trajectory=args.resume_trajectory,
+                              check_image=args.check_image)
     try:
         done = export_benchmark_harbor(loaded, Path(args.paths[1]), settings)
     except StudioError as exc:
@@ -114,7 +122,9 @@ def _import(args: argparse.Namespace, loaded) -> int:  # noqa: ANN001 (a LoadedB
         print(json.dumps({"job_id": report.job_id, "benchmark": str(loaded.path),
                           "trials": [{"project": p, **vars(t)} for p, t in report.trials],
                           "outcomes": [dict(zip(("system", "project", "submission", "reason"), o, strict=True))
-                                       for o in report.outcomes]}, indent=2))
+                                       for o in report.outcomes],
+                          "removed": [dict(zip(("system", "project", "submission"), o, strict=True))
+                                      for o in report.removed]}, indent=2))
     else:
         for project, trial in report.trials:
             name = shown(trial.trial)  # Harbor's trial names come from the job folder: printed escaped
@@ -125,6 +135,8 @@ def _import(args: argparse.Namespace, loaded) -> int:  # noqa: ANN001 (a LoadedB
                 print(f"{where}{name}: already imported as run {trial.run_id}")
             else:
                 print(f"{where}{name}: not imported, {trial.message}")
+        for system, project, run_id in report.removed:
+            print(f"outcome {system} on {project}: {run_id} taken out (Harbor cancelled that trial and ran it again)")
         for system, project, run_id, reason in report.outcomes:
             print(f"outcome {system} on {project}: {run_id}" + (f" (selected: false, {reason})" if reason else ""))
         print(f"{len(report.outcomes)} outcome(s) added to {loaded.path} from Harbor job {report.job_id}",

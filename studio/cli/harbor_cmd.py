@@ -21,10 +21,12 @@ IMPORT_FORMATS = ("harbor",)
 def configure_export(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "harbor: writes OUT/<project id>/ (a Harbor multi-step task, one step per subtask) and "
-        "OUT/job.yaml (run it from OUT with `harbor run -c job.yaml`); no evaluator file is exported. "
+        "OUT/job.yaml (run it with `harbor run -c OUT/job.yaml` from any folder); no evaluator file is exported; "
+        "the image is checked for bash first (and python3 when a generated release needs it). "
         "See docs/scale-out.md"
     )
-    parser.add_argument("format", choices=EXPORT_FORMATS, help="the format to write")
+    # dest "kind": the positional must not share its name with --format (the output format)
+    parser.add_argument("kind", metavar="format", choices=EXPORT_FORMATS, help="the format to write")
     parser.add_argument("project", help="the project folder")
     parser.add_argument("out", help="a new (or empty) folder for the export")
     parser.add_argument(
@@ -48,7 +50,22 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default=DEFAULT_AGENT,
-        help=f"the Harbor agent in the job config (default {DEFAULT_AGENT}; it must support resume)",
+        help=f"the Harbor agent in the job config (default {DEFAULT_AGENT}; it must support resume, "
+        "or give --no-resume-trajectory)",
+    )
+    parser.add_argument(
+        "--resume-trajectory",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="one agent session across the steps, as in a local run (default); --no-resume-trajectory "
+        "starts each step afresh, for an agent without resume such as Harbor's offline nop",
+    )
+    parser.add_argument(
+        "--no-image-check",
+        dest="check_image",
+        action="store_false",
+        help="do not start bash in the image on the local Docker engine before exporting "
+        "(for a cloud environment's image that is not on this engine)",
     )
     parser.add_argument("--model", help="the model the agent uses, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--attempts", type=int, default=1, metavar="N", help="trials in the job (default 1)")
@@ -74,10 +91,15 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         "harbor: one run per finished trial of the project's task, one checkpoint per completed step; "
         "importing the same job again adds only trials not imported yet"
     )
-    parser.add_argument("format", choices=IMPORT_FORMATS, help="the format to read")
+    parser.add_argument("kind", metavar="format", choices=IMPORT_FORMATS, help="the format to read")
     parser.add_argument("job_dir", help="the Harbor job directory (jobs/<job name>)")
     parser.add_argument("project", help="the project folder the job's task was exported from")
     parser.add_argument("--runs-dir", metavar="DIR", help="where the runs live (default: the project's runs/ folder)")
+    parser.add_argument(
+        "--task",
+        metavar="DIR",
+        help="the exported task the trials ran (OUT/<project id>), when the job folder was moved away from it",
+    )
     add_format_option(parser)
     parser.set_defaults(run=run_import)
 
@@ -99,6 +121,8 @@ def run_export(args: argparse.Namespace) -> int:
         attempts=args.attempts,
         cpus=args.cpus,
         memory_mb=args.memory_mb,
+        resume_trajectory=args.resume_trajectory,
+        check_image=args.check_image,
     )
     try:
         done = export_harbor(Path(args.project), Path(args.out), settings)
@@ -119,7 +143,7 @@ def run_export(args: argparse.Namespace) -> int:
         )
     else:
         print(f"wrote a Harbor task of {len(done.steps)} steps ({', '.join(done.steps)}) to {done.task_dir}")
-        print(f"run it:  cd {done.out} && harbor run -c {done.job_config.name}")
+        print(f"run it:  harbor run -c {done.job_config}")
         print(f"then:    dbstudio import harbor {done.out}/jobs/<job name> {args.project}")
     return ExitCode.OK
 
@@ -128,7 +152,12 @@ def run_import(args: argparse.Namespace) -> int:
     from studio.runs.harbor_import import import_harbor
 
     try:
-        report = import_harbor(Path(args.job_dir), Path(args.project), Path(args.runs_dir) if args.runs_dir else None)
+        report = import_harbor(
+            Path(args.job_dir),
+            Path(args.project),
+            Path(args.runs_dir) if args.runs_dir else None,
+            task_dir=Path(args.task) if args.task else None,
+        )
     except StudioError as exc:
         return _fail("import", str(exc))
     if args.format == "json":
@@ -150,11 +179,18 @@ def run_import(args: argparse.Namespace) -> int:
             )
         elif trial.action == "already imported":
             print(f"{name}: already imported as run {trial.run_id}")
+        elif trial.action == "replaced":
+            print(f"{name}: {trial.message}")
         else:
             print(f"{name}: skipped, {trial.message}")
+    added = len(report.added)
     print(
-        f"{len(report.added)} run{'s' if len(report.added) != 1 else ''} added to {report.runs_dir} "
-        f"from Harbor job {report.job_id}",
+        f"{added} run{'s' if added != 1 else ''} added to {report.runs_dir} from Harbor job {report.job_id}"
+        + ("" if added or report.trials else f": the job folder {report.job_dir} holds no trial folder yet"),
         file=sys.stderr,
     )
+    if not added:  # name each trial and why it added nothing, where the summary line is read
+        for trial in report.trials:
+            why = f"already imported as run {trial.run_id}" if trial.action == "already imported" else trial.message
+            print(f"  {shown(trial.trial)}: {trial.action}: {why}", file=sys.stderr)
     return ExitCode.OK

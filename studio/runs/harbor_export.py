@@ -23,6 +23,7 @@ import yaml
 from studio.runs import harbor_toml
 from studio.runs.errors import RunError
 from studio.runs.harbor_format import (
+    AGENT_FAILURES,
     DEFAULT_AGENT,
     DEFAULT_IMAGE,
     ENVIRONMENTS,
@@ -37,6 +38,7 @@ from studio.runs.harbor_format import (
 )
 from studio.runs.harbor_scripts import TEST_SCRIPT, setup_dir_path, setup_script
 from studio.runs.plan import BRIEF_IN_WORKSPACE, RunPlan, SubtaskPlan, checked_plan, project_revision
+from studio.runs.scripts import interpreter_for
 from studio.store import layout
 
 
@@ -54,6 +56,12 @@ class HarborSettings:
     attempts: int = 1  # trials of the task in one job
     cpus: float = PAPER_CPUS
     memory_mb: int = PAPER_MEMORY_MB
+    # One agent session across the steps (Harbor's resume_trajectory), as in a local run; an agent
+    # without resume support (Harbor's offline `nop`, `oracle`) needs it off.
+    resume_trajectory: bool = True
+    # Start `bash -c` in the image on the local engine first (harbor_image.py); the command line
+    # turns it on unless told --no-image-check.
+    check_image: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,12 +89,16 @@ def export_harbor(project_dir: Path, out: Path, settings: HarborSettings | None 
         )
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ExportError(f"{out} already exists and is not an empty folder: give a new folder for the export")
+    if settings.check_image:
+        from studio.runs.harbor_image import check_image
+
+        check_image(settings.image or DEFAULT_IMAGE, needs_python(project_dir, plan))
     staging = out.parent / f".{out.name}.export-{secrets.token_hex(3)}"
     try:
         staging.mkdir(parents=True)
         task_dir = staging / project_id
         _write_task(task_dir, project_dir, project_id, title, plan, settings)
-        _write_job_config(staging / JOB_CONFIG, project_id, settings)
+        _write_job_config(staging / JOB_CONFIG, out, project_id, settings)
         _refuse_leaks(staging, project_dir)
         files = sum(1 for path in staging.rglob("*") if path.is_file())
         if out.exists():
@@ -106,6 +118,12 @@ def _check_settings(settings: HarborSettings) -> None:
         raise ExportError(f"--attempts must be at least 1, not {settings.attempts}")
     if not settings.cpus > 0 or settings.memory_mb < 1:
         raise ExportError(f"--cpus and --memory-mb must be above 0, not {settings.cpus} and {settings.memory_mb}")
+
+
+def needs_python(project_dir: Path, plan: RunPlan) -> bool:
+    """Whether a generated release's script starts with python (the image must then have python3)."""
+    scripts = {release.script for step in plan.subtasks for release in step.generated}
+    return any("python" in word for script in scripts for word in interpreter_for(project_dir / script))
 
 
 def _load(project_dir: Path) -> tuple[str, str, RunPlan]:
@@ -198,28 +216,38 @@ def _write_task(
 
 
 JOB_COMMENT = """\
-# Harbor job for {name}, written by `dbstudio export harbor`. Run it from this folder:
+# Harbor job for {name}, written by `dbstudio export harbor`. Run it from any folder:
 #   harbor run -c {job}            (add -k 100 for 100 trials, -n 8 for 8 at a time)
+# Its paths are absolute, since Harbor reads them from the folder it runs in: export again
+# after moving this folder.
 # The agent's API key comes from your environment (e.g. ANTHROPIC_API_KEY for claude-code);
 # a cloud environment needs its own key too (docs/scale-out.md). Then bring the trials back:
-#   dbstudio import harbor jobs/<job name> PROJECT
+#   dbstudio import harbor {jobs}/<job name> PROJECT
 """
 
 
-def _write_job_config(path: Path, project_id: str, settings: HarborSettings) -> None:
+def stop_on_agent_failure() -> dict[str, dict[str, bool]]:
+    """The job config's `override_error_policy`: an agent failure is not graded, so Harbor stops the
+    trial at that step (it goes on after a step that has a verifier result, and the placeholder
+    verifier always gives one); a timeout is still graded, and the trial goes on, as locally."""
+    return {name: {"should_grade": False} for name in AGENT_FAILURES}
+
+
+def _write_job_config(path: Path, out: Path, project_id: str, settings: HarborSettings) -> None:
     agent: dict[str, object] = {"name": settings.agent}
     if settings.model:
         agent["model_name"] = settings.model
-    # One continuous agent session across the steps, as in a local run.
-    agent["resume_trajectory"] = True
+    agent["resume_trajectory"] = settings.resume_trajectory
+    # Absolute: Harbor takes both paths from the folder it is run in, not from the job file's.
     config = {
-        "jobs_dir": "jobs",
+        "jobs_dir": str(out / "jobs"),
         "n_attempts": settings.attempts,
+        "override_error_policy": stop_on_agent_failure(),
         "environment": {"type": settings.environment, "delete": True},
         "agents": [agent],
-        "tasks": [{"path": project_id}],
+        "tasks": [{"path": str(out / project_id)}],
     }
-    text = JOB_COMMENT.format(name=task_name(project_id), job=JOB_CONFIG)
+    text = JOB_COMMENT.format(name=task_name(project_id), job=out / JOB_CONFIG, jobs=out / "jobs")
     _write_text(path, text + yaml.safe_dump(config, sort_keys=False))
 
 

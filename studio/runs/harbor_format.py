@@ -20,6 +20,22 @@ ENVIRONMENTS = ("docker", "daytona", "modal", "e2b", "runloop", "gke")
 PAPER_CPUS = 2
 PAPER_MEMORY_MB = 8 * 1024
 VERIFIER_TIMEOUT_S = 600.0
+TIMEOUT_EXCEPTION = "AgentTimeoutError"  # a step that ran out of time: kept, and the trial goes on
+# Harbor records a trial it cancelled (Ctrl-C, a stopped job) with this exception; `harbor job
+# resume` deletes such a trial's folder and runs the trial again under a new name.
+CANCELLED_EXCEPTION = "CancelledError"
+# The agent failures Harbor still grades (its error_policy.py, should_grade=True) other than a
+# timeout: the job config marks them not gradable, so that the placeholder verifier gives no
+# result and Harbor stops the trial at that step, as a local run stops (docs/scale-out.md).
+AGENT_FAILURES = (
+    "NonZeroAgentExitCodeError",
+    "ContextWindowExceededError",
+    "ContextLengthExceededError",
+    "OutputTokenExceededError",
+    "OutputLengthExceededError",
+    "AgentSafetyRefusalError",
+    "ContentPolicyViolationError",
+)
 
 
 def task_name(project_id: str) -> str:

@@ -20,7 +20,6 @@ from studio.runs.errors import RunError
 
 JOB_CONFIG = "config.json"
 RESULT = "result.json"
-TIMEOUT_EXCEPTION = "AgentTimeoutError"
 
 
 class HarborJobError(RunError):
@@ -177,16 +176,35 @@ def read_trials(job_dir: Path) -> list[Trial]:
     return trials
 
 
-def task_metadata(task_dir: Path | None, key: str) -> dict[str, Any]:
-    """The [metadata.<key>] table of an exported task.toml ({} when the task is not at hand)."""
+def _task_toml(task_dir: Path | None) -> dict[str, Any]:
     if task_dir is None:
         return {}
+    path = task_dir / "task.toml"
     try:
-        data = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
-    table = data.get("metadata", {}).get(key, {})
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise HarborJobError(f"{path}: cannot be read as TOML ({exc}): export the task again") from None
+
+
+def task_metadata(task_dir: Path | None, key: str) -> dict[str, Any]:
+    """The [metadata.<key>] table of an exported task.toml ({} when the task is not at hand)."""
+    table = _task_toml(task_dir).get("metadata", {}).get(key, {})
     return table if isinstance(table, dict) else {}
+
+
+def task_environment(task_dir: Path | None) -> dict[str, Any]:
+    """The limits of the task's [environment] the trials ran with, as RunSettings fields
+    (`cpus`, `memory` such as "4g"); only those the task sets."""
+    environment = _task_toml(task_dir).get("environment", {})
+    limits: dict[str, Any] = {}
+    if not isinstance(environment, dict):
+        return limits
+    cpus, memory_mb = environment.get("cpus"), environment.get("memory_mb")
+    if isinstance(cpus, int | float) and not isinstance(cpus, bool) and cpus > 0:
+        limits["cpus"] = float(cpus)
+    if isinstance(memory_mb, int) and not isinstance(memory_mb, bool) and memory_mb > 0:
+        limits["memory"] = f"{memory_mb // 1024}g" if memory_mb % 1024 == 0 else f"{memory_mb}m"  # as a local run writes it
+    return limits
 
 
 def dockerfile_base(task_dir: Path | None) -> str | None:

@@ -160,8 +160,8 @@ PRESETS: dict[str, PresetInfo] = {
             "gemini",
             "Gemini CLI",
             "GEMINI_API_KEY",
-            ("gemini", "--yolo", "-p", PROMPT),
-            ("gemini", "--yolo", "--resume", "latest", "-p", PROMPT),
+            ("gemini", "--yolo", "-p", PROMPT, "--output-format", "json"),
+            ("gemini", "--yolo", "--resume", "latest", "-p", PROMPT, "--output-format", "json"),
             ("GEMINI_MODEL",),
             "https://geminicli.com/docs/cli/cli-reference",
         ),
@@ -169,8 +169,8 @@ PRESETS: dict[str, PresetInfo] = {
             "qwen",
             "Qwen Code",
             "OPENAI_API_KEY",
-            ("qwen", "--yolo", "-p", PROMPT),
-            ("qwen", "--yolo", "--continue", "-p", PROMPT),
+            ("qwen", "--yolo", "-p", PROMPT, "--output-format", "json"),
+            ("qwen", "--yolo", "--continue", "-p", PROMPT, "--output-format", "json"),
             ("OPENAI_BASE_URL", "OPENAI_MODEL"),
             "https://qwenlm.github.io/qwen-code-docs/en/users/features/headless",
         ),
@@ -232,6 +232,12 @@ class PresetHarness(Harness):
             return claude_tokens(log_text)
         if self.info.name == "codex":
             return codex_tokens(log_text)
+        if self.info.name == "gemini":
+            return gemini_tokens(log_text)
+        if self.info.name == "qwen":
+            return qwen_tokens(log_text)
+        # Kimi CLI's print mode documents no usage in its output (text, or stream-json messages without
+        # one: moonshotai.github.io/kimi-cli/en/customization/print-mode): its tokens stay unknown
         return None
 
     def check(self) -> None:
@@ -282,6 +288,99 @@ def codex_tokens(log_text: str) -> TokenCounts | None:
         cached += cache
         output += int(usage.get("output_tokens") or 0)
     return TokenCounts(input_tokens=uncached, output_tokens=output, cache_read_tokens=cached) if found else None
+
+
+def _json_values(log_text: str) -> list:
+    """Every JSON object or array that starts at the beginning of a line of the log, in order: a
+    headless CLI prints its result on one line, or pretty-printed from a line holding only its opening
+    bracket (Gemini CLI's JSON.stringify(output, null, 2)), among lines of its own (warnings on stderr).
+    Each try decodes a slice, never the whole log from where it starts: a failed decode counts the
+    newlines before the error, which over a long log of broken lines would be quadratic."""
+    decoder = json.JSONDecoder()
+    found, at = [], 0
+    while at < len(log_text):
+        end = log_text.find("\n", at)
+        end = len(log_text) if end < 0 else end
+        line = log_text[at:end].rstrip()
+        if line[:1] in ("{", "["):
+            try:
+                found.append(decoder.raw_decode(line)[0])
+            except ValueError:
+                if line in ("{", "["):  # pretty-printed: the value runs over the lines that follow
+                    try:
+                        value, stop = decoder.raw_decode(log_text[at:])
+                    except ValueError:
+                        pass
+                    else:
+                        found.append(value)
+                        end = log_text.find("\n", at + stop)
+                        end = len(log_text) if end < 0 else end
+        at = end + 1
+    return found
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def model_stats_tokens(models: object) -> TokenCounts | None:
+    """Gemini CLI's `stats.models` (also Qwen Code's): per model `tokens` with `prompt` (the whole
+    prompt, its cached part included), `cached`, `candidates` (the answer), `thoughts` (thinking, billed
+    as output) and `tool` (tool-use prompt tokens, sent besides the prompt): summed over the models,
+    the cached part kept apart as Claude Code's counts keep it. Field meanings: gemini-cli
+    packages/core/src/telemetry/uiTelemetry.ts (prompt += input_token_count, cached +=
+    cached_content_token_count, input = prompt - cached)."""
+    if not isinstance(models, dict):
+        return None
+    found = False
+    uncached = cached = output = 0
+    for metrics in models.values():
+        tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
+        if not isinstance(tokens, dict) or not isinstance(tokens.get("prompt"), int):
+            continue
+        found = True
+        cache = _count(tokens.get("cached"))
+        uncached += max(0, _count(tokens.get("prompt")) - cache) + _count(tokens.get("tool"))
+        cached += cache
+        output += _count(tokens.get("candidates")) + _count(tokens.get("thoughts"))
+    return TokenCounts(input_tokens=uncached, output_tokens=output, cache_read_tokens=cached) if found else None
+
+
+def gemini_tokens(log_text: str) -> TokenCounts | None:
+    """The usage of Gemini CLI's `--output-format json` result: one object {session_id, response, stats}
+    whose `stats.models` holds each model's token counts (google-gemini.github.io/gemini-cli/docs/
+    headless.html, "JSON Output"; geminicli.com/docs/cli/headless). The last such object counts: a
+    resumed session (`--resume`) reports this invocation's requests only."""
+    for value in reversed(_json_values(log_text)):
+        stats = value.get("stats") if isinstance(value, dict) else None
+        counts = model_stats_tokens(stats.get("models")) if isinstance(stats, dict) else None
+        if counts is not None:
+            return counts
+    return None
+
+
+def qwen_tokens(log_text: str) -> TokenCounts | None:
+    """The usage of Qwen Code's `--output-format json`: an array of messages ending with a `result`
+    message (qwenlm.github.io/qwen-code-docs/en/users/features/headless, "JSON Output"). Its `stats`
+    (Gemini CLI's per-model counts, thinking included) when present, else its `usage`, whose
+    `input_tokens` is the whole prompt with `cache_read_input_tokens` the cached part of it (qwen-code
+    packages/cli/src/nonInteractive/types.ts, Usage; computeUsageFromMetrics)."""
+    for value in reversed(_json_values(log_text)):
+        messages = value if isinstance(value, list) else [value]
+        for message in reversed(messages):
+            if not isinstance(message, dict) or message.get("type") != "result":
+                continue
+            stats = message.get("stats")
+            counts = model_stats_tokens(stats.get("models")) if isinstance(stats, dict) else None
+            if counts is not None:
+                return counts
+            usage = message.get("usage")
+            if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int):
+                cache = _count(usage.get("cache_read_input_tokens"))
+                return TokenCounts(input_tokens=max(0, _count(usage["input_tokens"]) - cache),
+                                   output_tokens=_count(usage.get("output_tokens")), cache_read_tokens=cache,
+                                   cache_creation_tokens=_count(usage.get("cache_creation_input_tokens")))
+    return None
 
 
 def harness_from_spec(spec: str) -> Harness:

@@ -61,14 +61,15 @@ def test_harbor_loads_the_one_job_of_every_project_under_every_systems_agent(tmp
     path = benchmark(tmp_path / "bench")
     out = tmp_path / "harbor"
     code, stdout, stderr = run_cli(capsys, "benchmark", "export", "harbor", str(path), str(out),
-                                   "--agent-timeout-scale", "0.5", "--attempts", "3", "--environment", "daytona")
+                                   "--agent-timeout-scale", "0.5", "--attempts", "3", "--environment", "daytona",
+                                       "--no-image-check")
     assert code == 0, stderr
     assert f"claude: claude-code with {CLAUDE_MODEL}" in stdout and f"codex: codex with {CODEX_MODEL}" in stdout
 
     job = probe("job", out / "job.yaml")
     assert job["agents"] == [{"name": "claude-code", "model_name": CLAUDE_MODEL, "resume_trajectory": True},
                              {"name": "codex", "model_name": CODEX_MODEL, "resume_trajectory": True}]
-    assert (job["tasks"], job["n_attempts"], job["environment"]) == ([P01, P02], 3, "daytona")
+    assert (job["tasks"], job["n_attempts"], job["environment"]) == ([str(out / P01), str(out / P02)], 3, "daytona")
     for project_id in (P01, P02):
         task = probe("task", out / project_id)
         assert task["name"] == f"dbstudio/{project_id}" and task["valid"] and task["has_steps"]
@@ -81,7 +82,7 @@ def test_harbor_loads_the_one_job_of_every_project_under_every_systems_agent(tmp
     config = json.loads(shown.stdout[shown.stdout.index("{"):])
     assert [(a["name"], a["model_name"]) for a in config["agents"]] == [("claude-code", CLAUDE_MODEL),
                                                                        ("codex", CODEX_MODEL)]
-    assert [t["path"] for t in config["tasks"]] == [P01, P02]
+    assert [t["path"] for t in config["tasks"]] == [str(out / P01), str(out / P02)]
     # Which agent and model is which system, for the import.
     systems = yaml.safe_load((out / "systems.yaml").read_text(encoding="utf-8"))
     assert systems["systems"] == [
@@ -174,14 +175,14 @@ TRIALS = [
 ]
 
 
-def _job(tmp_path: Path) -> tuple[Path, Path]:
+def _job(tmp_path: Path, trials: list[dict[str, Any]] | None = None) -> tuple[Path, Path]:
     """The benchmark exported, then the job `harbor run -c job.yaml` would leave in OUT/jobs/, written
     by Harbor's own models, each step's collected workspace with test.sh's hash listing of it."""
     path = benchmark(tmp_path / "bench")
     done = export_benchmark_harbor(load_benchmark(path), tmp_path / "harbor")
     spec = {"jobs_dir": str(done.out / "jobs"), "job_name": "2026-11-30__10-00-00", "job_id": str(uuid.uuid4()),
             "agent": "claude-code", "agent_version": "2.0.31", "model": CLAUDE_MODEL, "task_path": P01,
-            "task_name": f"dbstudio/{P01}", "trials": TRIALS, "started_at": "2026-11-30T10:00:00+00:00",
+            "task_name": f"dbstudio/{P01}", "trials": TRIALS if trials is None else trials, "started_at": "2026-11-30T10:00:00+00:00",
             "finished_at": "2026-11-30T11:00:00+00:00"}
     (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     made = probe("make-job", tmp_path / "spec.json")
@@ -259,3 +260,59 @@ def test_without_the_exports_systems_file_the_trials_map_by_benchmark_yaml(tmp_p
     assert placed[(P02, f"{P02}__gemini1")] == "unknown system"
     assert f"the systems of {path}" in next(t["message"] for t in report["trials"] if t["trial"].endswith("gemini1"))
     assert len(report["outcomes"]) == 5
+
+
+def test_the_job_runs_from_any_folder_resumes_as_asked_and_the_image_is_checked_for_bash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    path = benchmark(tmp_path / "bench")
+    out = tmp_path / "harbor"
+    code, _, stderr = run_cli(capsys, "benchmark", "export", "harbor", str(path), str(out), "--image",
+                              "dbstudio/test-busybox:1")
+    assert code == 2 and "dbstudio/test-busybox:1" in stderr and "bash" in stderr and not out.exists()
+    code, _, stderr = run_cli(capsys, "benchmark", "export", "harbor", str(path), str(out), "--no-image-check",
+                              "--no-resume-trajectory")
+    assert code == 0, stderr
+    job = yaml.safe_load((out / "job.yaml").read_text(encoding="utf-8"))
+    assert job["jobs_dir"] == str(out / "jobs")
+    assert [task["path"] for task in job["tasks"]] == [str(out / P01), str(out / P02)]
+    assert [agent["resume_trajectory"] for agent in job["agents"]] == [False, False]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    printed = harbor_cli("run", "-c", str(out / "job.yaml"), "--print-config", cwd=elsewhere)
+    assert printed.returncode == 0, printed.stderr
+    assert str(out / P01) in printed.stdout and str(out / "jobs") in printed.stdout
+    code, _, stderr = run_cli(capsys, "benchmark", "status", str(path), "--no-image-check")
+    assert code == 2 and "go with `benchmark export harbor`" in stderr
+
+
+def test_an_outcome_of_a_trial_harbor_cancelled_and_ran_again_is_replaced_by_the_rerun(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    import shutil
+
+    from studio.runs import harbor_import
+
+    cancelled = {**_trial(f"{P01}__claude1", P01, "claude-code", CLAUDE_MODEL, 0, steps_done=1),
+                 "exception": {"type": "CancelledError", "message": "", "at": "2026-11-30T10:59:00+00:00"}}
+    rerun = _trial(f"{P01}__claude2", P01, "claude-code", CLAUDE_MODEL, 20)
+    path, job_dir = _job(tmp_path, [cancelled, _trial(f"{P01}__codex1", P01, "codex", CODEX_MODEL, 2), rerun])
+    later = tmp_path / "later"
+    shutil.move(job_dir / rerun["name"], later)  # the rerun does not exist yet at the first import
+    with monkeypatch.context() as earlier:  # imported before cancelled trials were recognised
+        earlier.setattr(harbor_import, "cancellation", lambda result: None)
+        code, _, stderr = run_cli(capsys, "benchmark", "import", "harbor", str(path), str(job_dir))
+    assert code == 0, stderr
+    stale = next(o.submission for o in load_benchmark(path).benchmark.outcomes if o.system == "claude")
+    # `harbor job resume` deletes the cancelled trial and runs it again under a new name
+    shutil.rmtree(job_dir / f"{P01}__claude1")
+    shutil.move(later, job_dir / rerun["name"])
+    code, stdout, stderr = run_cli(capsys, "benchmark", "import", "harbor", str(path), str(job_dir))
+    assert code == 0, stdout + stderr
+    assert f"outcome claude on {P01}: {stale} taken out" in stdout
+    loaded = load_benchmark(path)
+    assert loaded.errors == []
+    claude = [(o.submission, o.selected) for o in loaded.benchmark.outcomes if o.system == "claude"]
+    assert len(claude) == 1 and claude[0][0] != stale and claude[0][1]  # the rerun is the reported outcome
+    assert not (path.parent / "p01" / "runs" / stale).exists()
+    assert "# a local run of codex on p02" in path.read_text(encoding="utf-8")

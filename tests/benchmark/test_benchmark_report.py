@@ -234,3 +234,35 @@ def test_resources_as_the_paper_counts_them(tmp_path: Path, capsys):
     assert drawn["1|claude"] == pytest.approx(3.0) and drawn["2|claude"] == pytest.approx(1.515)
     assert drawn["1|codex"] == pytest.approx(0.5) and "2|codex" not in drawn  # unknown tokens: n/a, not 0
     assert "codex: kestrel-p01" in figure.get_supxlabel()
+
+
+def test_the_report_and_its_pairs_status_read_each_project_once(bench: Path, monkeypatch):
+    # status used to read a project per pair, then the report read every project again
+    from studio.benchmark.loader import load_benchmark
+    from studio.benchmark.report import benchmark_report
+    from studio.judging import tables
+    from studio.store import loader
+
+    reads: list[str] = []
+    for module, name in ((loader, "load_project"), (tables, "read_project_verdicts")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, _real=real, _name=name, **kwargs:
+                            reads.append(_name) or _real(*args, **kwargs))
+    report = benchmark_report(load_benchmark(bench))
+    assert reads.count("load_project") == len(PROJECTS) and reads.count("read_project_verdicts") == len(PROJECTS)
+    pairs = {(p.system, p.project): p for p in report.pairs}
+    assert pairs[("alpha", "s01")].judging == "scored" and pairs[("beta", "s03")].run == "not started"
+
+
+def test_a_broken_verdict_file_leaves_the_other_pairs_of_its_project_judged(bench: Path, capsys):
+    # the project's submissions are read together; when one file is broken each is read alone
+    from studio.benchmark.loader import load_benchmark
+    from studio.benchmark.status import benchmark_status
+
+    (broken,) = (bench.parent / "s01" / "verdicts" / "beta-1").glob("*.yaml")
+    broken.write_text("format: 1\nsubmission: beta-1\nverdicts: [\n", encoding="utf-8")
+    pairs = {(p.system, p.project): p for p in benchmark_status(load_benchmark(bench))}
+    assert pairs[("alpha", "s01")].judging == "scored" and pairs[("beta", "s01")].judging == "not judged"
+    assert pairs[("beta", "s02")].judging == "scored"
+    code, _, err = run_cli(capsys, "benchmark", "report", str(bench))
+    assert code != 0 and str(broken) in err and "Traceback" not in err

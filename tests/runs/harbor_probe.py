@@ -24,6 +24,7 @@ from harbor.models.job.result import JobResult, JobStats
 from harbor.models.task.id import LocalTaskId
 from harbor.models.task.task import Task
 from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig
+from harbor.models.trial.error_policy import policy_for
 from harbor.models.trial.paths import TrialPaths
 from harbor.models.trial.result import AgentInfo, ExceptionInfo, ModelInfo, StepResult, TimingInfo, TrialResult
 from harbor.models.verifier.result import VerifierResult
@@ -55,7 +56,10 @@ def job(path: str) -> dict[str, Any]:
             "import_paths": [a.import_path for a in config.agents],
             "environment": config.environment.type.value if config.environment.type else None,
             "tasks": [str(t.path) for t in config.tasks], "n_attempts": config.n_attempts,
-            "jobs_dir": str(config.jobs_dir)}
+            "jobs_dir": str(config.jobs_dir),
+            # whether Harbor grades a step that failed so (a step failed and not graded ends the trial)
+            "graded": {kind: policy_for(kind, config.override_error_policy.get(kind)).should_grade
+                       for kind in ("NonZeroAgentExitCodeError", "AgentTimeoutError")}}
 
 
 def _when(text: str | None) -> datetime | None:

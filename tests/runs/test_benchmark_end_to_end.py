@@ -51,6 +51,9 @@ def test_run_judge_report_a_whole_benchmark(tmp_path: Path, capsys, test_image: 
     code, out, err = run_cli(capsys, "benchmark", "run", str(bench), "--concurrency", "2")
     assert code == 1, out + err  # b fails at T03 on both projects
     assert "running 4 pair(s), 2 at once" in out and "2 of 4 pair(s) completed" in out
+    for project in PROJECTS:  # a failed pair is named with its run, which exists and is in the outcomes
+        assert any(line.startswith(f"b on {project}: ran 2") and ", failed: the harness exited with code 3 in T03"
+                   in line for line in out.splitlines()), out
     code, out, _ = run_cli(capsys, "benchmark", "status", str(bench), "--format", "json")
     pairs = {(p["system"], p["project"]): p for p in json.loads(out)["pairs"]}
     assert {key: p["run"] for key, p in pairs.items()} == {

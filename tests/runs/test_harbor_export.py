@@ -71,13 +71,23 @@ def test_harbor_loads_the_sample_export_with_its_steps_in_timeline_order_their_t
 
     job = probe("job", done.job_config)
     assert job["agents"] == [{"name": "claude-code", "model_name": None, "resume_trajectory": True}]
-    assert (job["environment"], job["tasks"], job["n_attempts"]) == ("docker", [SAMPLE], 1)
-    # Harbor's own command line builds the job from the config, as `harbor run -c` would.
-    shown = harbor_cli("run", "-c", done.job_config.name, "--print-config", cwd=out)
+    assert (job["environment"], job["tasks"], job["n_attempts"]) == ("docker", [str(out / SAMPLE)], 1)
+    # By Harbor's own error policy: an agent's non-zero exit is not graded, so the trial stops at that
+    # step (Harbor goes on after a step with a verifier result); a timeout is graded and it goes on.
+    assert job["graded"] == {"NonZeroAgentExitCodeError": False, "AgentTimeoutError": True}
+    # Harbor's own command line builds the job from the config, as `harbor run -c` would, here from
+    # another folder: Harbor reads the paths from the folder it runs in, so they are absolute.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shown = harbor_cli("run", "-c", str(done.job_config), "--print-config", cwd=elsewhere)
     assert shown.returncode == 0, shown.stderr
     config = json.loads(shown.stdout[shown.stdout.index("{") :])
     assert config["agents"][0]["resume_trajectory"] is True
-    assert config["environment"]["type"] == "docker" and config["tasks"][0]["path"] == SAMPLE
+    assert config["environment"]["type"] == "docker" and config["tasks"][0]["path"] == str(out / SAMPLE)
+    assert config["jobs_dir"] == str(out / "jobs")
+    # An agent failure other than a timeout is not graded, so Harbor stops the trial at that step.
+    policy = config["override_error_policy"]
+    assert policy["NonZeroAgentExitCodeError"]["should_grade"] is False and "AgentTimeoutError" not in policy
 
 
 def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
@@ -106,9 +116,10 @@ def test_the_command_scales_timeouts_and_picks_a_cloud_environment_and_an_agent(
         "4",
         "--memory-mb",
         "16384",
+        "--no-image-check",  # a cloud environment's image, not on this engine
     )
     assert code == 0, stderr
-    assert "harbor run -c job.yaml" in stdout
+    assert f"harbor run -c {out / 'job.yaml'}" in stdout
     task = probe("task", out / SAMPLE)
     project = load_project(sample).project
     assert [s["agent_timeout_sec"] for s in task["steps"]] == [
@@ -161,7 +172,7 @@ def test_an_export_never_replaces_a_folder_with_files_in_it(tmp_path: Path, caps
     root = three_subtask_project(tmp_path / "p")
     out = tmp_path / "out"
     write(out, "keep.txt", "mine\n")
-    code, _, stderr = run_cli(capsys, "export", "harbor", str(root), str(out))
+    code, _, stderr = run_cli(capsys, "export", "harbor", str(root), str(out), "--no-image-check")
     assert code == 2 and "not an empty folder" in stderr
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     with pytest.raises(ExportError, match="unknown environment 'kubernetes'"):
@@ -292,3 +303,78 @@ def test_each_steps_test_sh_writes_a_placeholder_reward_and_the_workspace_hashes
         "outputs/model.md": hashlib.sha256(b"the model\n").hexdigest(),
         "materials/name with spaces.md": hashlib.sha256(b"released\n").hexdigest(),
     }
+
+
+def _derived_image(engine_url: str, tag: str, base: str, run: str) -> str:
+    """A local image FROM `base` with one RUN line, built without a registry."""
+    built = subprocess.run(
+        ["docker", "build", "-q", "-t", tag, "-"],
+        input=f"FROM {base}\nRUN {run}\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "DOCKER_HOST": engine_url},
+    )
+    assert built.returncode == 0, built.stderr
+    return tag
+
+
+# The test image has busybox's sh and python3 but no bash; this stands in for one with bash.
+BASH_SHIM = "printf '#!/bin/sh\\nexec /bin/sh \"$@\"\\n' > /bin/bash && chmod 755 /bin/bash"
+
+
+def test_the_image_is_checked_for_bash_and_for_python3_before_the_export(
+    docker_engine: Any, test_image: str, sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    out = tmp_path / "export"
+    code, _, stderr = run_cli(capsys, "export", "harbor", str(sample), str(out), "--image", test_image)
+    assert code == 2
+    assert f"the image {test_image} cannot run bash, and Harbor runs every step's commands with `bash -c`" in stderr
+    assert "installs bash" in stderr and not out.exists()
+
+    with_bash = _derived_image(docker_engine.url(), "dbstudio/test-harbor-bash:1", test_image, BASH_SHIM)
+    no_python = _derived_image(
+        docker_engine.url(), "dbstudio/test-harbor-nopython:1", with_bash, "rm -f /usr/bin/python3 /usr/bin/python3.*"
+    )
+    # The sample's generated release (M14, before T08) is a python script: the image needs python3.
+    code, _, stderr = run_cli(capsys, "export", "harbor", str(sample), str(out), "--image", no_python)
+    assert code == 2 and f"the image {no_python} has no python3" in stderr and not out.exists()
+    code, stdout, stderr = run_cli(capsys, "export", "harbor", str(sample), str(out), "--image", with_bash)
+    assert code == 0, stderr
+    assert (out / SAMPLE / "environment" / "Dockerfile").read_text().splitlines()[2] == f"FROM {with_bash}"
+
+    # An image not on this engine cannot be checked: refused, unless the check is turned off.
+    cloud = tmp_path / "cloud"
+    code, _, stderr = run_cli(capsys, "export", "harbor", str(sample), str(cloud), "--image", "dbstudio/not-here:1")
+    assert code == 2 and "dbstudio/not-here:1 is not on the local Docker engine" in stderr
+    assert "--no-image-check" in stderr and not cloud.exists()
+    code, _, stderr = run_cli(
+        capsys, "export", "harbor", str(sample), str(cloud), "--image", "dbstudio/not-here:1", "--no-image-check"
+    )
+    assert code == 0, stderr
+
+
+def test_trajectory_resume_is_a_choice_so_an_offline_agent_can_run_the_job(
+    sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    out = tmp_path / "nop"
+    code, _, stderr = run_cli(
+        capsys, "export", "harbor", str(sample), str(out), "--agent", "nop", "--no-resume-trajectory", "--no-image-check"
+    )
+    assert code == 0, stderr
+    job = probe("job", out / "job.yaml")
+    assert job["agents"] == [{"name": "nop", "model_name": None, "resume_trajectory": False}]
+
+
+@pytest.mark.parametrize("flag", [["--format", "json"], ["--json"]])
+def test_the_command_prints_json_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
+):
+    root = three_subtask_project(tmp_path / "p")
+    out = tmp_path / "out"
+    code, stdout, stderr = run_cli(capsys, "export", "harbor", str(root), str(out), "--no-image-check", *flag)
+    assert code == 0, stderr
+    printed = json.loads(stdout)
+    assert printed["out"] == str(out) and printed["task"] == str(out / "new-project")
+    assert printed["job_config"] == str(out / "job.yaml") and printed["steps"] == ["T01", "T02", "T03"]
+    assert printed["files"] == sum(1 for path in out.rglob("*") if path.is_file())

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from studio.runs.harbor_export import export_harbor
+from studio.runs.harbor_export import HarborSettings, export_harbor
 from studio.runs.harbor_import import import_harbor
 from studio.runs.harbor_job import HarborJobError
 from studio.runs.record import RunStatus, SubtaskStatus, list_runs
@@ -65,11 +65,13 @@ def _error(kind: str, message: str) -> dict[str, str]:
     return {"type": kind, "message": message, "at": "2026-11-30T10:59:00+00:00"}
 
 
-def make_job(tmp_path: Path, trials: list[dict[str, Any]], job_id: str | None = None) -> tuple[Path, Path, dict]:
+def make_job(
+    tmp_path: Path, trials: list[dict[str, Any]], job_id: str | None = None, settings: HarborSettings | None = None
+) -> tuple[Path, Path, dict]:
     """Export a three-subtask project, then a job folder of `trials` as Harbor writes it, with each
     step's collected workspace and test.sh's hash listing of it."""
     project = three_subtask_project(tmp_path / "project")
-    export = export_harbor(project, tmp_path / "export")
+    export = export_harbor(project, tmp_path / "export", settings)
     spec = {
         "jobs_dir": str(export.out / "jobs"),
         "job_name": "2026-11-30__10-00-00",
@@ -340,3 +342,142 @@ def test_a_hostile_job_folder_brings_no_host_file_in_and_a_duplicate_trial_is_im
     ):
         assert note in summary
     assert not (run_dir / "logs" / "harbor-trial.log").exists()
+
+
+def test_the_run_records_the_limits_and_the_time_scale_the_task_was_exported_with(tmp_path: Path):
+    settings = HarborSettings(cpus=1, memory_mb=4096, agent_timeout_scale=0.5)
+    job_dir, project, _ = make_job(tmp_path, TRIALS[:1], settings=settings)
+    import_harbor(job_dir, project, tmp_path / "runs")
+    ((_, record),) = list_runs(tmp_path / "runs")
+    assert (record.settings.cpus, record.settings.memory, record.settings.time_limit_scale) == (1.0, "4g", 0.5)
+    assert record.subtasks[0].time_limit_s == 240 * 60 * 0.5
+
+
+CANCELLED = "new-project__Dcan5cl"
+RERUN = "new-project__Ere6run"
+
+
+def _cancelled_trial() -> dict[str, Any]:
+    """A trial stopped part-way by Ctrl-C, as Harbor records it: CancelledError on the trial."""
+    return {
+        "name": CANCELLED,
+        "started_at": "2026-11-30T10:03:00+00:00",
+        "finished_at": "2026-11-30T10:20:00+00:00",
+        "exception": _error("CancelledError", ""),
+        "steps": [_step("T01", 3, [1, 1, 1])],
+    }
+
+
+def _resume(job_dir: Path) -> None:
+    """What `harbor job resume` does to the job: deletes the cancelled trial and runs it again under
+    a new name (here: the complete trial's result, renamed)."""
+    import shutil
+
+    shutil.rmtree(job_dir / CANCELLED)
+    shutil.copytree(job_dir / COMPLETE, job_dir / RERUN)
+    result = json.loads((job_dir / RERUN / "result.json").read_text())
+    result["trial_name"], result["id"] = RERUN, str(uuid.uuid4())
+    (job_dir / RERUN / "result.json").write_text(json.dumps(result))
+
+
+def test_a_cancelled_trial_is_no_outcome_and_its_rerun_after_harbor_job_resume_is(tmp_path: Path):
+    job_dir, project, _ = make_job(tmp_path, [TRIALS[0], _cancelled_trial()])
+    runs_dir = tmp_path / "runs"
+    report = import_harbor(job_dir, project, runs_dir)
+    assert [(t.trial, t.action) for t in report.trials] == [(COMPLETE, "imported"), (CANCELLED, "cancelled")]
+    assert "Harbor cancelled it (CancelledError)" in report.trials[1].message
+    assert "harbor job resume" in report.trials[1].message
+    assert [record.origin["trial"] for _, record in list_runs(runs_dir)] == [COMPLETE]
+
+    _resume(job_dir)
+    again = import_harbor(job_dir, project, runs_dir)
+    assert [(t.trial, t.action) for t in again.trials] == [(COMPLETE, "already imported"), (RERUN, "imported")]
+    assert sorted(record.origin["trial"] for _, record in list_runs(runs_dir)) == sorted([COMPLETE, RERUN])
+
+
+def test_an_earlier_import_of_a_cancelled_trial_is_replaced_not_duplicated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from studio.runs import harbor_import
+
+    job_dir, project, _ = make_job(tmp_path, [TRIALS[0], _cancelled_trial()])
+    runs_dir = tmp_path / "runs"
+    with monkeypatch.context() as earlier:  # an import made before cancelled trials were recognised
+        earlier.setattr(harbor_import, "cancellation", lambda result: None)
+        first = import_harbor(job_dir, project, runs_dir)
+    stale = next(t.run_id for t in first.trials if t.trial == CANCELLED)
+    assert len(list_runs(runs_dir)) == 2
+
+    _resume(job_dir)
+    report = import_harbor(job_dir, project, runs_dir)
+    assert [(t.trial, t.action, t.run_id) for t in report.trials if t.action == "replaced"] == [
+        (CANCELLED, "replaced", stale)
+    ]
+    assert "`harbor job resume` deleted it to run it again" in report.trials[0].message
+    assert sorted(record.origin["trial"] for _, record in list_runs(runs_dir)) == sorted([COMPLETE, RERUN])
+    assert not (runs_dir / stale).exists()
+
+
+def test_a_job_folder_moved_away_from_its_task_is_refused_and_imports_with_the_task_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    import shutil
+
+    job_dir, project, _ = make_job(tmp_path, TRIALS[:1])
+    moved = Path(shutil.move(job_dir, tmp_path / "downloads" / job_dir.name))
+    runs_dir = tmp_path / "runs"
+    with pytest.raises(HarborJobError, match="is not at hand from the job folder") as refused:
+        import_harbor(moved, project, runs_dir)
+    assert f"--task OUT/{PROJECT_ID}" in str(refused.value) and list_runs(runs_dir) == []
+    code, out, err = run_cli(
+        capsys, "import", "harbor", str(moved), str(project), "--runs-dir", str(runs_dir),
+        "--task", str(tmp_path / "export" / PROJECT_ID),
+    )
+    assert code == 0, err
+    ((_, record),) = list_runs(runs_dir)
+    assert record.image == "python:3.12-slim" and record.project_commit is not None and record.progress() == (3, 3)
+
+
+def test_each_steps_logs_hold_that_step_only_when_harbor_carries_the_agent_folder_over(tmp_path: Path):
+    job_dir, project, layout = make_job(tmp_path, TRIALS[:1])
+    steps = layout["trials"][COMPLETE]["steps"]
+    # A resumed agent's log folder carries over: T01's session file again, and a log that grows.
+    write(Path(steps["T01"]["agent"]), "session.jsonl", '{"step": "T01"}\n')
+    write(Path(steps["T02"]["agent"]), "session.jsonl", '{"step": "T01"}\n')
+    write(Path(steps["T02"]["agent"]), "claude-code.txt", "agent log of T01\nagent log of T02\n")
+    import_harbor(job_dir, project, tmp_path / "runs")
+    ((run_dir, _),) = list_runs(tmp_path / "runs")
+    t01, t02 = run_dir / "logs" / "T01.harbor" / "agent", run_dir / "logs" / "T02.harbor" / "agent"
+    assert (t01 / "claude-code.txt").read_text() == "agent log of T01\n" and (t01 / "session.jsonl").is_file()
+    assert (t02 / "claude-code.txt").read_text() == "agent log of T02\n"
+    assert not (t02 / "session.jsonl").exists()
+    summary = (run_dir / "logs" / "T02.log").read_text()
+    assert "agent/session.jsonl: the same as in T01's logs, not kept again" in summary
+    # T03's own log (nothing in common with T02's) is kept whole.
+    assert (run_dir / "logs" / "T03.harbor" / "agent" / "claude-code.txt").read_text() == "agent log of T03\n"
+
+
+@pytest.mark.parametrize("flag", [["--format", "json"], ["--json"]])
+def test_the_command_prints_json_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: list[str]):
+    job_dir, project, _ = make_job(tmp_path, TRIALS)
+    code, out, err = run_cli(
+        capsys, "import", "harbor", str(job_dir), str(project), "--runs-dir", str(tmp_path / "runs"), *flag
+    )
+    assert code == 0, err
+    printed = json.loads(out)
+    assert printed["runs_dir"] == str(tmp_path / "runs")
+    assert [(t["trial"], t["action"]) for t in printed["trials"]] == [
+        (COMPLETE, "imported"),
+        (STOPPED, "imported"),
+        (RUNNING, "not finished"),
+    ]
+    assert printed["trials"][0]["done"] == 3 and printed["trials"][0]["run_id"]
+
+
+def test_an_import_that_adds_no_run_names_each_trial_and_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    job_dir, project, _ = make_job(tmp_path, [TRIALS[2], _cancelled_trial()])
+    code, _, err = run_cli(capsys, "import", "harbor", str(job_dir), str(project), "--runs-dir", str(tmp_path / "r"))
+    assert code == 0, err
+    assert "0 runs added" in err
+    assert f"  {RUNNING}: not finished: it has no result.json yet" in err
+    assert f"  {CANCELLED}: cancelled: Harbor cancelled it (CancelledError)" in err

@@ -97,7 +97,7 @@ def runs_of(project: Path) -> list[RunRecord]:
 
 
 def settings(scale: float, **more: Any) -> HarborSettings:
-    return HarborSettings(image=BASH_IMAGE, agent=AGENT, agent_timeout_scale=scale, **more)
+    return HarborSettings(image=BASH_IMAGE, agent=AGENT, agent_timeout_scale=scale, check_image=True, **more)
 
 
 def committed_copy(source: Path, dest: Path) -> Path:

@@ -112,8 +112,8 @@ EXPECTED_COMMANDS = {
                     "claude --continue -p {P} --output-format json --dangerously-skip-permissions"),
     "codex": ("codex exec --json --skip-git-repo-check --sandbox danger-full-access {P}",
               "codex exec --json --skip-git-repo-check resume --last {P}"),
-    "gemini": ("gemini --yolo -p {P}", "gemini --yolo --resume latest -p {P}"),
-    "qwen": ("qwen --yolo -p {P}", "qwen --yolo --continue -p {P}"),
+    "gemini": ("gemini --yolo -p {P} --output-format json", "gemini --yolo --resume latest -p {P} --output-format json"),
+    "qwen": ("qwen --yolo -p {P} --output-format json", "qwen --yolo --continue -p {P} --output-format json"),
     "kimi": ("kimi --print -p {P}", "kimi --print --continue -p {P}"),
 }
 
@@ -224,3 +224,62 @@ def test_codex_json_events_become_token_counts():
     counts = harness_from_spec("codex").tokens(log)
     assert counts == TokenCounts(5146, 1997, 27648, 0)
     assert harness_from_spec("codex").tokens("no events\n") is None
+
+
+def test_gemini_json_stats_become_token_counts():
+    """`gemini -p ... --output-format json` prints one object, pretty-printed, whose stats.models holds
+    each model's tokens, shaped as google-gemini.github.io/gemini-cli/docs/headless.html shows it:
+    prompt includes the cached part (gemini-cli uiTelemetry.ts: input = prompt - cached), thoughts
+    are output. Two models: uncached 24,939 - 21,263 + 1,800 - 0 + 35 (tool) = 5,511; cached 21,263;
+    output 20 + 154 + 310 + 0 = 484."""
+    result = {
+        "response": "The capital of France is Paris.",
+        "stats": {
+            "models": {
+                "gemini-2.5-pro": {"api": {"totalRequests": 2, "totalErrors": 0, "totalLatencyMs": 5053},
+                                   "tokens": {"prompt": 24939, "candidates": 20, "total": 25113, "cached": 21263,
+                                              "thoughts": 154, "tool": 0}},
+                "gemini-2.5-flash": {"api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 1100},
+                                     "tokens": {"prompt": 1800, "candidates": 310, "total": 2145, "cached": 0,
+                                                "thoughts": 0, "tool": 35}},
+            },
+            "tools": {"totalCalls": 1, "totalSuccess": 1, "totalFail": 0, "totalDurationMs": 1881,
+                      "totalDecisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 1},
+                      "byName": {"google_web_search": {"count": 1, "success": 1, "fail": 0, "durationMs": 1881}}},
+            "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0},
+        },
+    }
+    log = "YOLO mode is enabled. All tool calls will be automatically approved.\n" + json.dumps(result, indent=2) + "\n"
+    harness = harness_from_spec("gemini")
+    assert harness.tokens(log) == TokenCounts(5511, 484, 21263, 0)
+    # the same object on one line counts the same; an error without stats, or no JSON, is unknown
+    assert harness.tokens(json.dumps(result)) == TokenCounts(5511, 484, 21263, 0)
+    failed = {"response": "", "error": {"type": "ApiError", "message": "quota", "code": 429}}
+    assert harness.tokens(json.dumps(failed, indent=2)) is None
+    assert harness.tokens("The capital of France is Paris.\n{not json\n") is None
+    assert harness_from_spec("claude-code").tokens(log) is None
+
+
+def test_qwen_json_result_becomes_token_counts():
+    """`qwen -p ... --output-format json` prints an array of messages ending with a `result`, shaped as
+    qwenlm.github.io/qwen-code-docs/en/users/features/headless shows it. Its `stats` (Gemini CLI's
+    per-model counts) when given; else its `usage`, input_tokens the whole prompt with the cached
+    part in cache_read_input_tokens (qwen-code nonInteractive/types.ts, computeUsageFromMetrics)."""
+    usage = {"input_tokens": 18000, "output_tokens": 950, "cache_read_input_tokens": 12000, "total_tokens": 18950}
+    messages = [
+        {"type": "system", "subtype": "session_start", "uuid": "u1", "session_id": "s1", "model": "qwen3-coder-plus"},
+        {"type": "assistant", "uuid": "u2", "session_id": "s1", "parent_tool_use_id": None,
+         "message": {"id": "m1", "type": "message", "role": "assistant", "model": "qwen3-coder-plus",
+                     "content": [{"type": "text", "text": "The capital of France is Paris."}],
+                     "usage": {"input_tokens": 9000, "output_tokens": 400}}},
+        {"type": "result", "subtype": "success", "uuid": "u3", "session_id": "s1", "is_error": False,
+         "duration_ms": 1234, "duration_api_ms": 1100, "num_turns": 2, "result": "The capital of France is Paris.",
+         "usage": usage, "permission_denials": []},
+    ]
+    harness = harness_from_spec("qwen")
+    assert harness.tokens(json.dumps(messages, indent=2)) == TokenCounts(6000, 950, 12000, 0)
+    messages[-1]["stats"] = {"models": {"qwen3-coder-plus": {"tokens": {
+        "prompt": 18000, "candidates": 950, "total": 19150, "cached": 12000, "thoughts": 200, "tool": 0}}}}
+    assert harness.tokens("warning on stderr\n" + json.dumps(messages)) == TokenCounts(6000, 1150, 12000, 0)
+    assert harness.tokens(json.dumps(messages[:2])) is None  # stopped before its result: unknown
+

@@ -9,7 +9,8 @@ benchmark status` and `dbstudio benchmark report` give them.
   its own known projects and over the shared set; `benchmarkSharedNote` names what the shared set
   leaves out.
 - `benchmarkFigure`: the paper's figures (`benchmarkFigurePicker`: 5a-5f and 9), the same PNGs
-  `dbstudio benchmark report --out` writes.
+  `dbstudio benchmark report --out` writes, each drawn in the background the first time it is shown
+  (the grid and Table 5 do not wait for them).
 - `benchmarkProblems`: while the file has problems, each one (file:line:column) instead of the rest.
 """
 
@@ -65,10 +66,9 @@ class BenchmarkGridModel(QAbstractTableModel):
 
     def set_overview(self, overview: BenchmarkOverview | None) -> None:
         self.beginResetModel()
-        report = overview.report if overview is not None else None
-        benchmark = overview.loaded.benchmark if overview is not None else None
-        self.projects = list(report.projects) if report is not None else []
-        self.systems = list(report.systems) if report is not None else []
+        benchmark = overview.loaded.benchmark if overview is not None and overview.status is not None else None
+        self.projects = list(overview.loaded.projects) if overview is not None and benchmark is not None else []
+        self.systems = [s.id for s in benchmark.systems] if benchmark is not None else []
         self.names = {s.id: s.name for s in benchmark.systems} if benchmark is not None else {}
         self.pairs = overview.pairs if overview is not None else {}
         self.endResetModel()
@@ -154,11 +154,39 @@ class Table5Model(QAbstractTableModel):
         return None
 
 
+def picker(name: str, items: dict[str, str], parent: QWidget) -> QComboBox:
+    """A combo box of `items` (data -> title) named `name`."""
+    box = QComboBox(parent)
+    box.setObjectName(name)
+    for data, title in items.items():
+        box.addItem(title, data)
+    return box
+
+
+def picker_page(label: str, box: QComboBox, body: list[QWidget], parent: QWidget) -> QWidget:
+    """A tab page: `label` and its picker on top, then `body` (the first widget takes the room)."""
+    page = QWidget(parent)
+    layout = QVBoxLayout(page)
+    row = QHBoxLayout()
+    row.addWidget(QLabel(label, page))
+    row.addWidget(box)
+    row.addStretch(1)
+    layout.addLayout(row)
+    for number, widget in enumerate(body):
+        widget.setParent(page)
+        layout.addWidget(widget, 1 if number == 0 else 0)
+    return page
+
+
 class BenchmarkView(QWidget):
     """objectName `benchmarkView`; see the module's docstring for its parts."""
 
+    pairs_shown = Signal()
+    """The grid shows every pair's status (or the file's problems); Table 5 follows."""
     computed = Signal()
-    """A new overview (or the reason there is none) is shown."""
+    """A new overview with its report (or the reason there is none) is shown."""
+    figure_drawn = Signal(str)
+    """The figure of that name (fig5a ...) is drawn for the shown report and on the Figures page."""
     open_requested = Signal(object, str)
     """(a project folder, what to show: "runs", "review" or "scores"), for the feature to open."""
 
@@ -169,6 +197,9 @@ class BenchmarkView(QWidget):
         self.runner = runner
         self.latest = LatestTask(runner, self)
         self.overview: BenchmarkOverview | None = None
+        self.figures: dict[str, bytes] = {}  # name -> PNG, drawn for the shown report
+        self.drawing = LatestTask(runner, self)
+        self.drawing_name: str | None = None
 
         self.title = QLabel(self)
         self.title.setObjectName("benchmarkTitle")
@@ -189,40 +220,19 @@ class BenchmarkView(QWidget):
         self.grid.customContextMenuRequested.connect(self._menu)
         self.tabs.addTab(self.grid, "Pairs")
 
-        table_page = QWidget(self)
-        self.matrix = QComboBox(table_page)
-        self.matrix.setObjectName("benchmarkMatrix")
-        self.matrix.addItem("Final score", "final")
-        self.matrix.addItem("Process score", "process")
+        self.matrix = picker("benchmarkMatrix", {"final": "Final score", "process": "Process score"}, self)
         self.matrix.currentIndexChanged.connect(lambda _: self._fill_table5())
         self.table5_model = Table5Model(self)
-        self.table5 = results_table("benchmarkTable5", self.table5_model, table_page)
-        self.shared_note = status_label("benchmarkSharedNote", table_page)
-        page = QVBoxLayout(table_page)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Matrix:", table_page))
-        row.addWidget(self.matrix)
-        row.addStretch(1)
-        page.addLayout(row)
-        page.addWidget(self.table5, 1)
-        page.addWidget(self.shared_note)
-        self.tabs.addTab(table_page, "Table 5")
+        self.table5 = results_table("benchmarkTable5", self.table5_model, self)
+        self.shared_note = status_label("benchmarkSharedNote", self)
+        self.tabs.addTab(picker_page("Matrix:", self.matrix, [self.table5, self.shared_note], self), "Table 5")
 
-        figures_page = QWidget(self)
-        self.figure_box = QComboBox(figures_page)
-        self.figure_box.setObjectName("benchmarkFigurePicker")
-        for name, title in FIGURE_TITLES.items():
-            self.figure_box.addItem(title, name)
+        self.figure_box = picker("benchmarkFigurePicker", FIGURE_TITLES, self)
         self.figure_box.currentIndexChanged.connect(lambda _: self._show_figure())
-        self.figure = ChartView("benchmarkFigure", "The figures appear once the benchmark is read.", figures_page)
-        page = QVBoxLayout(figures_page)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Figure:", figures_page))
-        row.addWidget(self.figure_box)
-        row.addStretch(1)
-        page.addLayout(row)
-        page.addWidget(self.figure, 1)
-        self.tabs.addTab(figures_page, "Figures")
+        self.figure = ChartView("benchmarkFigure", "The figures appear once the benchmark is read.", self)
+        self.figures_page = picker_page("Figure:", self.figure_box, [self.figure], self)
+        self.tabs.addTab(self.figures_page, "Figures")
+        self.tabs.currentChanged.connect(lambda _: self._show_figure())
 
         self.problems = QListWidget(self)
         self.problems.setObjectName("benchmarkProblems")
@@ -240,23 +250,25 @@ class BenchmarkView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the file, its projects, runs and verdicts again in the background (the latest wins)."""
-        from studio.benchmark.overview import benchmark_overview
+        """Read the file, its projects, runs and verdicts again in the background (the latest wins):
+        every pair's status first, for the grid, then the report from the same reading."""
+        from studio.benchmark.overview import benchmark_pairs
 
         path = self.path
         self.reload_button.setEnabled(False)
         self.status.setText(f"Reading {path.name} and its projects…")
-        self.latest.start(f"Reading {path.name}", lambda: benchmark_overview(path), self._done, self._failed)
+        self.latest.start(f"Reading {path.name}", lambda: benchmark_pairs(path), self._pairs_read, self._failed)
 
-    def _done(self, overview: BenchmarkOverview) -> None:
-        self.reload_button.setEnabled(True)
+    def _pairs_read(self, overview: BenchmarkOverview) -> None:
+        from studio.benchmark.overview import with_report
+
         self.overview = overview
         loaded, benchmark = overview.loaded, overview.loaded.benchmark
         self.problems.clear()
         for finding in loaded.findings:
             self.problems.addItem(f"{loaded.root / finding.file}:{finding.line}:{finding.column}: "
                                   f"{finding.severity.value}: {finding.message}")
-        broken = overview.report is None
+        broken = overview.status is None
         self.problems.setVisible(bool(loaded.findings))
         self.tabs.setVisible(not broken)
         if benchmark is not None:
@@ -267,30 +279,78 @@ class BenchmarkView(QWidget):
         self.grid.resizeColumnsToContents()
         self.grid.resizeRowsToContents()
         self._fill_table5()
+        self.figures = {}
+        self.drawing.cancel()
+        self.drawing_name = None
         self._show_figure()
+        self.pairs_shown.emit()
         if broken:
+            self.reload_button.setEnabled(True)
             self.status.setText(f"{len(loaded.errors)} problem(s) in {self.path.name}: fix them, then Reload")
-        else:
-            pairs = list(overview.pairs.values())
-            scored = sum(1 for p in pairs if p.judging == "scored")
-            self.status.setText(f"{scored} of {len(pairs)} pairs scored. Double-click a pair to open its project "
-                                "and runs; its menu opens the Review or the Scores.")
+            self.computed.emit()
+            return
+        self.status.setText(f"{self._scored_text()} Scoring Table 5…")
+        self.latest.start(f"Scoring {self.path.name}", lambda: with_report(overview), self._done, self._failed)
+
+    def _done(self, overview: BenchmarkOverview) -> None:
+        self.reload_button.setEnabled(True)
+        self.overview = overview
+        self._fill_table5()
+        self._show_figure()
+        self.status.setText(f"{self._scored_text()} Double-click a pair to open its project and runs; its menu "
+                            "opens the Review or the Scores.")
         self.computed.emit()
+
+    def _scored_text(self) -> str:
+        pairs = list(self.overview.pairs.values()) if self.overview is not None else []
+        scored = sum(1 for p in pairs if p.judging == "scored")
+        return f"{scored} of {len(pairs)} pairs scored."
 
     def _failed(self, error: StudioError) -> None:
         self.reload_button.setEnabled(True)
         self.overview = None
+        self.figures = {}
+        self.drawing.cancel()
+        self.drawing_name = None
+        self._show_figure()
         self.grid_model.set_overview(None)
         self.table5_model.set_rows([], [], 0)
         self.status.setText(str(error).splitlines()[0])
         self.computed.emit()
 
     def _show_figure(self) -> None:
-        data = self.overview.figures.get(str(self.figure_box.currentData())) if self.overview is not None else None
-        if data:
-            self.figure.set_png(data)
+        """The picked figure on the Figures page: drawn in the background the first time the page shows
+        it (matplotlib takes seconds over a paper-scale grid: the grid and Table 5 never wait for it)."""
+        report = self.overview.report if self.overview is not None else None
+        name = str(self.figure_box.currentData())
+        if report is None:
+            self.figure.show_text("No figure: the benchmark has problems, or was not read yet." if self.overview is None
+                                  or self.overview.status is None else "The figures follow Table 5's scores…")
+            return
+        if name in self.figures:
+            self.figure.set_png(self.figures[name])
+            return
+        self.figure.show_text(f"Drawing {FIGURE_TITLES.get(name, name)}…")
+        if self.tabs.currentWidget() is not self.figures_page or self.drawing_name == name:
+            return
+        from studio.benchmark.overview import figure_png
+
+        self.drawing_name = name
+        self.drawing.start(f"Drawing figure {name}", lambda: figure_png(report, name),
+                           functools.partial(self._drawn, name), self._not_drawn)
+
+    def _drawn(self, name: str, png: bytes) -> None:
+        self.drawing_name = None
+        self.figures[name] = png
+        if str(self.figure_box.currentData()) == name:
+            self.figure.set_png(png)
         else:
-            self.figure.show_text("No figure: the benchmark has problems, or was not read yet.")
+            self._show_figure()  # another figure was picked meanwhile: draw it next
+        self.figure_drawn.emit(name)
+
+    def _not_drawn(self, error: StudioError) -> None:
+        self.drawing_name = None
+        self.figure.show_text(f"The figure could not be drawn: {error}")
 
     def _fill_table5(self) -> None:
         from studio.benchmark.report import cell_text, means_rows

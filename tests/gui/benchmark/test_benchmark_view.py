@@ -117,7 +117,66 @@ def test_the_figures_tab_shows_the_figures_report_writes(qtbot, bench: Path, cap
     assert [picker.itemData(i) for i in range(picker.count())] == list(FIGURES)
     code, _, err = run_cli(capsys, "benchmark", "report", str(bench), "--out", str(tmp_path / "out"))
     assert code == 0, err
-    view.tabs.setCurrentIndex(2)
+    with qtbot.waitSignal(view.figure_drawn, timeout=30000):
+        view.tabs.setCurrentIndex(2)
     for number, name in enumerate(FIGURES):
-        picker.setCurrentIndex(number)
+        if name not in view.figures:
+            with qtbot.waitSignal(view.figure_drawn, timeout=30000):
+                picker.setCurrentIndex(number)
         assert view.figure.png == (tmp_path / "out" / f"{name}.png").read_bytes()  # the same picture, byte for byte
+
+
+@pytest.fixture
+def drawings(monkeypatch) -> list[str]:
+    """The figures rendered from now on, by format, as they are drawn."""
+    from studio.benchmark import figures
+
+    made: list[str] = []
+    real = figures.rendered
+
+    def counted(figure, form: str) -> bytes:  # type: ignore[no-untyped-def]
+        made.append(form)
+        return real(figure, form)
+
+    monkeypatch.setattr(figures, "rendered", counted)
+    return made
+
+
+def test_the_grid_is_shown_before_the_report_is_scored(qtbot, bench: Path):
+    view = BenchmarkView(bench, TaskRunner())
+    qtbot.addWidget(view)
+    seen: list[tuple[object, list[list[str]]]] = []
+    view.pairs_shown.connect(lambda: seen.append((view.overview.report, cells(view.grid))))
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.show()
+    assert len(seen) == 1 and seen[0][0] is None  # the grid came first, with no report yet
+    assert seen[0][1] == cells(view.grid) and seen[0][1][0][0] == "completed, scored, 2 attempts"
+    assert view.overview.report is not None and view.overview.report.pairs == view.overview.status
+    assert cells(view.table5)[0][1] == "80.00"
+
+
+def test_the_grid_and_table5_are_shown_before_any_figure_is_drawn(qtbot, bench: Path, drawings: list[str]):
+    view = open_view(qtbot, bench)
+    assert cells(view.grid)[0][0] == "completed, scored, 2 attempts"
+    assert {row[0] for row in cells(view.table5)} >= {"kestrel-p01", "final, own"}
+    qtbot.waitUntil(lambda: not view.runner.busy, timeout=30000)
+    assert drawings == [] and view.figures == {}  # the Figures tab was never shown: nothing drawn
+
+
+def test_a_figure_is_drawn_the_first_time_the_figures_tab_shows_it_and_only_then(qtbot, bench: Path,
+                                                                                  drawings: list[str]):
+    view = open_view(qtbot, bench)
+    with qtbot.waitSignal(view.figure_drawn, timeout=30000) as drawn:
+        view.tabs.setCurrentIndex(view.tabs.indexOf(view.figures_page))
+    assert drawn.args == ["fig5a"] and drawings == ["png"] and view.figure.png == view.figures["fig5a"]
+    view.tabs.setCurrentIndex(0)
+    view.tabs.setCurrentIndex(view.tabs.indexOf(view.figures_page))  # shown again: kept, not drawn again
+    view.figure_box.setCurrentIndex(view.figure_box.findData("fig5a"))
+    assert drawings == ["png"]
+    with qtbot.waitSignal(view.figure_drawn, timeout=30000) as drawn:
+        view.figure_box.setCurrentIndex(view.figure_box.findData("fig9"))
+    assert drawn.args == ["fig9"] and drawings == ["png", "png"] and view.figure.png == view.figures["fig9"]
+    with qtbot.waitSignal(view.computed, timeout=30000):
+        view.refresh()  # a new report: its figures are drawn afresh, the one shown at once
+    qtbot.waitUntil(lambda: "fig9" in view.figures, timeout=30000)
+    assert len(drawings) == 3 and view.figure.png == view.figures["fig9"]
