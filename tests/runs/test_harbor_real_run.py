@@ -281,7 +281,7 @@ def test_a_failing_step_stops_the_trial_in_harbor(trouble_job: TroubleJob):
     """Harbor goes on after a failed step only when its verifier gave a result: the export's
     verifier must not, so T03 (agent time on a cloud job) never runs after T02 failed."""
     ran = steps_ran(trouble_job.results["fail"])
-    assert ran == {"T01": None, "T02": "RuntimeError"}
+    assert ran == {"T01": None, "T02": "NonZeroAgentExitCodeError"}
     assert "Harbor went on" not in (trouble_job.runs["fail"].message or "")
 
 

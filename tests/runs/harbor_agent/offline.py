@@ -12,7 +12,8 @@ It also notes the container's memory and CPU limits (cgroup v2 or v1) beside eac
 What it is told comes from the agent's kwargs in the job config (`fail_step`, `sleep_step`), else
 from the environment of the `harbor` process, so a resumed job can be told otherwise than its
 first run:
-    DBSTUDIO_AGENT_FAIL_STEP=N    raise in the N-th step (1-based) after writing its files
+    DBSTUDIO_AGENT_FAIL_STEP=N    fail the N-th step (1-based) after writing its files, as an
+                                  installed agent whose command exits non-zero does
     DBSTUDIO_AGENT_SLEEP_STEP=N   in the N-th step, after writing, sleep in the container for
                                   DBSTUDIO_AGENT_SLEEP_S seconds (600 unless set): past the timeout;
                                   it first writes sleeping-NN in its log folder on the host
@@ -28,6 +29,7 @@ from typing import Any
 
 from harbor.agents.base import BaseAgent
 from harbor.agents.capabilities import AgentCapabilities
+from harbor.agents.installed.base import NonZeroAgentExitCodeError
 from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext
 
@@ -97,7 +99,8 @@ class OfflineAgent(BaseAgent):
         context.n_input_tokens, context.n_output_tokens, context.n_cache_tokens = 10 * number, number, 0
         context.cost_usd = 0.0
         if self.fail_step == str(number):
-            raise RuntimeError(f"offline agent: told to fail {step}")
+            # as an installed agent fails when its command line exits non-zero
+            raise NonZeroAgentExitCodeError(f"offline agent: told to fail {step} (exit code 1)")
         if self.sleep_step == str(number):
             # Harbor copies the agent's log folder out only after the step: this file, written by
             # the agent's own (host) process, tells a test at once that the agent is asleep.
