@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from studio.benchmark.loader import load_benchmark
 from studio.bundled import samples_dir
 from studio.runs.engine import DockerEngine
 from studio.runs.harbor_export import HarborSettings, evaluator_files, export_harbor
@@ -31,7 +32,7 @@ from studio.runs.plan import RunPlan, plan_run
 from studio.runs.record import RunRecord, RunStatus, SubtaskStatus, list_runs
 from studio.runs.runner import store_of
 from studio.store.loader import load_project
-from tests.helpers import git
+from tests.helpers import copy_blank, git, replace_in, run_cli, write
 from tests.runs.harbor_env import harbor_python
 from tests.runs.private_engine import TEST_IMAGE_SCRIPT
 from tests.runs.projects import three_subtask_project
@@ -323,3 +324,117 @@ def test_a_stopped_job_resumed_by_harbor_ends_as_one_run_of_its_rerun_trial(
     # The cancelled trial is gone from the job: no run may stand for it.
     assert [record.origin["trial"] for record in runs if record.origin] == [rerun_name]
     assert not [t for t in first.trials if t.action == "imported"], first.trials
+
+
+# A generated release whose script fails in the container.
+
+FAILING_RELEASE = """\
+import sys
+
+sys.exit("feedback_on_report: the report has no figures to ask about")
+"""
+
+
+def test_a_failing_generated_release_stops_the_trial_and_the_run_names_it(harbor_env: dict[str, str], tmp_path: Path):
+    """M03, made by scripts/feedback_on_report.py before T02 from the agent's T01 report, fails in
+    the container: Harbor stops the trial at T02 before its agent starts, and the run records T02
+    failed without a checkpoint, naming the release and its script."""
+    project = three_subtask_project(tmp_path / "project", commit=False)
+    write(project, "scripts/feedback_on_report.py", FAILING_RELEASE)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "a release script that fails")
+    done = export_harbor(project, tmp_path / "export", settings(SMALL_SCALE))
+    harbor(harbor_env, "run", "-c", done.job_config.name, cwd=done.out)
+    job_dir = the_job(done.out)
+    [result] = trial_results(job_dir).values()
+    # The setup failed, so T02's agent never ran, nor did T03.
+    assert steps_ran(result) == {"T01": None, "T02": "RuntimeError"}
+    [t02] = [step for step in result["step_results"] if step["step_name"] == "T02"]
+    assert t02["agent_execution"] is None and t02["verifier_result"] is None
+
+    report = import_harbor(job_dir, project)
+    assert [(t.action, t.done, t.total) for t in report.trials] == [("imported", 1, 3)]
+    [record] = runs_of(project)
+    assert record.status == RunStatus.FAILED
+    assert [sub.status for sub in record.subtasks] == [SubtaskStatus.COMPLETED, SubtaskStatus.FAILED,
+                                                       SubtaskStatus.PENDING]
+    assert record.subtask("T01").checkpoint and record.subtask("T02").checkpoint is None
+    assert record.subtask("T02").generated == {}
+    message = record.message or ""
+    assert "stopped at T02" in message
+    # Harbor keeps only setup.sh's exit code, which names the release.
+    assert ("its generated release M03 (scripts/feedback_on_report.py, from outputs/report.md) failed in the "
+            "container, before the agent started") in message
+    assert "setup.sh exited with code 10" in message
+
+
+# A benchmark of two projects x two systems as one Harbor job.
+
+BENCHMARK = """\
+format: 1
+id: offline-suite
+title: Offline suite
+projects: [p01, p02]
+systems:
+  - id: quick
+    name: Offline agent / model A
+    model: offline/model-a
+    harness: claude-code
+    settings: {harbor_agent: 'harbor_agent.offline:OfflineAgent'}
+  - id: careful
+    name: Offline agent / model B
+    model: offline/model-b
+    harness: claude-code
+    settings: {harbor_agent: 'harbor_agent.offline:OfflineAgent'}
+"""
+
+
+def test_a_benchmark_job_runs_in_harbor_and_each_trial_lands_in_its_project_under_its_system(
+    harbor_env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """`benchmark export harbor` of two two-step projects x two systems (the offline agent with two
+    models), run by `harbor run`, then `benchmark import harbor`: one run per project and system,
+    each with its system, and an outcome for each pair in benchmark.yaml."""
+    bench = tmp_path / "bench"
+    for name in ("p01", "p02"):
+        root = copy_blank(bench / name)
+        replace_in(root, "project.yaml", "id: new-project", f"id: offline-{name}")
+        git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "two subtasks")
+    path = write(bench, "benchmark.yaml", BENCHMARK)
+    out = tmp_path / "harbor"
+    code, _, stderr = run_cli(capsys, "benchmark", "export", "harbor", str(path), str(out), "--image", BASH_IMAGE,
+                              "--agent-timeout-scale", str(SMALL_SCALE))
+    assert code == 0, stderr
+    started = time.monotonic()
+    harbor(harbor_env, "run", "-c", str(out / "job.yaml"), "-n", "4", cwd=tmp_path)
+    seconds = time.monotonic() - started
+    job_dir = the_job(out)
+    assert len(trial_results(job_dir)) == 4
+
+    code, stdout, stderr = run_cli(capsys, "benchmark", "import", "harbor", str(path), str(job_dir),
+                                   "--format", "json")
+    assert code == 0, stderr
+    imported = json.loads(stdout)
+    assert sorted((t["project"], t["action"]) for t in imported["trials"]) == [
+        ("offline-p01", "imported"), ("offline-p01", "imported"), ("offline-p02", "imported"),
+        ("offline-p02", "imported")]
+    runs = {}
+    for name in ("p01", "p02"):
+        for record in runs_of(bench / name):
+            assert record.system is not None and record.origin is not None
+            assert record.status == RunStatus.COMPLETED and record.progress() == (2, 2)
+            assert record.harness == f"harbor:{AGENT_NAME}"
+            runs[(record.project_id, record.system.id)] = (record.run_id, record.system.model)
+    assert runs.keys() == {(project, system) for project in ("offline-p01", "offline-p02")
+                           for system in ("quick", "careful")}
+    assert {system: model for (_, system), (_, model) in runs.items()} == {"quick": "offline/model-a",
+                                                                          "careful": "offline/model-b"}
+    loaded = load_benchmark(path)
+    assert loaded.errors == []
+    outcomes = {(o.project, o.system): (o.submission, o.selected) for o in loaded.benchmark.outcomes}
+    assert outcomes == {pair: (run_id, True) for pair, (run_id, _) in runs.items()}
+    with capsys.disabled():
+        print(f"\nthe benchmark's 4-trial harbor run took {seconds:.1f} s")
