@@ -6,6 +6,11 @@
 #     the tests, the GUI toolkits and any installed packages, and the shared libraries `ldd` lists
 #     for the interpreter and for its extension modules,
 #   - /tmp, /workspace, and an /etc/passwd with root and a generic user.
+# With DBSTUDIO_IMAGE_BASH=1 the host's /bin/bash and its shared libraries go in too (Harbor runs
+# every command with `bash -c`: the real `harbor run` tests use such an image, tagged apart). Its
+# entrypoint runs the command under a shell that exits on SIGTERM: Harbor's containers idle in
+# `sh -c "sleep infinity"`, which as PID 1 ignores SIGTERM, so every `docker compose down` would
+# wait out Docker's 10 s grace (`docker import` cannot set a STOPSIGNAL).
 # Idempotent: the image carries a label with the digest of everything that went into it (this script,
 # and each source file's path, size and mtime); when an image with that label exists nothing is done.
 # Prints the image id on stdout. Uses the engine at $DOCKER_HOST (scripts/dockerd.sh starts one).
@@ -42,14 +47,19 @@ excludes=(--exclude=./test --exclude=./idlelib --exclude=./tkinter --exclude=./t
           --exclude=./site-packages --exclude=./dist-packages "--exclude=./config-*"
           "--exclude=*/__pycache__" --exclude=./__pycache__ --exclude=./lib2to3/tests)
 
+bash_bin=""
+if [ "${DBSTUDIO_IMAGE_BASH:-}" = 1 ]; then
+  bash_bin="$(readlink -f "$(command -v bash)")"
+fi
+
 # The shared libraries of the interpreter and of every extension module (a module whose library is
 # missing on the host stays out of reach inside too, exactly as on the host).
-libs="$( { ldd "$py"; for module in "$dynload"/*.so; do ldd "$module"; done; } 2>/dev/null \
+libs="$( { ldd "$py"; if [ -n "$bash_bin" ]; then ldd "$bash_bin"; fi; for module in "$dynload"/*.so; do ldd "$module"; done; } 2>/dev/null \
   | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u)"
 
 digest="$( {
   sha256sum "$0"
-  stat -Lc '%n %s %Y' "$busybox" "$py" $libs
+  stat -Lc '%n %s %Y' "$busybox" "$py" $bash_bin $libs
   tar -C "$stdlib" "${excludes[@]}" -cf - . | tar -tvf - | awk '{print $3, $4, $5, $6}'
 } | sha256sum | cut -c1-64)"
 
@@ -67,6 +77,10 @@ cp "$busybox" "$root/bin/busybox"
 "$busybox" --list-full | while read -r applet; do
   [ "$applet" = "bin/busybox" ] || [ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
 done
+if [ -n "$bash_bin" ]; then
+  rm -f "$root/bin/bash"  # busybox may offer a bash applet: the real one replaces it
+  cp "$bash_bin" "$root/bin/bash"
+fi
 cp "$py" "$root/usr/bin/python$version"
 ln -sf "python$version" "$root/usr/bin/python3"
 # The interpreter finds its library next to it (../lib/pythonX.Y/os.py), whatever its host prefix.
@@ -93,7 +107,15 @@ EOF
 chown -R 1000:1000 "$root/home/user"
 
 say "importing $tag from $root"
-tar --numeric-owner -C "$root" -cf - . | docker import \
+changes=()
+if [ -n "$bash_bin" ]; then
+  mkdir -p "$root/usr/local/bin"
+  printf '#!/bin/sh\n# PID 1 of the image: runs the command, exits on SIGTERM.\ntrap "exit 143" TERM\n"$@" &\nwait $!\n' \
+    > "$root/usr/local/bin/dbstudio-init"
+  chmod 755 "$root/usr/local/bin/dbstudio-init"
+  changes+=(--change 'ENTRYPOINT ["/usr/local/bin/dbstudio-init"]')
+fi
+tar --numeric-owner -C "$root" -cf - . | docker import "${changes[@]}" \
   --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --change "ENV LANG=C.UTF-8" \
   --change "WORKDIR /workspace" \

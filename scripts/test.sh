@@ -13,5 +13,7 @@ if ! docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
 fi
 if [ -n "${DOCKER_HOST:-}" ]; then export DOCKER_HOST; fi
 bash scripts/test-image.sh >/dev/null
+# The real `harbor run` tests need `docker compose` (v2), which Debian 12 does not package.
+bash scripts/compose-v2.sh >/dev/null
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 exec .venv/bin/python -m pytest "$@"

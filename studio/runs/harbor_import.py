@@ -38,6 +38,7 @@ from studio.runs.harbor_job import (
     task_environment,
     task_metadata,
 )
+from studio.runs.harbor_scripts import setup_failure
 from studio.runs.plan import RunPlan, SubtaskPlan, plan_run, plan_to_json
 from studio.runs.record import (
     RunRecord,
@@ -366,6 +367,11 @@ def _import_step(
     sub.timed_out = problem is not None and problem.exception_type == TIMEOUT_EXCEPTION
     if problem is not None and not sub.timed_out:
         sub.status = SubtaskStatus.FAILED
+        release = setup_failure(step.generated, problem.exception_message) if harbor_step.agent_execution is None else None
+        if release is not None:
+            # Harbor keeps no output of setup.sh, only its exit code: the release and where to look
+            return (f"failed: {release} (Harbor recorded {problem.describe()}); run the script on the "
+                    "previous checkpoint's files to see why")
         return f"failed ({problem.describe()})"
     step_rel = f"steps/{step.subtask}"
     workspace_rel = f"{step_rel}/artifacts/{WORKSPACE_ARTIFACT}"

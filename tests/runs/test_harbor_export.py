@@ -378,3 +378,47 @@ def test_the_command_prints_json_when_asked(
     assert printed["out"] == str(out) and printed["task"] == str(out / "new-project")
     assert printed["job_config"] == str(out / "job.yaml") and printed["steps"] == ["T01", "T02", "T03"]
     assert printed["files"] == sum(1 for path in out.rglob("*") if path.is_file())
+
+
+M05 = """\
+  - id: M05
+    title: Second reviewer's questions
+    kind: scripted_feedback
+    provenance: scenario_assumption
+    release:
+      at: before
+      subtask: T02
+    generated:
+      script: scripts/second_reviewer.sh
+      from:
+        - T01:outputs/report.md
+"""
+
+
+@pytest.mark.parametrize(("second", "code", "named"), [
+    ("exit 3\n", 11, "M05 (scripts/second_reviewer.sh, from outputs/report.md) failed in the container"),
+    ("echo wrote nothing\n", 61, "M05 (scripts/second_reviewer.sh, from outputs/report.md) wrote no file"),
+])
+def test_a_failed_generated_release_exits_with_a_code_that_names_it(
+    docker_engine: Any, test_image: str, tmp_path: Path, second: str, code: int, named: str
+):
+    """Harbor keeps only setup.sh's exit code: it tells which of a step's releases failed, and how."""
+    from studio.runs.harbor_scripts import setup_failure
+
+    root = three_subtask_project(tmp_path / "project", commit=False)
+    write(root, "scripts/second_reviewer.sh", "#!/bin/sh\n" + second)
+    materials = (root / "materials.yaml").read_text(encoding="utf-8")
+    write(root, "materials.yaml", materials.rstrip("\n") + "\n" + M05)
+    done = export_harbor(root, tmp_path / "export")
+    [t02] = [step for step in plan_run(load_project(root).project).subtasks if step.subtask == "T02"]
+    assert [g.material for g in t02.generated] == ["M03", "M05"]
+    workspace = tmp_path / "workspace"
+    write(workspace, "outputs/report.md", "# Report\n\nThe objective and its source.\n")
+    shutil.copytree(done.task_dir / "steps" / "T02" / "workdir", workspace, dirs_exist_ok=True)
+    result = _run_setup_in_container(docker_engine, test_image, workspace, tmp_path / "setup.log")
+    assert result.exit_code == code, (tmp_path / "setup.log").read_text()
+    assert (workspace / "materials" / "M03.md").is_file()  # the first release was written
+    # As Harbor words it (its stderr is None: docker exec merges it into stdout).
+    message = f"Step 'T02' setup.sh exited with code {result.exit_code}: None"
+    assert named in (setup_failure(t02.generated, message) or "")
+    assert setup_failure(t02.generated, "AgentTimeoutError: the agent ran out of time") is None
