@@ -4,7 +4,7 @@
    floor, a child that shows an empty `QMainWindow` until its first paint: (a) to the first shown
    window, i.e. the main window's first paint event (menus, toolbar, empty docks, "Opening
    Kestrel…"), goal <= 3x the floor; (b) to an interactive window with the sample loaded
-   (`project_opened`, its events processed), which has no goal of its own.
+   (`project_opened`, its events processed), goal <= 3x the same floor (issue 21).
 2. Free-text filter per keystroke on the 5,000-criterion project (bench/review_bench.py's large
    project: 10,012 rows with the final rubric's reuses): a realistic word typed key by key into
    `rubricFilter` of a shown RubricEditor, timed from the key event until the proxy has filtered
@@ -30,6 +30,7 @@ Usage: QT_QPA_PLATFORM=offscreen python bench/gui_bench.py [--rounds N] [--only 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import random
@@ -38,7 +39,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,8 +221,8 @@ def bench_start(rounds: int, folder: Path) -> None:
     print(f"      goal <= {GOAL_START_RATIO:g}x: "
           f"{'met' if statistics.median(shown_ratios) <= GOAL_START_RATIO else 'NOT met'}")
     line("(b) to an interactive window with the sample loaded (project_opened)", opened, floor, opened_ratios)
-    print(f"      {'within' if statistics.median(opened_ratios) <= GOAL_START_RATIO else 'beyond'} "
-          f"{GOAL_START_RATIO:g}x (no goal of its own: the sample loads in the background after the first paint)")
+    print(f"      goal <= {GOAL_START_RATIO:g}x (issue 21): "
+          f"{'met' if statistics.median(opened_ratios) <= GOAL_START_RATIO else 'NOT met'}")
     # CPU time (every thread of the child, from its start) depends less on what else runs on the machine.
     print(f"      the child's CPU time, median: {statistics.median(cpu_shown) * 1000:.0f} ms at (a), "
           f"{statistics.median(cpu_opened) * 1000:.0f} ms at (b); the floor's {statistics.median(cpu_floor) * 1000:.0f} ms "
@@ -229,6 +230,24 @@ def bench_start(rounds: int, folder: Path) -> None:
 
 
 # -- 2. filter per keystroke -------------------------------------------------------------------
+@contextlib.contextmanager
+def busy_machine(processes: int) -> Iterator[None]:
+    """`processes` child processes each spinning on a CPU meanwhile (none: the machine as it is)."""
+    import subprocess
+
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        if spinners:
+            time.sleep(1.0)  # let the load settle before the first key
+            print(f"\n(the machine kept busy by {processes} spinning process(es))")
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+
 def expected_rows(project, needle: str) -> int:
     """Rows whose id, requirement text or reviewer holds `needle`, counted without Qt; a reused
     final criterion is judged on its original's text and reviewer."""
@@ -478,6 +497,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="paired rounds per figure (default 7)")
     parser.add_argument("--only", choices=SECTIONS, metavar="SECTION",
                         help=f"measure one section: {', '.join(SECTIONS)}")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="keep N other processes spinning on the CPU during the filter section (issue 21's "
+                             "goal is with the machine busy; e.g. --busy 2 on 2 cores)")
     args = parser.parse_args(argv)
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -500,7 +522,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "filter"):
             large = base / "large"
             make_large_project(large)
-            bench_filter(max(1, args.rounds // 2), large)
+            with busy_machine(args.busy):
+                bench_filter(max(1, args.rounds // 2), large)
         if args.only in (None, "edit"):
             print("\n3. one weight edit through the undo stack, with the atomic write")
             bench_edit(args.rounds * 3, sample, "T05", "T05-C02", "sample, T05 rubric")
