@@ -22,7 +22,7 @@ import yaml
 from studio.benchmark.loader import LoadedBenchmark
 from studio.benchmark.model import System
 from studio.errors import StudioError
-from studio.runs.harbor_export import HarborSettings, export_harbor, stop_on_agent_failure
+from studio.runs.harbor_export import HarborSettings, export_harbor, publish_staged, stop_on_agent_failure
 from studio.runs.harbor_format import JOB_CONFIG, task_name
 from studio.runs.harbor_import import HarborImport, TrialOutcome, import_harbor
 from studio.runs.harbor_job import TrialResult, job_id, read_trials
@@ -159,10 +159,7 @@ def export_benchmark_harbor(loaded: LoadedBenchmark, out: Path,
         shutil.rmtree(staging / ".single")
         _write_job(staging / JOB_CONFIG, out, loaded, agents, settings)
         _write_systems(staging / SYSTEMS_FILE, loaded, agents)
-        files = sum(1 for path in staging.rglob("*") if path.is_file())
-        if out.exists():
-            out.rmdir()
-        os.replace(staging, out)
+        files = publish_staged(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return BenchmarkHarborExport(out, out / JOB_CONFIG, out / SYSTEMS_FILE,

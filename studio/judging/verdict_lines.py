@@ -87,20 +87,29 @@ def _time(text: str) -> datetime:
     return found
 
 
-def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
-    """(the file's rater, its verdicts) of a file as the store writes it; None: read it with YAML.
-
-    The loop is the whole cost of reading a review's store (200,000 blocks at 100,000 decisions), so it
-    looks tokens up in the dicts directly and builds each Verdict here: the values are exactly what
-    model_validate would keep (pydantic's own construction costs ten times as much)."""
+def _opening(text: str) -> tuple[str, int, bool] | None:
+    """(the rater, where the blocks start, whether the file says it has none) of a file's opening lines
+    as the store writes them; None when they are not."""
     head = _HEAD.match(text)
     if head is None:
         return None
     rater = _text(head["rater"])
     if not _trimmed(rater):
         return None
-    at = head.end()
-    if head["empty"]:
+    return rater, head.end(), bool(head["empty"])
+
+
+def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
+    """(the file's rater, its verdicts) of a file as the store writes it; None: read it with YAML.
+
+    The loop is the whole cost of reading a review's store (200,000 blocks at 100,000 decisions), so it
+    looks tokens up in the dicts directly and builds each Verdict here: the values are exactly what
+    model_validate would keep (pydantic's own construction costs ten times as much)."""
+    opened = _opening(text)
+    if opened is None:
+        return None
+    rater, at, empty = opened
+    if empty:
         return (rater, []) if at == len(text) else None
     verdicts: list[Verdict] = []
     add = verdicts.append
@@ -169,14 +178,11 @@ def read_given(text: str) -> Given | None:
     `read_lines` reads, None for every other; no Verdict is built. The score sheet reads the store
     through this: the blocks are taken by one `findall`, and each distinct token is checked once
     per file rather than once per block, which is most of what `read_lines` spends."""
-    head = _HEAD.match(text)
-    if head is None:
+    opened = _opening(text)
+    if opened is None:
         return None
-    rater = _text(head["rater"])
-    if not _trimmed(rater):
-        return None
-    at = head.end()
-    if head["empty"]:
+    rater, at, empty = opened
+    if empty:
         return (rater, [], (), ()) if at == len(text) else None
     found = _BLOCKS.findall(text, at)
     if not found:

@@ -117,14 +117,17 @@ class VerdictStore:
         """The submissions with at least one verdict file, by id."""
         return sorted(self._listed())
 
+    def _folders(self) -> list[os.DirEntry[str]]:
+        """The submission folders (not hidden ones), none when there are no verdicts yet."""
+        try:
+            return [entry for entry in os.scandir(self.root) if not entry.name.startswith(".") and entry.is_dir()]
+        except OSError:
+            return []
+
     def _listed(self) -> dict[str, list[Path]]:
         """submission -> its verdict files by name, every folder listed once (a review reads a thousand)."""
-        try:
-            folders = [entry for entry in os.scandir(self.root) if not entry.name.startswith(".") and entry.is_dir()]
-        except OSError:  # no verdicts yet
-            return {}
         listed = {}
-        for folder in folders:
+        for folder in self._folders():
             files = _files(Path(folder.path))
             if files:
                 listed[folder.name] = files
@@ -133,12 +136,8 @@ class VerdictStore:
     def signed(self) -> dict[str, tuple[object, list[tuple[Path, FileSignature | None]]]]:
         """submission -> (its files' signature, its verdict files) as `signed_files` gives them, of the
         submissions `submissions()` lists, each folder scanned once."""
-        try:
-            folders = [entry for entry in os.scandir(self.root) if not entry.name.startswith(".") and entry.is_dir()]
-        except OSError:  # no verdicts yet
-            return {}
         listed = {}
-        for folder in folders:
+        for folder in self._folders():
             signature, files = signed_files(Path(folder.path))
             if files:
                 listed[folder.name] = (signature, files)

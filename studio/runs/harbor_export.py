@@ -100,10 +100,7 @@ def export_harbor(project_dir: Path, out: Path, settings: HarborSettings | None 
         _write_task(task_dir, project_dir, project_id, title, plan, settings)
         _write_job_config(staging / JOB_CONFIG, out, project_id, settings)
         _refuse_leaks(staging, project_dir)
-        files = sum(1 for path in staging.rglob("*") if path.is_file())
-        if out.exists():
-            out.rmdir()
-        os.replace(staging, out)
+        files = publish_staged(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return HarborExport(out, out / project_id, out / JOB_CONFIG, tuple(s.subtask for s in plan.subtasks), files)
@@ -185,6 +182,17 @@ TASK_COMMENT = """\
 Harbor multi-step task written by `dbstudio export harbor` from project {project_id}.
 One step per subtask, in timeline order; each step's agent timeout is the subtask's time limit
 (x {scale}). Scores do not come from Harbor: import the job with `dbstudio import harbor`."""
+
+
+
+def publish_staged(staging: Path, out: Path) -> int:
+    """Put the folder written at `staging` (beside `out`) in place as `out`, new or an empty folder, in
+    one rename; the number of files it holds."""
+    files = sum(1 for path in staging.rglob("*") if path.is_file())
+    if out.exists():
+        out.rmdir()
+    os.replace(staging, out)
+    return files
 
 
 def _write_task(
