@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import check, paired, run_sections, spread  # noqa: E402
-from bench.judging_views_bench import EXPERTS, _block, _file, cold  # noqa: E402
+from bench.judging_views_bench import EXPERTS, _block, _file, _settle, cold  # noqa: E402
 from bench.processes import compile_bytecode, python_child, run_child  # noqa: E402
 from bench.review_bench import make_corpus, make_project  # noqa: E402
 
@@ -317,16 +317,6 @@ def grid_painted(app, path: Path, runner):  # type: ignore[no-untyped-def]
 def _shown(model) -> dict:  # type: ignore[no-untyped-def]
     return {(model.projects[r], model.systems[c]): model.index(r, c).data()
             for r in range(model.rowCount()) for c in range(model.columnCount())}
-
-
-def _settle(app, until=lambda: True, limit_s: float = 300.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.perf_counter() + limit_s
-    app.processEvents()
-    while not until():
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the view did not finish in time")
-        app.processEvents()
-        time.sleep(0.0005)
 
 
 def check_grid(view, first: dict) -> None:  # type: ignore[no-untyped-def]

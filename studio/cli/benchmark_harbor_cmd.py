@@ -112,7 +112,7 @@ def _export(args: argparse.Namespace, loaded) -> int:  # noqa: ANN001 (a LoadedB
 
 def _import(args: argparse.Namespace, loaded) -> int:  # noqa: ANN001 (a LoadedBenchmark)
     from studio.benchmark.harbor import import_benchmark_harbor
-    from studio.untrusted import shown
+    from studio.cli.harbor_cmd import trial_line
 
     try:
         report = import_benchmark_harbor(loaded, Path(args.paths[1]))
@@ -127,14 +127,7 @@ def _import(args: argparse.Namespace, loaded) -> int:  # noqa: ANN001 (a LoadedB
                                       for o in report.removed]}, indent=2))
     else:
         for project, trial in report.trials:
-            name = shown(trial.trial)  # Harbor's trial names come from the job folder: printed escaped
-            where = f"{project}: " if project else ""
-            if trial.action == "imported":
-                print(f"{where}{name}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints")
-            elif trial.action == "already imported":
-                print(f"{where}{name}: already imported as run {trial.run_id}")
-            else:
-                print(f"{where}{name}: not imported, {trial.message}")
+            print((f"{project}: " if project else "") + trial_line(trial))
         for system, project, run_id in report.removed:
             print(f"outcome {system} on {project}: {run_id} taken out (Harbor cancelled that trial and ran it again)")
         for system, project, run_id, reason in report.outcomes:

@@ -8,11 +8,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
 from studio.runs.harbor_format import DEFAULT_AGENT, DEFAULT_IMAGE, ENVIRONMENTS, PAPER_CPUS, PAPER_MEMORY_MB
+
+if TYPE_CHECKING:
+    from studio.runs.harbor_import import TrialOutcome
 
 EXPORT_FORMATS = ("harbor",)
 IMPORT_FORMATS = ("harbor",)
@@ -109,6 +113,21 @@ def _fail(command: str, message: str) -> int:
     return ExitCode.UNUSABLE
 
 
+def trial_line(trial: TrialOutcome) -> str:
+    """What an import did with one trial, in one line (the trial's name escaped: it comes from the job folder)."""
+    from studio.untrusted import shown
+
+    name = shown(trial.trial)
+    if trial.action == "imported":
+        partial = f" ({trial.message})" if trial.done < trial.total else ""
+        return f"{name}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints{partial}"
+    if trial.action == "already imported":
+        return f"{name}: already imported as run {trial.run_id}"
+    if trial.action == "replaced":
+        return f"{name}: {trial.message}"
+    return f"{name}: not imported, {trial.message}"
+
+
 def run_export(args: argparse.Namespace) -> int:
     from studio.runs.harbor_export import HarborSettings, export_harbor
 
@@ -171,18 +190,7 @@ def run_import(args: argparse.Namespace) -> int:
     from studio.untrusted import shown
 
     for trial in report.trials:
-        name = shown(trial.trial)  # Harbor's trial names come from the job folder: printed escaped
-        if trial.action == "imported":
-            print(
-                f"{name}: run {trial.run_id}, {trial.done}/{trial.total} checkpoints"
-                + (f" ({trial.message})" if trial.done < trial.total else "")
-            )
-        elif trial.action == "already imported":
-            print(f"{name}: already imported as run {trial.run_id}")
-        elif trial.action == "replaced":
-            print(f"{name}: {trial.message}")
-        else:
-            print(f"{name}: skipped, {trial.message}")
+        print(trial_line(trial))
     added = len(report.added)
     print(
         f"{added} run{'s' if added != 1 else ''} added to {report.runs_dir} from Harbor job {report.job_id}"

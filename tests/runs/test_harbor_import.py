@@ -246,7 +246,7 @@ def test_the_command_reports_each_trial_and_refuses_a_folder_that_is_not_a_job(
     assert code == 0, err
     assert f"{COMPLETE}: run " in out and "3/3 checkpoints" in out
     assert f"{STOPPED}: run " in out and "2/3 checkpoints (imported from Harbor job" in out
-    assert f"{RUNNING}: skipped, it has no result.json yet" in out
+    assert f"{RUNNING}: not imported, it has no result.json yet" in out
     assert "2 runs added" in err
     code, out, err = run_cli(capsys, "import", "harbor", str(job_dir), str(project), "--runs-dir", str(runs_dir))
     assert code == 0 and out.count("already imported as run") == 2 and "0 runs added" in err
