@@ -18,6 +18,7 @@ from itertools import compress
 from typing import Any, cast
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QAbstractTableModel,
     QModelIndex,
     QModelRoleData,
@@ -33,6 +34,8 @@ Index = QModelIndex | QPersistentModelIndex
 Fields = tuple[str, str, str, str]  # target, dimension, status, lower-case id + text + reviewer
 
 FILTERS = ("text", "scope", "target", "dimension", "status")
+ROWS_ONLY = QAbstractItemModel.LayoutChangeHint.VerticalSortHint
+HINTED = "QList<QPersistentModelIndex>,QAbstractItemModel::LayoutChangeHint"  # the overload that carries a hint
 
 
 class RubricFilterModel(QAbstractTableModel):
@@ -267,8 +270,10 @@ class RubricFilterModel(QAbstractTableModel):
         self.endResetModel()
 
     def _keep_persistent(self, *_: object) -> None:
-        """Before rows move: the views' persistent indexes, each with the source cell it shows."""
-        self.layoutAboutToBeChanged.emit()
+        """Before rows move: the views' persistent indexes, each with the source cell it shows.
+        Only rows come and go (the columns stay): the hint lets the horizontal header skip
+        relaying and repainting its sections."""
+        self.layoutAboutToBeChanged[HINTED].emit([], ROWS_ONLY)
         self._kept = [(index, QPersistentModelIndex(self.mapToSource(index))) for index in self.persistentIndexList()]
 
     def _move_persistent(self) -> None:
@@ -276,4 +281,4 @@ class RubricFilterModel(QAbstractTableModel):
         filtered out)."""
         kept, self._kept = self._kept, []
         self.changePersistentIndexList([index for index, _ in kept], [self.mapFromSource(cell) for _, cell in kept])
-        self.layoutChanged.emit()
+        self.layoutChanged[HINTED].emit([], ROWS_ONLY)

@@ -8,13 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, Qt
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from studio.editing.rubric import add_criterion, move_criterion, remove_criterion
 from studio.editing.session import ProjectSession
 from studio.gui.base.project_context import ProjectContext
-from studio.gui.rubric.filter_model import RubricFilterModel
+from studio.gui.rubric.filter_model import HINTED, RubricFilterModel
 from studio.gui.rubric.model import COLUMN, RubricModel
 from studio.store.workspace import sample_project
 
@@ -131,3 +131,31 @@ def test_the_one_pass_haystack_is_the_row_by_row_one_with_reuses_a_dangling_reus
     dangling = model.all_filter_fields()[model.row_of("final", reuse.key)]
     assert dangling == ("artifact", "", "", reuse.key.lower())
     assert model.all_filter_fields()[model.row_of("final", own.key)][3].startswith(own.key.lower())
+
+
+
+def test_a_filter_key_tells_the_views_only_rows_changed_and_paints_what_a_fresh_table_shows(context, qtbot):
+    """The layout change carries the hint that only rows moved (a view's column header then keeps its
+    sections instead of laying them out and repainting on every key); the rows painted after it are
+    those a table filtered afresh paints."""
+    from studio.gui.rubric.editor import RubricEditor
+
+    editor, fresh = RubricEditor(context), RubricEditor(context)
+    for widget in (editor, fresh):
+        qtbot.addWidget(widget)
+        widget.resize(1200, 700)
+        widget.show()
+        qtbot.waitExposed(widget)
+    hints: list[QAbstractItemModel.LayoutChangeHint] = []
+    editor.proxy.layoutChanged[HINTED].connect(lambda parents, hint: hints.append(hint))
+    shown = editor.table.rowAt(editor.table.viewport().height() - 1) + 1
+    texts = [editor.model.filter_fields(row)[3] for row in range(editor.model.rowCount())]
+    # a letter most criteria have but not all: the rows change and still fill the table
+    letter = next(c for c in "etaoinsrhldcumfpgwybvkxjqz" if shown < sum(c in t for t in texts) < len(texts))
+    qtbot.keyClick(editor.filter_edit, letter)
+    qtbot.wait(50)
+    assert shown < editor.proxy.rowCount() < editor.model.rowCount()
+    assert hints == [QAbstractItemModel.LayoutChangeHint.VerticalSortHint]
+    fresh.filter_edit.setText(letter)
+    qtbot.wait(50)
+    assert editor.table.viewport().grab().toImage() == fresh.table.viewport().grab().toImage()
