@@ -92,6 +92,9 @@ def run_new(args: argparse.Namespace) -> int:
         details = {key: value for key, value in (("domain", args.domain), ("role", args.role)) if value}
         repo = create_project(Path(args.path), args.id, args.title, template=args.template,
                               own_repository=True if args.own_repo else None, details=details)
+        from studio.collab.driver import ensure_driver
+
+        ensure_driver(repo.repo, repo.root)  # the clone's git runs the object merge (.gitattributes is committed)
     except StudioError as exc:
         return _fail("new", exc)
     print(f"created {args.path} ({repo.history(max_count=1)[0].short}); templates: {', '.join(templates())}")

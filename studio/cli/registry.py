@@ -65,6 +65,16 @@ COMMANDS = [
     Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
             "judge_cmd"),
     Command("benchmark", "a benchmark of many projects and systems: benchmark new|validate|status|run|judge|report, export|import harbor", "benchmark_cmd"),
+    Command("remote", "the shared repositories a project syncs with: remote PROJECT list|add NAME URL|remove NAME",
+            "collab_cmd", "configure_remote"),
+    Command("sync", "fetch, merge object by object and push the project's shared repository", "collab_cmd",
+            "configure_sync"),
+    Command("conflicts", "the conflicts a sync left, field by field (base, ours, theirs)", "collab_cmd",
+            "configure_conflicts"),
+    Command("resolve", "settle a sync's conflict: resolve PROJECT FILE FIELD --take ours|theirs|base | --value V | "
+                       "--abort", "collab_cmd", "configure_resolve"),
+    Command("merge-driver", "(run by git) merge one project file by object: merge-driver %O %A %B %P", "collab_cmd",
+            "configure_merge_driver"),
     Command("gui", "open the desktop app (default: the sample project)", "gui_cmd"),
 ]
 

@@ -22,6 +22,15 @@ SCRIPTS_DIR = "scripts"
 RUNS_DIR = "runs"
 # Judge and expert verdicts, one file per submission and rater: kept under git, never ignored.
 VERDICTS_DIR = "verdicts"
+# Project files merge by object, Markdown as text without conflict markers: the merge driver
+# `dbstudio` (studio/collab/driver.py, installed in each clone's git config by `dbstudio sync`).
+MERGE_DRIVER = "dbstudio"
+GITATTRIBUTES = f"""\
+# DeliverBench Studio merges project files by object (docs/collaboration.md)
+*.yaml merge={MERGE_DRIVER}
+*.yml merge={MERGE_DRIVER}
+*.md merge={MERGE_DRIVER}
+"""
 GITIGNORE = """\
 # Run outputs, judge caches and editor leftovers never enter the project's history.
 runs/

@@ -64,6 +64,9 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
         gitignore = dest / ".gitignore"
         if not gitignore.exists():
             gitignore.write_text(layout.GITIGNORE)
+        attributes = dest / ".gitattributes"
+        if not attributes.exists():
+            attributes.write_text(layout.GITATTRIBUTES)
         document = YamlDocument.load(dest / layout.PROJECT_FILE)
         document.data["id"] = project_id
         document.data["title"] = title
