@@ -166,15 +166,20 @@ class _Merger:
         self.conflicts.append(FieldConflict(path, _plain(base), _plain(ours), _plain(theirs)))
 
     def merge(self, base: Any, ours: Any, theirs: Any, path: tuple[Step, ...]) -> Any:
-        """The merged node (ours' own node where ours is kept; MISSING where the field goes)."""
-        plain_base, plain_ours, plain_theirs = _plain(base), _plain(ours), _plain(theirs)
-        if plain_ours == plain_theirs:
+        """The merged node (ours' own node where ours is kept; MISSING where the field goes).
+        Comments count as changes here, so a side that only added a comment keeps it."""
+        signed_ours, signed_theirs = _signature(ours), _signature(theirs)
+        if signed_ours == signed_theirs:
             return ours
-        if plain_base == plain_ours:
+        signed_base = _signature(base)
+        if signed_base == signed_ours:
             return theirs
-        if plain_base == plain_theirs:
+        if signed_base == signed_theirs:
             return ours
         if ours is MISSING or theirs is MISSING:  # deleted on one side, changed on the other
+            kept = theirs if ours is MISSING else ours
+            if _plain(base) == _plain(kept):
+                return MISSING  # the other side only touched its comments: the deletion stands
             self.conflict(path, base, ours, theirs)
             return ours
         if _is_mapping(ours) and _is_mapping(theirs) and (base is MISSING or _is_mapping(base)):
@@ -186,12 +191,18 @@ class _Merger:
             self._merge_objects({} if base is MISSING else dict(zip(base_ids, base, strict=True)), base_ids,
                                 ours, ours_ids, theirs, theirs_ids, path)
             return ours
+        plain_base, plain_ours, plain_theirs = _plain(base), _plain(ours), _plain(theirs)
+        if plain_ours == plain_theirs or plain_base == plain_theirs:
+            return ours  # the same values, or theirs changed only comments inside a plain list
+        if plain_base == plain_ours:
+            return theirs
         self.conflict(path, base, ours, theirs)
         return ours
 
     # -- mappings: key by key -------------------------------------------------------------------
     def _merge_mapping(self, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any],
                        path: tuple[Step, ...]) -> None:
+        self._merge_comments(base, ours, theirs)
         for key in list(ours):
             merged = self.merge(base.get(key, MISSING), ours[key], theirs.get(key, MISSING), (*path, str(key)))
             if merged is MISSING:
@@ -216,6 +227,28 @@ class _Merger:
                 ours[key] = merged
             self.changed = True
             previous = key
+
+    def _merge_comments(self, base: Any, ours: Any, theirs: Any) -> None:
+        """The comments on a mapping's own lines (after a key, before the first): theirs' where only
+        theirs changed them."""
+        if not isinstance(ours, CommentedMap):
+            return
+        for key in ours:
+            if key not in theirs:
+                continue
+            own, other, was = (_comment_text(_key_comment(node, key)) for node in (ours, theirs, base))
+            if own == was and other != was:
+                item = _key_comment(theirs, key)
+                if item is None:
+                    ours.ca.items.pop(key, None)
+                else:
+                    ours.ca.items[key] = item
+                self.changed = True
+        own, other, was = (_comment_text(getattr(getattr(node, "ca", None), "comment", None))
+                           for node in (ours, theirs, base))
+        if own == was and other != was:
+            ours.ca.comment = theirs.ca.comment if isinstance(theirs, CommentedMap) else None
+            self.changed = True
 
     # -- lists of objects: by id ----------------------------------------------------------------
     def _merge_objects(self, base: dict[str, Any], base_ids: list[str], ours: list[Any], ours_ids: list[str],
@@ -262,6 +295,39 @@ class _Merger:
             ours[place] = items[object_id]
             ours_ids[place] = object_id
         self.changed = True
+
+
+def _key_comment(node: Any, key: Any) -> Any:
+    comments = getattr(node, "ca", None)
+    return comments.items.get(key) if comments is not None else None
+
+
+def _comment_text(item: Any) -> str:
+    """The text of a comment item of ruamel's (a token, a list of tokens, nested, or None)."""
+    if item is None:
+        return ""
+    if isinstance(item, list):
+        return "".join(_comment_text(part) for part in item)
+    return str(getattr(item, "value", ""))
+
+
+def _signature(node: Any) -> Any:
+    """A node's values and its comments, comparable: two nodes with the same signature read and
+    look alike."""
+    if node is MISSING:
+        return node
+    if isinstance(node, dict):
+        comments = getattr(node, "ca", None)
+        return ("map", tuple((key, _signature(value), _comment_text(_key_comment(node, key)))
+                             for key, value in node.items()),
+                _comment_text(comments.comment) if comments is not None else "")
+    if isinstance(node, list):
+        comments = getattr(node, "ca", None)
+        return ("seq", tuple((_signature(value), _comment_text(comments.items.get(n)) if comments is not None else "")
+                             for n, value in enumerate(node)),
+                _comment_text(comments.comment) if comments is not None else "")
+    value = plain(node)
+    return (isinstance(value, bool), value)  # `true` is not `1`
 
 
 def _copy_key_comment(source: Any, target: CommentedMap, key: Any) -> None:
