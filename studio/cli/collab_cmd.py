@@ -102,18 +102,10 @@ def run_conflicts(args: argparse.Namespace) -> int:
 
 
 def _print_conflicts(found: list[Any]) -> None:
-    from studio.collab.merge import MISSING
-
-    def shown(value: Any) -> str:
-        if value is MISSING:
-            return "(absent)"
-        text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-        return text if len(text) <= 70 and "\n" not in text else text.replace("\n", " ")[:67] + "…"
-
     for conflict in found:
         if conflict.kind == "field":
-            print(f"{conflict.file} {conflict.field}: base {shown(conflict.base)} | ours {shown(conflict.ours)} "
-                  f"| theirs {shown(conflict.theirs)}")
+            print(f"{conflict.file} {conflict.field}: base {conflict.short('base')} | ours {conflict.short('ours')} "
+                  f"| theirs {conflict.short('theirs')}")
         else:
             what = "text changed on both sides" if conflict.kind == "text" else "changed on both sides (git cannot merge it)"
             print(f"{conflict.file}: {what}")

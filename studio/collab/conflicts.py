@@ -44,6 +44,24 @@ class Conflict:
             raise ValueError(f"no side {side}")
         return getattr(self, side)
 
+    def shown(self, side: str) -> str:
+        """A side's value as a person reads it: a text as it is, anything else as YAML, "(absent)"
+        where that side has none."""
+        value = self.value(side)
+        if value is MISSING:
+            return "(absent)"
+        if isinstance(value, str):
+            return value
+        import yaml
+
+        return yaml.safe_dump(value, allow_unicode=True, sort_keys=False,
+                              default_flow_style=False).removesuffix("...\n").rstrip("\n")
+
+    def short(self, side: str, width: int = 60) -> str:
+        """The same on one line of at most `width` characters."""
+        text = self.shown(side).strip().replace("\n", " ⏎ ")
+        return text if len(text) <= width else text[:width - 1] + "…"
+
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"file": self.file, "field": self.field, "kind": self.kind, "head": self.head}
         for side in SIDES:

@@ -38,6 +38,7 @@ from studio.gui.base.status_bar import StatusParts
 from studio.gui.base.tasks import TaskRunner
 from studio.gui.base.watcher import ProjectWatcher
 from studio.gui.benchmark.install import install_benchmark
+from studio.gui.collab.install import install_collab
 from studio.gui.judging.menu import install_scores
 from studio.gui.judging.review_install import install_review
 from studio.gui.project.actions import ProjectActions
@@ -171,6 +172,7 @@ class MainWindow(QMainWindow):
         self.review = install_review(self.shell)  # the Judging menu: review and adjudication tabs
         self.scores_hook = install_scores(self.shell)  # then scores, trajectories and agreement
         self.benchmark = install_benchmark(self.shell)  # File > Open Benchmark…: many projects and systems
+        self.collab = install_collab(self.shell)  # File > Sync with Remote, Resolve Conflicts…, the sync state
         self._update_actions()
         self.setAcceptDrops(True)
         self.resize(1400, 880)

@@ -72,6 +72,8 @@ class ActionId(Enum):
     AGREEMENT = "agreementAction"
     JUDGE_ERROR = "judgeErrorAction"
     OPEN_BENCHMARK = "benchmarkOpenAction"
+    SYNC = "actionSync"
+    CONFLICTS = "actionConflicts"
 
 
 class ActionRegistry(QObject):

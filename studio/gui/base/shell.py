@@ -81,6 +81,10 @@ class Shell(QObject):
     def show_message(self, text: str, msecs: int = 5000) -> None:
         self._window.statusBar().showMessage(text, msecs)
 
+    def add_status_widget(self, widget: QWidget) -> None:
+        """A permanent part of the window's status bar (left of the git state)."""
+        self._window.statusBar().insertPermanentWidget(0, widget)
+
     def open_project(self, folder: Path, then: Callable[[ProjectContext], None] | None = None) -> None:
         """Open the project in `folder` in this window, by the window's one opening path (the same checks
         as File > Open); `then(context)` once it is shown."""
