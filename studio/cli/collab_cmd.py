@@ -123,12 +123,14 @@ def configure_resolve(parser: argparse.ArgumentParser) -> None:
     how.add_argument("--take", choices=("ours", "theirs", "base"), help="keep this side's value")
     how.add_argument("--value", help="set this value (YAML: a number, a text, a list)")
     how.add_argument("--abort", action="store_true", help="abandon the merge in progress")
+    how.add_argument("--finish", action="store_true",
+                     help="commit a merge whose conflicts are settled, once its validation findings are fixed")
     parser.add_argument("-m", "--message", help="the merge commit's message once the last conflict is settled")
     parser.set_defaults(run=run_resolve)
 
 
 def run_resolve(args: argparse.Namespace) -> int:
-    from studio.collab.resolve import abort, find, resolve
+    from studio.collab.resolve import abort, find, finish, resolve
     from studio.collab.sync import CollabError
 
     folder = Path(args.path)
@@ -136,6 +138,9 @@ def run_resolve(args: argparse.Namespace) -> int:
         abort(folder)
         print("merge abandoned: the project is as it was before the sync")
         return ExitCode.OK
+    if args.finish:
+        done = finish(folder, args.message)
+        return _report(done, None)
     if not args.file:
         raise CollabError("name the FILE (and FIELD) to settle: `dbstudio conflicts PROJECT` lists them")
     conflict = find(folder, args.file, args.field)
@@ -143,11 +148,16 @@ def run_resolve(args: argparse.Namespace) -> int:
         done = resolve(folder, conflict, take=args.take, message=args.message)
     else:
         done = resolve(folder, conflict, value=_value(args.value), message=args.message)
+    return _report(done, conflict)
+
+
+def _report(done: Any, conflict: Any) -> int:
     if done.problems:
-        print("every conflict is settled, but the merged project does not validate; fix these and save:",
+        print("every conflict is settled, but the merged project does not validate; fix these in the files:",
               file=sys.stderr)
         for line in done.problems:
             print(f"  {line}", file=sys.stderr)
+        print("then commit the merge: dbstudio resolve PROJECT --finish", file=sys.stderr)
         return ExitCode.PROBLEMS
     if done.commit:
         print(f"merge committed: {done.commit[:12]}; sync again to share it")

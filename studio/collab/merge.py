@@ -1,7 +1,8 @@
 """A three-way merge of one project YAML file by object, not by line.
 
-Lists of mappings that carry an `id` (stages, subtasks, materials, handoffs, deliverables,
-acceptance items, criteria) are matched by id, mappings key by key, and each other value (a
+Lists of objects (stages, subtasks, materials, handoffs, deliverables, acceptance items,
+criteria, outputs) are matched by what names each: its id, a reused criterion's `reuse_of`, an
+output's path, a handoff's from and to; mappings key by key, and each other value (a
 number, a text, a list of plain values such as `covers`) is one field. A field changed on one
 side takes that side; changed alike on both, either; changed differently on both, it is a
 conflict: the merged file keeps ours' value there (so it still loads) and the conflict is
@@ -147,12 +148,28 @@ def _is_mapping(node: Any) -> bool:
     return isinstance(node, dict)
 
 
+IDENTITIES = (("id",), ("reuse_of",), ("path",), ("from", "to"))
+"""What names an object in a list, first found first: an id; a reused criterion's reuse_of; an
+output's path; a handoff's from and to."""
+
+
+def identity_of(item: Any) -> str | None:
+    """The name of one object of a list (`T01:outputs/memo.md → T02` for a handoff), or None."""
+    if not isinstance(item, dict):
+        return None
+    for keys in IDENTITIES:
+        values = [item.get(key) for key in keys]
+        if all(isinstance(value, str) and value for value in values):
+            return " → ".join(str(value) for value in values)
+    return None
+
+
 def _ids(node: Any) -> list[str] | None:
-    """The ids of a list whose items are all mappings with a distinct text id, else None."""
+    """The names of a list whose items are all objects with distinct names, else None."""
     if not isinstance(node, list) or not node:
         return None
-    ids = [item.get("id") if isinstance(item, dict) else None for item in node]
-    if any(not isinstance(value, str) for value in ids) or len(set(ids)) != len(ids):
+    ids = [identity_of(item) for item in node]
+    if any(value is None for value in ids) or len(set(ids)) != len(ids):
         return None
     return [str(value) for value in ids]
 
@@ -276,6 +293,8 @@ class _Merger:
             if merged is MISSING:
                 continue
             place = ours_ids.index(previous) + 1 if previous in ours_ids else 0
+            while place < len(ours_ids) and ours_ids[place] not in base and ours_ids[place] not in theirs_by_id:
+                place += 1  # after what ours added there: each side's additions stay together
             ours.insert(place, merged)
             ours_ids.insert(place, object_id)
             self.changed = True
@@ -350,7 +369,7 @@ def set_field(text: str, path: tuple[Step, ...], value: Any, name: str = "file")
     if isinstance(last, tuple):
         if not isinstance(parent, list):
             raise MergeError(f"{name}: {field_name(path)} is not in a list of objects any more")
-        places = [n for n, item in enumerate(parent) if isinstance(item, dict) and item.get("id") == last[1]]
+        places = [n for n, item in enumerate(parent) if identity_of(item) == last[1]]
         if value is MISSING:
             for place in reversed(places):
                 del parent[place]
@@ -372,7 +391,7 @@ def _child(node: Any, step: Step, name: str, path: tuple[Step, ...]) -> Any:
     if isinstance(step, tuple):
         if isinstance(node, list):
             for item in node:
-                if isinstance(item, dict) and item.get("id") == step[1]:
+                if identity_of(item) == step[1]:
                     return item
     elif isinstance(node, dict) and step in node:
         return node[step]

@@ -145,6 +145,26 @@ def _commit(folder: Path, message: str | None, settled: list[str]) -> Resolved:
     return Resolved([], project.repo.head.commit.hexsha)
 
 
+def finish(folder: Path, message: str | None = None) -> Resolved:
+    """Commit a merge whose conflicts are all settled but whose result did not validate then, once
+    the findings are fixed (validated again first)."""
+    project = _open(folder)
+    if not Path(project.repo.git_dir, "MERGE_HEAD").exists():
+        raise CollabError(f"{folder}: no merge is in progress: nothing to commit")
+    left = current_conflicts(project)
+    if left:
+        raise CollabError(f"{len(left)} conflict(s) are not settled yet: settle them first (`dbstudio conflicts PROJECT`)")
+    project.repo.git.add("--all", "--", project.repo_path("") or ".")
+    note = project.root / _NOTES
+    settled = note.read_text(encoding="utf-8").splitlines() if note.exists() else []
+    return _commit(folder, message, settled)
+
+
+def merging(folder: Path) -> bool:
+    """Whether a merge is in progress (settled or not)."""
+    return Path(_open(folder).repo.git_dir, "MERGE_HEAD").exists()
+
+
 def abort(folder: Path) -> None:
     """Abandon the merge in progress: the clone goes back to what it was before it."""
     project = _open(folder)

@@ -236,3 +236,23 @@ def test_a_new_project_and_every_synced_clone_merge_with_the_driver(team, tmp_pa
     assert team.sync(team.ben)[0] == 0
     assert "merge-driver" in git(team.ben, "config", f"merge.{DRIVER}.driver")
     assert ".gitattributes" in git(team.ben, "ls-files")
+
+
+def test_a_settled_merge_that_does_not_validate_is_not_committed_until_fixed_and_finished(team):
+    edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
+    team.save(team.ana, "8")
+    edit(team.ben, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 6"))
+    team.save(team.ben, "6")
+    team.sync(team.ana)
+    assert team.sync(team.ben)[0] == 1
+    head = git(team.ben, "rev-parse", "HEAD")
+    code, _, err = team.cli("resolve", str(team.ben), RUBRIC, "criteria[T03-C01].weight", "--value", "99")
+    assert code == 1 and f"{RUBRIC}:" in err and "--finish" in err
+    assert git(team.ben, "rev-parse", "HEAD") == head  # nothing committed
+    code, _, err = team.cli("resolve", str(team.ben), "--finish")
+    assert code == 1 and "weight" in err  # still broken
+    edit(team.ben, RUBRIC, "weight: 99", "weight: 5")
+    code, out, err = team.cli("resolve", str(team.ben), "--finish")
+    assert code == 0 and "merge committed" in out, err
+    assert len(git(team.ben, "log", "-1", "--format=%P").split()) == 2 and weight_of(team.ben, "T03-C01") == 5
+    assert "criteria[T03-C01].weight: set by hand" in git(team.ben, "log", "-1", "--format=%B")

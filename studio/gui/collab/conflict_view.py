@@ -99,6 +99,12 @@ class ConflictView(QWidget):
             row.addWidget(button)
             self.buttons[name] = button
         row.addStretch(1)
+        self.commit_button = QPushButton("&Commit Merge", self)
+        self.commit_button.setObjectName("commitMergeButton")
+        self.commit_button.setToolTip("Every conflict is settled: validate the merged project and commit the merge")
+        self.commit_button.clicked.connect(self.commit_merge)
+        self.commit_button.hide()
+        row.addWidget(self.commit_button)
         self.abort_button = QPushButton("&Abandon Merge", self)
         self.abort_button.setObjectName("abortMergeButton")
         self.abort_button.setToolTip("Put the project back as it was before the sync (nothing of the remote is kept)")
@@ -122,13 +128,17 @@ class ConflictView(QWidget):
     def refresh(self) -> None:
         root = self.root
 
-        def read() -> list[Conflict]:
-            from studio.collab.resolve import conflicts
+        def read() -> tuple[list[Conflict], bool]:
+            from studio.collab.resolve import conflicts, merging
 
-            return conflicts(root)
-        self.runner.run("Reading the conflicts", read, self.show_conflicts, self._failed)
+            return conflicts(root), merging(root)
+        self.runner.run("Reading the conflicts", read, self._read, self._failed)
 
-    def show_conflicts(self, found: list[Conflict]) -> None:
+    def _read(self, read: tuple[list[Conflict], bool]) -> None:
+        found, merging = read
+        self.show_conflicts(found, settled_merge=merging and not found)
+
+    def show_conflicts(self, found: list[Conflict], settled_merge: bool = False) -> None:
         chosen = self.chosen()
         self.conflicts = list(found)
         self.table.setRowCount(len(found))
@@ -144,12 +154,18 @@ class ConflictView(QWidget):
             keys = [(conflict.file, conflict.field) for conflict in found]
             again = keys.index((chosen.file, chosen.field)) if chosen and (chosen.file, chosen.field) in keys else 0
             self.table.selectRow(again)
+        elif settled_merge:
+            self.summary.setText("Every conflict is settled, but the merge is not committed: the merged project did "
+                                 "not validate. Fix the findings (and Save), then Commit Merge.")
         else:
             self.summary.setText("No conflicts: no merge is waiting to be settled.")
+        if not found:
             for pane in (*self.sides.values(), self.value):
                 pane.setPlainText("")
-        for button in (*self.buttons.values(), self.abort_button):
+        for button in self.buttons.values():
             button.setEnabled(bool(found))
+        self.abort_button.setEnabled(bool(found) or settled_merge)
+        self.commit_button.setVisible(settled_merge)
 
     def chosen(self) -> Conflict | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
@@ -205,13 +221,30 @@ class ConflictView(QWidget):
             if result.problems:
                 QMessageBox.warning(self, "Merge not committed",
                                     "Every conflict is settled, but the merged project does not validate:\n\n"
-                                    + "\n".join(result.problems) + "\n\nFix these, then Save and Commit.")
+                                    + "\n".join(result.problems) + "\n\nFix these (and Save), then Commit Merge.")
             settled = f"{conflict.file} {conflict.field}: " + (f"took {side}" if side else "set by hand")
             message = (f"Merge committed ({result.commit[:12]}): sync again to share it" if result.commit
                        else f"Settled {settled}; {len(result.remaining)} conflict(s) left")
-            self.show_conflicts(result.remaining)
+            self.show_conflicts(result.remaining, settled_merge=bool(result.problems))
             self.merge_settled.emit(message)
         self.runner.run("Settling a conflict", work, done, self._failed)
+
+    def commit_merge(self) -> None:
+        root = self.root
+
+        def work() -> Resolved:
+            from studio.collab.resolve import finish
+
+            return finish(root)
+
+        def done(result: Resolved) -> None:
+            if result.problems:
+                QMessageBox.warning(self, "Merge not committed", "The merged project still does not validate:\n\n"
+                                    + "\n".join(result.problems))
+                return
+            self.show_conflicts([])
+            self.merge_settled.emit(f"Merge committed ({(result.commit or '')[:12]}): sync again to share it")
+        self.runner.run("Committing the merge", work, done, self._failed)
 
     def abort(self) -> None:
         answer = QMessageBox.question(self, "Abandon Merge",

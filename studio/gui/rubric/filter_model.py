@@ -273,7 +273,7 @@ class RubricFilterModel(QAbstractTableModel):
         """Before rows move: the views' persistent indexes, each with the source cell it shows.
         Only rows come and go (the columns stay): the hint lets the horizontal header skip
         relaying and repainting its sections."""
-        self.layoutAboutToBeChanged[HINTED].emit([], ROWS_ONLY)
+        cast(Any, self.layoutAboutToBeChanged)[HINTED].emit([], ROWS_ONLY)  # PySide's stubs: not indexable
         self._kept = [(index, QPersistentModelIndex(self.mapToSource(index))) for index in self.persistentIndexList()]
 
     def _move_persistent(self) -> None:
@@ -281,4 +281,4 @@ class RubricFilterModel(QAbstractTableModel):
         filtered out)."""
         kept, self._kept = self._kept, []
         self.changePersistentIndexList([index for index, _ in kept], [self.mapFromSource(cell) for _, cell in kept])
-        self.layoutChanged[HINTED].emit([], ROWS_ONLY)
+        cast(Any, self.layoutChanged)[HINTED].emit([], ROWS_ONLY)
