@@ -22,6 +22,10 @@ SCRIPTS_DIR = "scripts"
 RUNS_DIR = "runs"
 # Judge and expert verdicts, one file per submission and rater: kept under git, never ignored.
 VERDICTS_DIR = "verdicts"
+# Review work (studio.judging.assignments, studio.judging.double_coding): kept under git with the project.
+REVIEW_DIR = "review"
+ASSIGNMENTS_FILE = "review/assignments.yaml"
+DOUBLE_CODING_FILE = "review/double-coding.yaml"
 GITIGNORE = """\
 # Run outputs, judge caches and editor leftovers never enter the project's history.
 runs/
