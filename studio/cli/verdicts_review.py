@@ -119,8 +119,15 @@ def _list(queue: ReviewQueue, args: argparse.Namespace) -> int:
         )
     ]
     if args.mine:
-        from studio.judging.assignments import my_queue
+        from studio.judging.assignments import my_queue, raters_with_work
 
+        known = raters_with_work(queue)
+        if args.rater not in known:
+            return _fail(
+                f"{args.rater!r} has no assignment and no place in the double-coding plan (experts with work: "
+                f"{', '.join(known) or 'none yet'}): check the name, or give them work with `dbstudio assign` "
+                "or `dbstudio plan`"
+            )
         mine = my_queue(queue, args.rater)
         theirs = {queue.decisions[p].key for p in mine.positions}
         chosen = [d for d in chosen if d.key in theirs]

@@ -156,5 +156,14 @@ def my_queue(queue: ReviewQueue, rater: str) -> MyQueue:
     return MyQueue(rater, positions, given)
 
 
+def raters_with_work(queue: ReviewQueue) -> list[str]:
+    """Every expert with an assignment or a place in the double-coding plan, in the order first named."""
+    from studio.judging.double_coding import load_plan
+
+    named = [a.rater for a in load_assignments(queue.root, queue.loaded.project, queue.store.submissions())]
+    plan = load_plan(queue.root)
+    return list(dict.fromkeys(named + (plan.raters if plan is not None else [])))
+
+
 def _key(ref: DecisionRef) -> DecisionKey:
     return (ref.run, ref.scope, ref.criterion)
