@@ -135,6 +135,10 @@ class MyQueue:
     def progress(self) -> str:
         return f"{self.rater}: {self.given} of {self.assigned} assigned decision(s) given"
 
+    def keys(self, queue: ReviewQueue) -> frozenset[DecisionKey]:
+        """The decisions as a queue filter takes them (QueueFilter.keys)."""
+        return frozenset(queue.decisions[position].key for position in self.positions)
+
     def as_json(self) -> dict[str, Any]:
         return {"rater": self.rater, "given": self.given, "assigned": self.assigned}
 
@@ -152,8 +156,13 @@ def my_queue(queue: ReviewQueue, rater: str) -> MyQueue:
         planned = {_key(ref) for ref in plan.decisions}
     positions = [position for position, decision in enumerate(queue.decisions)
                  if decision.key in planned or any(covers(a, decision) for a in mine)]
-    given = sum(1 for position in positions if rater in queue.decisions[position].ratings)
-    return MyQueue(rater, positions, given)
+    return MyQueue(rater, positions, given_of(queue, rater, positions))
+
+
+def given_of(queue: ReviewQueue, rater: str, positions: list[int]) -> int:
+    """How many of the decisions at `positions` the rater has given a verdict on (counted as they rate)."""
+    decisions = queue.decisions
+    return sum(1 for position in positions if rater in decisions[position].ratings)
 
 
 def raters_with_work(queue: ReviewQueue) -> list[str]:

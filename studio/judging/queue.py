@@ -120,6 +120,7 @@ class QueueFilter:
     adjudication: bool = False  # raters differ
     not_reviewed_by: str | None = None
     judge: str | None = None
+    keys: frozenset[DecisionKey] | None = None  # only these decisions (an expert's own: studio.judging.assignments)
 
     def by_ratings(self) -> QueueFilter | None:
         """The part of the filter that reads the verdicts (None when it reads none): the rest is
@@ -143,6 +144,7 @@ class QueueFilter:
             and (not self.disagree or decision.judge_and_expert_disagree(self.judge))
             and (not self.adjudication or decision.raters_differ(self.judge))
             and (self.not_reviewed_by is None or not decision.reviewed_by(self.not_reviewed_by))
+            and (self.keys is None or decision.key in self.keys)
         )
 
 
@@ -224,6 +226,9 @@ class ReviewQueue:
         ):
             if value is not None:
                 chosen = _both(chosen, self._positions.get(name, {}).get(value, []))
+        if which.keys is not None:
+            index = self._index
+            chosen = _both(chosen, sorted(index[key] for key in which.keys if key in index))
         if which.submission is not None:
             runs = [
                 positions

@@ -136,3 +136,20 @@ def test_the_review_files_are_saved_with_the_project_under_git(tmp_path: Path):
     tracked = subprocess.run(["git", "-C", str(root), "ls-files", "review"], capture_output=True, text=True,
                              check=True).stdout.split()
     assert tracked == ["review/assignments.yaml", "review/double-coding.yaml"]
+
+
+def test_a_queue_filter_by_an_experts_keys_agrees_with_accepts(tmp_path: Path):
+    from studio.judging.queue import QueueFilter
+
+    root = review_work_project(tmp_path)
+    assert cli("assign", str(root), ANNA, "--criterion", "T02-C01")[0] == 0
+    assert cli("assign", str(root), ANNA, "--subtask", "T01")[0] == 0
+    queue = ReviewQueue.of_project(root)
+    keys = my_queue(queue, ANNA).keys(queue)
+    assert len(keys) == 20 + 4  # T02-C01 is judged in T02 and again in final (reused), in both runs
+    queue.give(queue.find(SECOND_RUN, "T01", criterion_id(5)), ANNA, "na")
+    for which in (QueueFilter(keys=keys), QueueFilter(keys=keys, scope="T02"),
+                  QueueFilter(keys=keys, submission=SECOND_RUN[:8], not_reviewed_by=ANNA), QueueFilter(keys=frozenset())):
+        by_index = [d.key for d in queue.filtered(which)]
+        assert by_index == [d.key for d in queue.decisions if which.accepts(d)]
+    assert len(queue.filtered(QueueFilter(keys=keys, submission=SECOND_RUN[:8], not_reviewed_by=ANNA))) == 9 + 2
