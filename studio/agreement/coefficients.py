@@ -20,8 +20,9 @@ def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def wilson(agree: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval for a proportion agree/n (None when n = 0)."""
+def wilson(agree: float, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval for a proportion agree/n (None when n = 0); `agree` may be an expected
+    share times n (the double-coding plan sizes from it)."""
     if n <= 0:
         return None
     p = agree / n

@@ -55,6 +55,10 @@ COMMANDS = [
                         "score|agreement OUT | calibration PROJECT", "verdicts_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters), from a table or --project's "
                          "verdict store", "agreement_cmd"),
+    Command("assign", "review work: assign PROJECT RATER --subtask|--criterion|--decision ... [--remove] | --list",
+            "review_work_cmd", "configure_assign"),
+    Command("plan", "the double-coding plan: plan PROJECT --raters A B --width W [--expected P] [--seed N] | --status",
+            "review_work_cmd", "configure_plan"),
     Command("run", "run an agent through the project's timeline in Docker, a checkpoint per subtask", "runs_cmd",
             "configure_run"),
     Command("runs", "trial runs: runs list|show|resume|cancel|export|diff", "runs_cmd", "configure_runs"),

@@ -1,7 +1,7 @@
 """`dbstudio verdicts queue|give|adjudicate`: the review queue of the app on the command line.
 
-`queue PROJECT [--run RUN] [--scope S] [--disagree] [--adjudication] [--rater NAME] [--json]` lists the
-decisions (submission × scope × criterion) with every rater's verdict; `give PROJECT RUN SCOPE
+`queue PROJECT [--run RUN] [--scope S] [--disagree] [--adjudication] [--rater NAME [--mine]] [--json]` lists the
+decisions (with --mine only those assigned to NAME or in the double-coding plan for them, with progress) (submission × scope × criterion) with every rater's verdict; `give PROJECT RUN SCOPE
 CRITERION pass|fail|na --rater NAME [--note TEXT]` records an expert's verdict in their own file of
 the verdict store; `adjudicate PROJECT RUN SCOPE CRITERION pass|fail|na --by NAME [--note TEXT]`
 records the settled verdict (rater `adjudicated`) with the adjudicator's name."""
@@ -42,10 +42,23 @@ def configure_review(parser: argparse.ArgumentParser) -> None:
         "--rater",
         metavar="NAME",
         help="give: the expert's name (their verdicts go to verdicts/RUN/NAME.yaml); "
-        "queue: only decisions NAME has not reviewed yet",
+        "queue: only decisions NAME has not reviewed yet (with --mine: every decision that is NAME's)",
     )
     parser.add_argument(
         "--by", metavar="NAME", help="adjudicate: the adjudicator's name, recorded with the settled verdict"
+    )
+    parser.add_argument(
+        "--role",
+        choices=("rater", "author"),
+        default="rater",
+        help="give: the part the expert gives it in, recorded with the verdict (author: they wrote the "
+        "criterion); adjudicate records the role adjudicator",
+    )
+    parser.add_argument(
+        "--mine",
+        action="store_true",
+        help="queue: only the decisions assigned to --rater NAME (assignments and the double-coding plan), "
+        "with their progress",
     )
     parser.add_argument("--note", metavar="TEXT", help="give, adjudicate: a note kept with the verdict")
     parser.add_argument("--json", dest="as_json", action="store_true", help="queue: the decisions as JSON")
@@ -89,6 +102,8 @@ def _list(queue: ReviewQueue, args: argparse.Namespace) -> int:
     runs: list[str | None] = list(select_submissions(queue.store, args.runs)) if args.runs else [None]
     if args.scope is not None:
         queue.check_scope(args.scope)
+    if args.mine and not args.rater:
+        return _fail("queue --mine lists an expert's own decisions: name them with --rater NAME")
     chosen = [
         d
         for run in runs
@@ -98,10 +113,25 @@ def _list(queue: ReviewQueue, args: argparse.Namespace) -> int:
                 scope=args.scope,
                 disagree=args.disagree,
                 adjudication=args.adjudication,
-                not_reviewed_by=args.rater,
+                # --mine lists all of theirs, given or not, beside their progress
+                not_reviewed_by=None if args.mine else args.rater,
             )
         )
     ]
+    if args.mine:
+        from studio.judging.assignments import my_queue, raters_with_work
+
+        known = raters_with_work(queue)
+        if args.rater not in known:
+            return _fail(
+                f"{args.rater!r} has no assignment and no place in the double-coding plan (experts with work: "
+                f"{', '.join(known) or 'none yet'}): check the name, or give them work with `dbstudio assign` "
+                "or `dbstudio plan`"
+            )
+        mine = my_queue(queue, args.rater)
+        theirs = {queue.decisions[p].key for p in mine.positions}
+        chosen = [d for d in chosen if d.key in theirs]
+        print(mine.progress(), file=sys.stderr)
     if args.as_json:
         print(json.dumps([_entry(d) for d in chosen], indent=2, ensure_ascii=False))
         return ExitCode.OK
@@ -142,7 +172,12 @@ def _entry(decision: Decision) -> dict[str, Any]:
         if judge is None
         else {"rater": judge.rater, "verdict": judge.verdict, "rationale": judge.note, "evidence": judge.evidence},
         "verdicts": {
-            rater: {"verdict": v.verdict, "note": v.note, **({"by": v.by} if v.by else {})}
+            rater: {
+                "verdict": v.verdict,
+                "note": v.note,
+                **({"by": v.by} if v.by else {}),
+                **({"role": v.role} if v.role else {}),
+            }
             for rater, v in sorted(decision.ratings.items())
         },
         "counted": decision.counted(),
@@ -173,7 +208,7 @@ def _record(queue: ReviewQueue, args: argparse.Namespace) -> int:
     (submission,) = select_submissions(queue.store, [run])
     decision = queue.find(submission, scope, criterion)
     if args.action == "give":
-        verdict = queue.give(decision, args.rater, value, note=args.note)
+        verdict = queue.give(decision, args.rater, value, note=args.note, role=args.role)
     else:
         verdict = queue.adjudicate(decision, value, by=args.by, note=args.note)
     path = queue.store.path(submission, verdict.rater)

@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from studio.collector import collector, collector_paused
 from studio.judging.decisions import DecisionKey, choose, collect, current_versions
 from studio.judging.errors import JudgingError
 from studio.judging.scope import scope_context, scopes_of
 from studio.judging.verdict_store import VerdictStore, rater_slug, scope_rank
-from studio.judging.verdicts import ADJUDICATED, Verdict, is_expert, is_judge
+from studio.judging.verdicts import ADJUDICATED, Verdict, VerdictRole, is_expert, is_judge
 from studio.model.vocabulary import FINAL_SCOPE
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from studio.scoring.project_rubrics import ProjectRubrics
     from studio.store.loader import LoadedProject
 
+GIVEN_ROLES = ("rater", "author")  # the parts an expert gives a verdict in; adjudicate records "adjudicator"
 GIVEN_VALUES = ("pass", "fail", "na")  # what an expert or an adjudication records; "missing" is the judge's
 RATER_NAME_RULE = "letters, digits, spaces and - _ . @"
 
@@ -119,6 +120,7 @@ class QueueFilter:
     adjudication: bool = False  # raters differ
     not_reviewed_by: str | None = None
     judge: str | None = None
+    keys: frozenset[DecisionKey] | None = None  # only these decisions (an expert's own: studio.judging.assignments)
 
     def by_ratings(self) -> QueueFilter | None:
         """The part of the filter that reads the verdicts (None when it reads none): the rest is
@@ -142,6 +144,7 @@ class QueueFilter:
             and (not self.disagree or decision.judge_and_expert_disagree(self.judge))
             and (not self.adjudication or decision.raters_differ(self.judge))
             and (self.not_reviewed_by is None or not decision.reviewed_by(self.not_reviewed_by))
+            and (self.keys is None or decision.key in self.keys)
         )
 
 
@@ -223,6 +226,9 @@ class ReviewQueue:
         ):
             if value is not None:
                 chosen = _both(chosen, self._positions.get(name, {}).get(value, []))
+        if which.keys is not None:
+            index = self._index
+            chosen = _both(chosen, sorted(index[key] for key in which.keys if key in index))
         if which.submission is not None:
             runs = [
                 positions
@@ -316,10 +322,15 @@ class ReviewQueue:
         note: str | None = None,
         evidence: Sequence[str] = (),
         time: datetime | None = None,
+        role: str = "rater",
     ) -> Verdict:
-        """Record an expert's verdict (pass, fail or na) on the decision, in the rater's own file."""
+        """Record an expert's verdict (pass, fail or na) on the decision, in the rater's own file, with
+        the part they gave it in (`role`: rater, or author when they wrote the criterion)."""
         rater = check_expert(rater)
-        return self._record(decision, rater, value, note, evidence, time)
+        if role not in GIVEN_ROLES:
+            raise JudgingError(f"role {role!r}: an expert gives a verdict as {' or '.join(GIVEN_ROLES)} "
+                               "(the adjudicator's role is recorded by adjudicate)")
+        return self._record(decision, rater, value, note, evidence, time, role=cast("VerdictRole", role))
 
     def adjudicate(
         self, decision: Decision, value: str, by: str, note: str | None = None, time: datetime | None = None
@@ -341,7 +352,7 @@ class ReviewQueue:
                 "rated it); adjudicate a decision that `dbstudio verdicts queue --adjudication` "
                 "lists"
             )
-        return self._record(decision, ADJUDICATED, value, note, (), time, by=by)
+        return self._record(decision, ADJUDICATED, value, note, (), time, by=by, role="adjudicator")
 
     def _record(
         self,
@@ -352,6 +363,7 @@ class ReviewQueue:
         evidence: Sequence[str],
         time: datetime | None,
         by: str | None = None,
+        role: VerdictRole | None = None,
     ) -> Verdict:
         check_value(value)
         note = (note or "").strip() or None
@@ -365,6 +377,7 @@ class ReviewQueue:
             note=note,
             evidence=list(evidence),
             by=by,
+            role=role,
         )
         self.store.put(decision.submission, [verdict])
         if rater not in decision.ratings and rater in self._reviewed:

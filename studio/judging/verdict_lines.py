@@ -30,6 +30,7 @@ _BLOCK = re.compile(
     rf"    criterion: (?P<criterion>{_PLAIN}|{_QUOTED})\n"
     r"    verdict: (?P<verdict>pass|fail|na|missing)\n"
     rf"(?:    by: (?P<by>{_PLAIN}|{_QUOTED})\n)?"
+    r"(?:    role: (?P<role>author|rater|adjudicator)\n)?"
     rf'    time: "(?P<time>{_TIME})"\n'
     rf"    criterion_version: (?P<version>{_PLAIN}|{_QUOTED})\n"
     rf"(?:    note: (?P<note>{_PLAIN}|{_QUOTED})\n)?"
@@ -121,7 +122,7 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
         if block is None or block.end() == at:
             return None
         at = block.end()
-        scope_token, criterion_token, value, by, time, version_token, note, evidence, key = block.groups()
+        scope_token, criterion_token, value, by, role, time, version_token, note, evidence, key = block.groups()
         # a token seen before is one dict lookup; `or` asks _name for a new one (and for a bad one, which it
         # answers None from its own table again)
         scope = names(scope_token) or _name(scope_token)
@@ -154,7 +155,8 @@ def read_lines(text: str) -> tuple[str, list[Verdict]] | None:
         # the fields in the model's order (a dump follows the instance's own order)
         _set(verdict, "__dict__", {"criterion": criterion, "scope": scope, "verdict": value, "rater": rater,
                                    "time": times(time) or _time(time), "criterion_version": version,
-                                   "note": note, "evidence": refs, "key": key, "by": by})
+                                   "note": note, "evidence": refs, "key": key, "by": by,
+                                   "role": role})
         # one set for every verdict read: a model's fields set is only read, and copied before a copy
         # changes it (model_copy); one less object per verdict for the cyclic collector to walk
         _set(verdict, "__pydantic_fields_set__", _FIELDS_SET)
@@ -187,7 +189,7 @@ def read_given(text: str) -> Given | None:
     found = _BLOCKS.findall(text, at)
     if not found:
         return None  # `verdicts:` with nothing under it, or no block where one must start
-    whole, scopes, criteria, values, bys, times, versions, notes, evidence, keys = zip(*found, strict=True)
+    whole, scopes, criteria, values, bys, _roles, times, versions, notes, evidence, keys = zip(*found, strict=True)
     # matches never overlap, so blocks whose lengths add up to the rest of the text follow each other
     # from `at` to the end: exactly the blocks read_lines matches one after the other
     if sum(map(len, whole)) != len(text) - at:

@@ -41,7 +41,7 @@ from studio.store.atomic import AtomicWriteError, write_atomic
 
 SUFFIX = ".yaml"
 FORMAT_VERSION = 1
-FIELD_ORDER = ("scope", "criterion", "verdict", "by", "time", "criterion_version", "note", "evidence", "key")
+FIELD_ORDER = ("scope", "criterion", "verdict", "by", "role", "time", "criterion_version", "note", "evidence", "key")
 CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
@@ -321,6 +321,7 @@ def render_file(submission_id: str, rater: str, verdicts: Sequence[Verdict]) -> 
             "evidence": verdict.evidence,
             "key": verdict.key,
             "by": verdict.by,
+            "role": verdict.role,
         }
         first = True
         for name in FIELD_ORDER:

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from studio.model import Criterion
 
 VerdictValue = Literal["pass", "fail", "na", "missing"]
+# Who gave a person's verdict, in which part: the criterion's author judging their own work, an expert
+# rater, or the adjudicator settling a difference. A judge model's verdicts carry none.
+VerdictRole = Literal["author", "rater", "adjudicator"]
+VERDICT_ROLES: tuple[str, ...] = ("author", "rater", "adjudicator")
 VERDICT_VALUES: tuple[str, ...] = ("pass", "fail", "na", "missing")
 JUDGE_PREFIX = "judge:"
 ADJUDICATED = "adjudicated"
@@ -37,6 +41,10 @@ class Verdict(BaseModel):
     by: str | None = Field(default=None, min_length=1,
                            description="Who settled an adjudicated verdict (the adjudicator's name); "
                                        "files written before it was recorded have none.")
+    role: VerdictRole | None = Field(default=None,
+                                     description="The role of the person who gave it: author, rater or "
+                                                 "adjudicator; a judge's verdicts and files written before "
+                                                 "roles were recorded have none.")
 
     @field_validator("time")
     @classmethod

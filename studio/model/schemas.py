@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from studio.benchmark.model import Benchmark
 from studio.model.project import ProjectInfo
+from studio.model.review_work import AssignmentsFile, DoubleCodingPlan
 from studio.model.rubric import Rubric
 from studio.model.schedule import MaterialsFile, ReferencesFile
 from studio.model.workflow import DependenciesFile, StagesFile, Subtask
@@ -27,6 +28,8 @@ SCHEMA_FILES: dict[str, tuple[type[BaseModel], str]] = {
     "subtask.schema.json": (Subtask, "subtasks/<ID>/subtask.yaml"),
     "rubric.schema.json": (Rubric, "subtasks/<ID>/rubric.yaml and final/rubric.yaml"),
     "references.schema.json": (ReferencesFile, "evaluator/references.yaml"),
+    "assignments.schema.json": (AssignmentsFile, "review/assignments.yaml"),
+    "double-coding.schema.json": (DoubleCodingPlan, "review/double-coding.yaml"),
     "benchmark.schema.json": (Benchmark, "benchmark.yaml (a benchmark of many projects and systems)"),
 }
 

@@ -31,6 +31,10 @@ GITATTRIBUTES = f"""\
 *.yml merge={MERGE_DRIVER}
 *.md merge={MERGE_DRIVER}
 """
+# Review work (studio.judging.assignments, studio.judging.double_coding): kept under git with the project.
+REVIEW_DIR = "review"
+ASSIGNMENTS_FILE = "review/assignments.yaml"
+DOUBLE_CODING_FILE = "review/double-coding.yaml"
 GITIGNORE = """\
 # Run outputs, judge caches and editor leftovers never enter the project's history.
 runs/

@@ -60,7 +60,7 @@ def test_give_records_an_experts_verdict_and_queue_shows_it(project: Path, capsy
     assert len(entries) == 10
     third = entries[2]
     assert third["criterion"] == criterion_id(3) and third["judge"]["verdict"] == "fail"
-    assert third["verdicts"]["Anna Berg"] == {"verdict": "pass", "note": "stated on line 3"}
+    assert third["verdicts"]["Anna Berg"] == {"verdict": "pass", "note": "stated on line 3", "role": "rater"}
     assert third["counted"] == "pass"  # the expert's verdict outranks the judge's
     assert [e["criterion"] for e in queue_json(project, "--json", "--disagree")] == [criterion_id(3)]
     assert len(queue_json(project, "--json", "--rater", "Anna Berg")) == 9

@@ -51,6 +51,7 @@ from studio.judging.verdicts import Verdict
 from studio.views.formats import settled_text
 
 if TYPE_CHECKING:
+    from studio.judging.decisions import DecisionKey
     from studio.judging.submission import Submission
 
 ALL = "All"
@@ -106,13 +107,14 @@ class ReviewView(DecisionPane):
         self.model = QueueModel(session, self)
         self.proxy = QueueFilterModel(self)
         self.proxy.setSourceModel(self.model)
+        self._mine: list[int] | None = None  # queue positions of My queue, while it is on
         self._build()
         self.keys = KeyRouter({Qt.Key.Key_P: lambda: self.give("pass"), Qt.Key.Key_F: lambda: self.give("fail"),
                                Qt.Key.Key_N: lambda: self.give("na"), Qt.Key.Key_S: self.skip,
                                Qt.Key.Key_J: lambda: self.step_by(1), Qt.Key.Key_K: lambda: self.step_by(-1),
                                Qt.Key.Key_E: self.edit_note}, self)
         self.keys.watch(self, self.queue, self.evidence.files, self.judge_refs, self.instruction, self.blind_toggle,
-                        self.disagree_filter, self.mine_filter)
+                        self.disagree_filter, self.mine_filter, self.my_queue_filter)
         session.reloaded.connect(self._reloaded)
         session.recorded.connect(self._recorded)
         session.blind_changed.connect(self._blind_changed)
@@ -153,9 +155,14 @@ class ReviewView(DecisionPane):
         self.mine_filter = QCheckBox("Not reviewed by me", self)
         self.mine_filter.setObjectName("notReviewedFilter")
         self.mine_filter.setToolTip("Only the decisions you have not given a verdict on yet")
+        self.my_queue_filter = QCheckBox("My queue", self)
+        self.my_queue_filter.setObjectName("myQueueFilter")
+        self.my_queue_filter.setToolTip("Only the decisions that are yours: assigned to you (dbstudio assign) or "
+                                        "in the double-coding plan for you (dbstudio plan)")
         bar.addSpacing(12)
         bar.addWidget(self.disagree_filter)
         bar.addWidget(self.mine_filter)
+        bar.addWidget(self.my_queue_filter)
         self.count = QLabel(self)
         self.count.setObjectName("reviewCount")
         self.count.setWordWrap(True)
@@ -176,7 +183,7 @@ class ReviewView(DecisionPane):
             filters.addWidget(QLabel(label, self))
             filters.addWidget(box)
             box.currentIndexChanged.connect(self._filters_changed)
-        for check in (self.disagree_filter, self.mine_filter):
+        for check in (self.disagree_filter, self.mine_filter, self.my_queue_filter):
             check.toggled.connect(self._filters_changed)
         self.criterion_chip = QPushButton(self)
         self.criterion_chip.setObjectName("criterionFilter")
@@ -332,7 +339,26 @@ class ReviewView(DecisionPane):
         return QueueFilter(submission=chosen(self.run_filter), scope=chosen(self.scope_filter),
                            criterion=self._criterion_filter, target=chosen(self.target_filter),
                            dimension=chosen(self.dimension_filter), disagree=self.disagree_filter.isChecked(),
-                           not_reviewed_by=(self.session.rater or None) if self.mine_filter.isChecked() else None)
+                           not_reviewed_by=(self.session.rater or None) if self.mine_filter.isChecked() else None,
+                           keys=self._my_keys())
+
+    def _my_keys(self) -> frozenset[DecisionKey] | None:
+        """With My queue on: the rater's own decisions (none before a name is typed, or when the project's
+        review files do not load, which the status line says); None with it off."""
+        self._mine = None
+        if not self.my_queue_filter.isChecked():
+            return None
+        if not self.session.rater:
+            return frozenset()
+        from studio.judging.assignments import my_queue
+
+        try:
+            mine = my_queue(self.session.queue, self.session.rater)
+        except JudgingError as exc:
+            self.status.setText(f"My queue: {exc}")
+            return frozenset()
+        self._mine = mine.positions
+        return mine.keys(self.session.queue)
 
     def _filters_changed(self, *_args: Any) -> None:
         self.proxy.set_filter(self.current_filter())
@@ -349,6 +375,12 @@ class ReviewView(DecisionPane):
         text = f"{shown_rows} of {total} decisions"
         if self.session.rater:
             text += f" · {mine} reviewed by {self.session.rater}"
+        positions = self._mine
+        if self.my_queue_filter.isChecked() and positions is not None:
+            from studio.judging.assignments import given_of
+
+            given = given_of(self.session.queue, self.session.rater, positions)
+            text += f" · my queue: {given} of {len(positions)} given"
         self.count.setText(text)
 
     def show_criterion(self, scope: str, criterion_id: str) -> None:
@@ -477,7 +509,8 @@ class ReviewView(DecisionPane):
     def _rater_changed(self, name: str) -> None:
         if self.rater_combo.currentText().strip() != name:
             self.rater_combo.setCurrentText(name)
-        self._filters_changed() if self.mine_filter.isChecked() else self._count_changed()
+        mine = self.mine_filter.isChecked() or self.my_queue_filter.isChecked()
+        self._filters_changed() if mine else self._count_changed()
         self._show_detail()
 
     def _blind_changed(self, on: bool) -> None:
