@@ -451,6 +451,16 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     settle(app, window)
     save(window, out / "review-view.png")
 
+    # An expert's queue: T03's decisions assigned to them, the view narrowed to what is theirs.
+    from studio.judging.assignments import save_assignments
+    from studio.model.review_work import Assignment
+
+    save_assignments(root, [Assignment(rater=EXPERTS[0], subtask=SUBTASK)])
+    view.my_queue_filter.setChecked(True)
+    settle(app, window)
+    save(window, out / "review-my-queue.png")
+    view.my_queue_filter.setChecked(False)
+
     window.preferences.update(rater="Lead reviewer", role="adjudicator")  # who settles the differences
     window.review.open_adjudication()
     wait_until(app, lambda: window.review.adjudication_view is not None, "the adjudication queue")
@@ -459,6 +469,46 @@ def review_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     for dock in docks:
         if dock is not None:
             dock.show()
+
+
+def collab_shots(app: QApplication, window: Any, root: Path, work: Path, out: Path) -> None:
+    """Two experts sharing the project through a bare repository: a colleague changed the weight this
+    copy changed too; the sync from the window stops on that one field and opens the conflict view;
+    settled there, the status bar shows what is left to push."""
+    import subprocess
+
+    from studio.collab.sync import install_driver, sync
+    from studio.gui.base.actions import ActionId
+    from studio.store.history import ProjectRepository
+
+    def git(*args: str, cwd: Path = root) -> None:
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+    context = window.context
+    context.save()
+    git("add", "-A")
+    git("commit", "--quiet", "--allow-empty", "-m", "Screenshots: everything so far")
+    origin = work / "shared.git"
+    git("init", "--quiet", "--bare", "-b", "main", str(origin), cwd=work)
+    git("remote", "add", "origin", str(origin))
+    install_driver(ProjectRepository(root))
+    sync(root)
+    colleague = work / "colleague"
+    git("clone", "--quiet", str(origin), str(colleague), cwd=work)
+    git("config", "user.name", "Hanna Verbeek", cwd=colleague)
+    git("config", "user.email", "hanna@example.com", cwd=colleague)
+    for clone, weight in ((colleague, 9), (root, 5)):
+        rubric = clone / "subtasks" / SUBTASK / "rubric.yaml"
+        text = rubric.read_text(encoding="utf-8")
+        rubric.write_text(text.replace("    weight: 7\n", f"    weight: {weight}\n", 1), encoding="utf-8")
+        git("commit", "--quiet", "-am", f"{SUBTASK}-C01: weight {weight}", cwd=clone)
+    git("push", "--quiet", "origin", "main", cwd=colleague)
+    window.reload_from_disk()
+    wait_until(app, lambda: not window.runner.busy, "the reload")
+    window.registry[ActionId.SYNC].trigger()
+    wait_until(app, lambda: window.collab.view is not None and window.collab.view.conflicts, "the conflict view")
+    settle(app, window)
+    save(window, out / "conflict-view.png")
 
 
 def save(widget: QWidget, path: Path) -> None:
@@ -609,6 +659,13 @@ def main() -> int:
     review_shots(app, window, root, out)
     # Benchmark: three copies of the sample, three systems, the grid and Table 5.
     benchmark_shots(app, window, args.work, out)
+    # Experts together: a sync that stops on one field both changed, in the conflict view.
+    window.open_project(root)
+    wait_until(app, lambda: window.context is not None and Path(window.context.session.root) == root,
+               "the sample again")
+    wait_until(app, lambda: not window.runner.busy, "the sample again")
+    context = window.context
+    collab_shots(app, window, root, args.work, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
     window.close()

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from threading import Thread
 
 from studio.collab.driver import DRIVER
 from tests.collab.conftest import Team, edit, identity
@@ -256,3 +259,34 @@ def test_a_settled_merge_that_does_not_validate_is_not_committed_until_fixed_and
     assert code == 0 and "merge committed" in out, err
     assert len(git(team.ben, "log", "-1", "--format=%P").split()) == 2 and weight_of(team.ben, "T03-C01") == 5
     assert "criteria[T03-C01].weight: set by hand" in git(team.ben, "log", "-1", "--format=%B")
+
+
+class _LoginWanted(BaseHTTPRequestHandler):
+    """A git host over http that answers every request with a demand for a login (a private repository)."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the http.server naming)
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="experts"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def test_a_remote_that_wants_a_login_no_helper_has_fails_at_once_naming_the_users_own_credentials(team, monkeypatch):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _LoginWanted)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for variable in ("GIT_ASKPASS", "SSH_ASKPASS"):
+            monkeypatch.delenv(variable, raising=False)
+        url = f"http://127.0.0.1:{server.server_address[1]}/experts/kestrel.git"
+        git(team.ben, "remote", "set-url", "origin", url)
+        started = time.monotonic()
+        code, _, err = team.sync(team.ben)
+        assert time.monotonic() - started < 30  # no prompt waited on
+        assert code == 2 and "could not log in to origin" in err and url in err
+        assert "ssh agent" in err and "credential helper" in err and "never stores" in err
+    finally:
+        server.shutdown()
+        server.server_close()
