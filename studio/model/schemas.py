@@ -11,6 +11,7 @@ import json
 from pydantic import BaseModel
 
 from studio.benchmark.model import Benchmark
+from studio.model.comments import CommentThread
 from studio.model.project import ProjectInfo
 from studio.model.rubric import Rubric
 from studio.model.schedule import MaterialsFile, ReferencesFile
@@ -27,6 +28,7 @@ SCHEMA_FILES: dict[str, tuple[type[BaseModel], str]] = {
     "subtask.schema.json": (Subtask, "subtasks/<ID>/subtask.yaml"),
     "rubric.schema.json": (Rubric, "subtasks/<ID>/rubric.yaml and final/rubric.yaml"),
     "references.schema.json": (ReferencesFile, "evaluator/references.yaml"),
+    "comment.schema.json": (CommentThread, "comments/<THREAD-ID>.yaml (a comment thread on a subtask or criterion)"),
     "benchmark.schema.json": (Benchmark, "benchmark.yaml (a benchmark of many projects and systems)"),
 }
 

@@ -148,8 +148,9 @@ class Scope:
         return {rel: file_snapshot(rel, read(rel)) for rel in changed or []}
 
 
-def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
-    """The revisions where a subtask or criterion changed (not merely its file)."""
+def object_revisions(repo: ProjectRepository, scope: Scope) -> list[tuple[LogEntry, Any, Any]]:
+    """(revision, the object before it, the object after it) for each revision where a subtask or
+    criterion changed (not merely its file), newest first; None for an object not there."""
     entries = read_log(repo, list(scope.files))
     snapshots: dict[str, Any] = {}  # by commit: in a straight history a parent is the next entry
 
@@ -162,9 +163,15 @@ def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
     for entry in entries:
         parents = repo.repo.commit(entry.sha).parents
         old = snapshot(parents[0].hexsha) if parents else None
-        if old != snapshot(entry.sha):
-            changed.append(entry)
+        new = snapshot(entry.sha)
+        if old != new:
+            changed.append((entry, old, new))
     return changed
+
+
+def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
+    """The revisions where a subtask or criterion changed (not merely its file)."""
+    return [entry for entry, _, _ in object_revisions(repo, scope)]
 
 
 def scope_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:

@@ -260,6 +260,21 @@ def field_changes(old: Any, new: Any) -> list[FieldChange]:
     return _field_changes(old, new, by_id=True)
 
 
+def every_field(value: Any) -> list[FieldChange]:
+    """Each field of `value` down to its leaves, named as `field_changes` names them, as though
+    written from nothing (old ABSENT): what a newly added object set."""
+    return field_changes(_skeleton(value), value)
+
+
+def _skeleton(value: Any) -> Any:
+    """`value`'s mappings and id-keyed lists with every leaf taken out (ids kept, so items match)."""
+    if isinstance(value, dict):
+        return {key: _skeleton(item) for key, item in value.items()}
+    if _keyed_by_id(value):
+        return [{**_skeleton(item), "id": item["id"]} for item in value]
+    return _ABSENT
+
+
 def yaml_data(data: bytes | None) -> Any:
     """A YAML file's plain data (None: no file, or it does not parse)."""
     return _parse(data)

@@ -1,0 +1,1 @@
+"""Experts working together on one project: comment threads and who changed what."""
