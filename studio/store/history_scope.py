@@ -5,6 +5,7 @@ with the object diff of `dbstudio diff` (studio.store.object_diff). The app's Ve
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,10 +52,17 @@ def read_log(repo: ProjectRepository, rels: list[str]) -> list[LogEntry]:
 
 
 # -- snapshots of what is compared ------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _parsed(data: bytes) -> Any:
+    """A file's data, parsed once however many revisions hold the same bytes (a rubric unchanged over
+    hundreds of commits). Shared between snapshots: nothing here changes the data it is given."""
+    return yaml_data(data)
+
+
 def _yaml(data: bytes | None) -> Any:
     if data is None:
         return None
-    parsed = yaml_data(data)
+    parsed = _parsed(data)
     return parsed if parsed is not None else {"(unreadable)": data.decode("utf-8", "replace")}
 
 

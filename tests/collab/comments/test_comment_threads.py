@@ -171,3 +171,19 @@ def run_cli_ok(folder: Path, *argv: str) -> bool:
     from studio.cli.main import main
 
     return main([argv[0], str(folder), *argv[1:]]) == 0
+
+
+def test_a_written_thread_meets_its_json_schema_and_a_bad_one_does_not(project):
+    import json
+
+    import jsonschema
+
+    schema = json.loads((SAMPLE.parents[1] / "schemas" / "comment.schema.json").read_text(encoding="utf-8"))
+    thread = add_thread(project, "T01", "is M03 released in time?")
+    reply(project, thread.id, "yes, before T01")
+    resolve(project, thread.id)
+    data = yaml.safe_load((project / "comments" / f"{thread.id}.yaml").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    del data["messages"][0]["text"]
+    with pytest.raises(jsonschema.ValidationError, match="text"):
+        jsonschema.validate(data, schema)
