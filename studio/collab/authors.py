@@ -69,11 +69,17 @@ def object_history(repo: ProjectRepository, object_id: str) -> list[ObjectRevisi
 
 def _walk(repo: ProjectRepository, object_id: str) -> list[tuple[ObjectRevision, Any]]:
     """(revision, the object after it) for each revision that changed it, newest first."""
-    walked = [(_revision(entry, old, new), new) for entry, old, new in object_revisions(repo, _scope(repo, object_id))]
+    walked = revisions_of(object_revisions(repo, _scope(repo, object_id)))
     if not walked:
         raise HistoryError(f"no saved revision has a subtask or criterion '{object_id}': check the id "
                            "(`dbstudio validate` and the rubric show them), or save the project first")
     return walked
+
+
+def revisions_of(revisions: list[tuple[LogEntry, Any, Any]]) -> list[tuple[ObjectRevision, Any]]:
+    """history_scope.object_revisions' (revision, before, after) as (ObjectRevision, after): for a
+    caller that has read them already (the Versions panel, which lists the same revisions)."""
+    return [(_revision(entry, old, new), new) for entry, old, new in revisions]
 
 
 def _covers(change: FieldChange, field: str) -> bool:
@@ -85,10 +91,18 @@ def field_authors(repo: ProjectRepository, object_id: str) -> list[FieldAuthor]:
     """Each field the object has in its newest saved revision, with who changed it last, in the
     object's field order. HistoryError when the newest saved revision no longer has it."""
     walked = _walk(repo, object_id)
-    newest, current = walked[0]
-    if newest.removed:
-        raise HistoryError(f"'{object_id}' was removed in {newest.commit[:8]} ({newest.message}): "
+    if walked[0][0].removed:
+        raise HistoryError(f"'{object_id}' was removed in {walked[0][0].commit[:8]} ({walked[0][0].message}): "
                            f"`dbstudio history PROJECT --item {object_id}` lists what happened to it before")
+    return last_changes(walked)
+
+
+def last_changes(walked: list[tuple[ObjectRevision, Any]]) -> list[FieldAuthor]:
+    """Each field of the object after the newest of `walked` (newest first), with the revision that last
+    changed it; nothing when the newest removed it."""
+    if not walked or walked[0][0].removed:
+        return []
+    current = walked[0][1]
     found = []
     for leaf in every_field(current):
         for revision, _ in walked:
