@@ -7,15 +7,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.editing.documents import ProjectDocuments
 from studio.editing.object_history import object_scope
 from studio.model.base import ID_PATTERN
-from studio.store.history import ProjectRepository
 from studio.store.history_errors import HistoryError
 from studio.store.history_scope import LogEntry, Scope, object_revisions
 from studio.store.object_diff import FieldChange, every_field, field_changes
+
+if TYPE_CHECKING:
+    from studio.store.history import ProjectRepository  # gitpython: the caller opens the repository
 
 
 @dataclass(frozen=True)
