@@ -140,8 +140,12 @@ def resolve(root: Path, thread_id: str) -> CommentThread:
         raise CommentError(f"thread {thread_id} is already resolved (by {document.data['resolved_by']}): "
                            f"`dbstudio comment {root} reopen {thread_id}` opens it again")
     identity = git_identity(Path(root))
-    document.data["resolved_by"] = identity.name
-    document.data["resolved_at"] = _now()
+    # Above the messages, which stay last: a resolution in one clone and a reply (appended at the end
+    # of the file) in another touch distant lines, and git merges them without a conflict.
+    data = document.data
+    place = list(data).index("messages") if "messages" in data else len(data)
+    data.insert(place, "resolved_by", identity.name)
+    data.insert(place + 1, "resolved_at", _now())
     return _save(document)
 
 

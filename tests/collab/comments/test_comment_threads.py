@@ -187,3 +187,26 @@ def test_a_written_thread_meets_its_json_schema_and_a_bad_one_does_not(project):
     del data["messages"][0]["text"]
     with pytest.raises(jsonschema.ValidationError, match="text"):
         jsonschema.validate(data, schema)
+
+
+def test_a_resolution_in_one_clone_and_a_reply_in_another_merge(project, tmp_path):
+    thread = add_thread(project, "T01", "is M03 released in time?")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "a question")
+    remote = tmp_path / "shared.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(project, "push", "-q", str(remote), "main")
+    ann, bob = tmp_path / "ann", tmp_path / "bob"
+    for clone, name in ((ann, "Ann Auditor"), (bob, "Bob Banker")):
+        git(tmp_path, "clone", "-q", str(remote), str(clone))
+        _identify(clone, name, "x@example.com")
+        git(clone, "config", "pull.rebase", "false")
+    resolve(ann, thread.id)
+    assert run_cli_ok(ann, "save", "-m", "resolved")
+    git(ann, "push", "-q", "origin", "main")
+    reply(bob, thread.id, "yes, before T01")
+    assert run_cli_ok(bob, "save", "-m", "answered")
+    git(bob, "pull", "-q", "--no-edit", "origin", "main")
+    (merged,) = list_threads(bob)
+    assert merged.resolved_by == "Ann Auditor"
+    assert [m.author for m in merged.messages] == ["Ann Auditor", "Bob Banker"]
