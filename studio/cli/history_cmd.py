@@ -55,7 +55,7 @@ def configure_history(history: argparse.ArgumentParser) -> None:
     history.add_argument("path")
     which = history.add_mutually_exclusive_group()
     which.add_argument("--file", help="only revisions touching this file (relative to the project folder)")
-    which.add_argument("--object", metavar="ID", help="only revisions that changed this subtask (T03) or criterion "
+    which.add_argument("--object", "--item", dest="object", metavar="ID", help="only revisions that changed this subtask (T03) or criterion "
                        "(T03-C02) itself, as the app's Versions panel shows them")
     history.add_argument("-n", "--max-count", type=int)
     add_format_option(history)

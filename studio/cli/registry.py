@@ -41,6 +41,9 @@ COMMANDS = [
     Command("save", "commit the project's changes with a message", "history_cmd", "configure_save"),
     Command("history", "list saved revisions, newest first", "history_cmd", "configure_history"),
     Command("diff", "what changed in one subtask or criterion between revisions", "history_cmd", "configure_diff"),
+    Command("comment", "comment threads on a subtask or criterion: comment PROJECT add TARGET TEXT | reply THREAD "
+                       "TEXT | resolve THREAD | reopen THREAD | list", "comment_cmd"),
+    Command("blame", "who changed each field of a subtask or criterion last", "comment_cmd", "configure_blame"),
     Command("restore", "put a file or folder back as it was at a revision", "history_cmd", "configure_restore"),
     Command("rename", "rename an id; every reference to it follows", "edit_cmd", "configure_rename"),
     Command("material", "import a file as a material, released at start or before a subtask", "edit_cmd",

@@ -19,10 +19,11 @@ _EXPORTS = {
     ],
     "studio.model.workflow": ["DependenciesFile", "Handoff", "Output", "Stage", "StagesFile", "Subtask"],
     "studio.model.bundle": ["Project"],
+    "studio.model.comments": ["CommentMessage", "CommentThread"],
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
-    "FINAL_SCOPE", "ID_PATTERN", "PACKAGE", "AcceptanceItem", "ArtifactRef", "Circulation", "Criterion", "DeliveryContract", "DependenciesFile",
+    "FINAL_SCOPE", "ID_PATTERN", "PACKAGE", "AcceptanceItem", "ArtifactRef", "Circulation", "CommentMessage", "CommentThread", "Criterion", "DeliveryContract", "DependenciesFile",
     "Dimension", "EvaluatorReference", "FinalDeliverable", "GeneratedRelease", "Handoff", "Material",
     "MaterialKind", "MaterialsFile", "Output", "Project", "ProjectInfo", "Provenance", "ReferencesFile",
     "Release", "ReviewRecord", "ReviewStatus", "Rubric", "Stage", "StagesFile", "Subtask", "Target",
@@ -31,6 +32,7 @@ __all__ = [
 if TYPE_CHECKING:
     from studio.model.base import ID_PATTERN, ArtifactRef
     from studio.model.bundle import Project
+    from studio.model.comments import CommentMessage, CommentThread
     from studio.model.project import AcceptanceItem, Circulation, DeliveryContract, FinalDeliverable, ProjectInfo
     from studio.model.rubric import Criterion, ReviewRecord, ReviewStatus, Rubric
     from studio.model.schedule import (

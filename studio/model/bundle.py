@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from studio.model.comments import CommentThread
 from studio.model.project import ProjectInfo
 from studio.model.rubric import Criterion, Rubric
 from studio.model.schedule import Material, MaterialsFile, ReferencesFile
@@ -75,6 +76,7 @@ class Project:
     materials: MaterialsFile | None = None
     references: ReferencesFile | None = None
     dependencies: DependenciesFile | None = None
+    comments: dict[str, CommentThread] = field(default_factory=dict)  # by thread id (comments/<id>.yaml)
     _index: ProjectIndex | None = field(default=None, init=False, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:

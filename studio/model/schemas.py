@@ -11,6 +11,7 @@ import json
 from pydantic import BaseModel
 
 from studio.benchmark.model import Benchmark
+from studio.model.comments import CommentThread
 from studio.model.project import ProjectInfo
 from studio.model.review_work import AssignmentsFile, DoubleCodingPlan
 from studio.model.rubric import Rubric
@@ -30,6 +31,7 @@ SCHEMA_FILES: dict[str, tuple[type[BaseModel], str]] = {
     "references.schema.json": (ReferencesFile, "evaluator/references.yaml"),
     "assignments.schema.json": (AssignmentsFile, "review/assignments.yaml"),
     "double-coding.schema.json": (DoubleCodingPlan, "review/double-coding.yaml"),
+    "comment.schema.json": (CommentThread, "comments/<THREAD-ID>.yaml (a comment thread on a subtask or criterion)"),
     "benchmark.schema.json": (Benchmark, "benchmark.yaml (a benchmark of many projects and systems)"),
 }
 

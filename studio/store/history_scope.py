@@ -5,6 +5,7 @@ with the object diff of `dbstudio diff` (studio.store.object_diff). The app's Ve
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,10 +52,17 @@ def read_log(repo: ProjectRepository, rels: list[str]) -> list[LogEntry]:
 
 
 # -- snapshots of what is compared ------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _parsed(data: bytes) -> Any:
+    """A file's data, parsed once however many revisions hold the same bytes (a rubric unchanged over
+    hundreds of commits). Shared between snapshots: nothing here changes the data it is given."""
+    return yaml_data(data)
+
+
 def _yaml(data: bytes | None) -> Any:
     if data is None:
         return None
-    parsed = yaml_data(data)
+    parsed = _parsed(data)
     return parsed if parsed is not None else {"(unreadable)": data.decode("utf-8", "replace")}
 
 
@@ -148,8 +156,9 @@ class Scope:
         return {rel: file_snapshot(rel, read(rel)) for rel in changed or []}
 
 
-def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
-    """The revisions where a subtask or criterion changed (not merely its file)."""
+def object_revisions(repo: ProjectRepository, scope: Scope) -> list[tuple[LogEntry, Any, Any]]:
+    """(revision, the object before it, the object after it) for each revision where a subtask or
+    criterion changed (not merely its file), newest first; None for an object not there."""
     entries = read_log(repo, list(scope.files))
     snapshots: dict[str, Any] = {}  # by commit: in a straight history a parent is the next entry
 
@@ -162,9 +171,15 @@ def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
     for entry in entries:
         parents = repo.repo.commit(entry.sha).parents
         old = snapshot(parents[0].hexsha) if parents else None
-        if old != snapshot(entry.sha):
-            changed.append(entry)
+        new = snapshot(entry.sha)
+        if old != new:
+            changed.append((entry, old, new))
     return changed
+
+
+def object_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:
+    """The revisions where a subtask or criterion changed (not merely its file)."""
+    return [entry for entry, _, _ in object_revisions(repo, scope)]
 
 
 def scope_log(repo: ProjectRepository, scope: Scope) -> list[LogEntry]:

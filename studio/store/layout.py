@@ -35,6 +35,8 @@ GITATTRIBUTES = f"""\
 REVIEW_DIR = "review"
 ASSIGNMENTS_FILE = "review/assignments.yaml"
 DOUBLE_CODING_FILE = "review/double-coding.yaml"
+# Comment threads on subtasks and criteria, one file per thread (comments/<thread-id>.yaml): under git.
+COMMENTS_DIR = "comments"
 GITIGNORE = """\
 # Run outputs, judge caches and editor leftovers never enter the project's history.
 runs/
@@ -92,6 +94,22 @@ def checkpoint_rubric_file(root: Path, subtask_id: str) -> Path:
 
 def verdicts_dir(root: Path) -> Path:
     return Path(root) / VERDICTS_DIR
+
+
+def comments_dir(root: Path) -> Path:
+    return Path(root) / COMMENTS_DIR
+
+
+def comment_file(root: Path, thread_id: str) -> Path:
+    return comments_dir(root) / f"{thread_id}.yaml"
+
+
+def comment_files(root: Path) -> list[Path]:
+    """The comment threads' files (comments/*.yaml), sorted by name."""
+    base = comments_dir(root)
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if p.suffix == ".yaml" and p.is_file())
 
 
 def subtask_folders(root: Path) -> list[Path]:

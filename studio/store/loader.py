@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from studio.model import (
+    CommentThread,
     DependenciesFile,
     MaterialsFile,
     Project,
@@ -135,7 +136,23 @@ def load_project(root: Path) -> LoadedProject:
             rubric = _read_model(loaded, rubric_path, Rubric)
             if rubric is not None:
                 project.checkpoint_rubrics[key] = rubric
+    _read_comments(loaded)
     return loaded
+
+
+def _read_comments(loaded: LoadedProject) -> None:
+    """Every comment thread of comments/, each checked against its file's name."""
+    for path in layout.comment_files(loaded.root):
+        thread = _read_model(loaded, path, CommentThread)
+        if thread is None:
+            continue
+        rel = path.relative_to(loaded.root).as_posix()
+        if thread.id != path.stem:
+            loaded.problems.append(Problem(rel, ("id",), f"thread id '{thread.id}' differs from the file's name: "
+                                           f"set id to '{path.stem}' or name the file {thread.id}.yaml",
+                                           "schema", thread.id))
+            continue
+        loaded.project.comments[thread.id] = thread
 
 
 # The project-wide files and where their model goes in `Project`.

@@ -80,10 +80,11 @@ def save_revision(root: Path, message: str, paths: list[str] | None = None, forc
 
 def app_commit_paths(session: ProjectSession) -> list[str]:
     """What a commit from the app records: the files it wrote since the last commit, and the verdict
-    store's files (expert and judge verdicts are written by the store, not by the documents)."""
+    store's and the comment threads' files (written by their stores, not by the documents)."""
     repo = ProjectRepository(session.root)
-    verdicts = repo.changed_files([layout.VERDICTS_DIR]) if (session.root / layout.VERDICTS_DIR).is_dir() else []
-    return sorted(set(session.documents.editor.unrecorded()) | set(verdicts))
+    stores = [folder for folder in (layout.VERDICTS_DIR, layout.COMMENTS_DIR) if (session.root / folder).is_dir()]
+    written = repo.changed_files(stores) if stores else []
+    return sorted(set(session.documents.editor.unrecorded()) | set(written))
 
 
 def commit_session(session: ProjectSession, message: str) -> SaveResult:

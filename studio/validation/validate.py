@@ -8,6 +8,7 @@ from studio.collector import collector_paused
 from studio.store import layout
 from studio.store.layout import NotAProjectError  # raised from the one project-folder rule; named here too
 from studio.store.loader import LoadedProject, load_project
+from studio.validation.comments import check_comments
 from studio.validation.findings import Finding
 from studio.validation.references import check_references
 
@@ -22,7 +23,7 @@ def validate_loaded(loaded: LoadedProject) -> list[Finding]:
             line, column = loaded.locate(problem)
             findings.append(Finding(problem.file, line, column, problem.message, problem.code,
                                     object_id=problem.object_id))
-        return sorted(set(findings))
+        return sorted(set(findings) | set(check_comments(loaded)))
 
 
 def load_folder(path: Path) -> LoadedProject:

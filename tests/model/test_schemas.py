@@ -50,8 +50,10 @@ def test_schemas_accept_template_files_and_reject_a_bad_weight():
         schema = _schema_for(rel)
         jsonschema.validate(plain(YamlDocument.load(path).data), schema)
         used.add(schema["$id"].rsplit("/", 1)[-1])
-    # every project schema met a real file; the review-work files are optional (tests/collab/review checks them)
-    assert used == set(SCHEMA_FILES) - {"benchmark.schema.json", "assignments.schema.json", "double-coding.schema.json"}
+    # every project schema met a real file; the review-work files and comment threads are optional
+    # (tests/collab checks them)
+    assert used == set(SCHEMA_FILES) - {"benchmark.schema.json", "assignments.schema.json", "double-coding.schema.json",
+                                        "comment.schema.json"}
     bad = {"criteria": [{"id": "C1", "text": "t", "target": "checkpoint", "dimension": "correctness", "weight": 11}]}
     errors = list(jsonschema.Draft202012Validator(_schema_for("final/rubric.yaml")).iter_errors(bad))
     assert errors and "11" in errors[0].message

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from studio.gui.base.tasks import Task, TaskRunner
     from studio.gui.base.verdict_watch import VerdictWatcher
     from studio.gui.base.watcher import ProjectWatcher
+    from studio.model import CommentThread
     from studio.validation.save_check import SaveResult
 
 
@@ -43,6 +44,8 @@ class ProjectContext(QObject):
     judging_requested = Signal(str)
     """A run's id: a feature (the runs panel) asks for the judge on that run; the Judging feature
     opens Judge… with it chosen."""
+    comments_changed = Signal(str)
+    """A subtask or criterion id: a comment thread on it was opened, answered, resolved or reopened."""
 
     def __init__(self, session: ProjectSession, parent: QObject | None = None,
                  runner: TaskRunner | None = None, preferences: PreferencesStore | None = None) -> None:
@@ -101,6 +104,26 @@ class ProjectContext(QObject):
     @property
     def modified(self) -> bool:
         return not self.undo_stack.isClean()
+
+    def comment(self, action: str, key: str, text: str = "") -> CommentThread:
+        """Carry out a comment action through the core (studio.collab.comments): "add" opens a thread on
+        subtask or criterion `key`; "reply", "resolve" and "reopen" act on thread `key`. The thread's
+        file is written (not committed); the open project holds the thread as written. StudioError
+        when the core refuses."""
+        from studio.collab import comments
+
+        root = self.session.root
+        if action == "add":
+            thread = comments.add_thread(root, key, text)
+        elif action == "reply":
+            thread = comments.reply(root, key, text)
+        elif action in ("resolve", "reopen"):
+            thread = (comments.resolve if action == "resolve" else comments.reopen)(root, key)
+        else:
+            raise ValueError(f"unknown comment action {action!r}")
+        self.session.loaded.project.comments[thread.id] = thread
+        self.comments_changed.emit(thread.target)
+        return thread
 
     def replace_session(self, session: ProjectSession) -> None:
         """The project as read again from disk: the undo history no longer applies to it."""

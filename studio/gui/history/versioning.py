@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.collab.authors import FieldAuthor, last_changes, revisions_of
 from studio.editing.fields import instruction_file, subtask_file
 from studio.editing.object_history import object_scope
 from studio.editing.restore import restore_command
@@ -30,9 +31,10 @@ from studio.errors import StudioError
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
+from studio.gui.history.field_authors import FieldAuthorsModel, field_authors_view
 from studio.gui.widgets.tables import HeadersTableModel
 from studio.store import layout
-from studio.store.history_scope import WORKING, DiffRow, LogEntry, Scope, compare, scope_log
+from studio.store.history_scope import WORKING, DiffRow, LogEntry, Scope, compare, object_revisions, scope_log
 
 Index = QModelIndex | QPersistentModelIndex
 BATCH = 200
@@ -222,9 +224,20 @@ class VersioningPanel(QWidget):
         diff_layout.setContentsMargins(0, 0, 0, 0)
         diff_layout.addWidget(self.diff_label)
         diff_layout.addWidget(self.diff_view)
+        self.authors_label = QLabel(self)
+        self.authors_label.setObjectName("fieldAuthorsCaption")
+        self.authors_model = FieldAuthorsModel(self)
+        self.authors_view = field_authors_view(self.authors_model, self)
+        self.authors_box = QWidget(self)
+        authors_layout = QVBoxLayout(self.authors_box)
+        authors_layout.setContentsMargins(0, 0, 0, 0)
+        authors_layout.addWidget(self.authors_label)
+        authors_layout.addWidget(self.authors_view)
+        self.authors_box.setVisible(False)  # only for a subtask or criterion
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(history_box)
         splitter.addWidget(diff_box)
+        splitter.addWidget(self.authors_box)
         splitter.setStretchFactor(1, 1)  # room to spare goes to the diff, whose rows wrap long texts
         remember_splitter(splitter, "versions/history-diff")
         splitter.setChildrenCollapsible(False)
@@ -269,17 +282,26 @@ class VersioningPanel(QWidget):
         root = self.context.session.root
         self.history_model.set_entries([])
         self.diff_model.set_rows([])
+        self.authors_model.set_rows([])
+        self.authors_box.setVisible(scope.kind in ("subtask", "criterion"))
+        self.authors_label.setText(f"Who changed each field of {scope.key} last" if scope.key else "")
         self._update_actions()
 
-        def work() -> list[LogEntry]:
+        def work() -> tuple[list[LogEntry], list[FieldAuthor]]:
             from studio.store.history import ProjectRepository  # gitpython: on the TaskRunner
 
-            return scope_log(ProjectRepository(root), scope)
+            repo = ProjectRepository(root)
+            if scope.kind not in ("subtask", "criterion"):
+                return scope_log(repo, scope), []
+            revisions = object_revisions(repo, scope)  # read once, for the log and the authors alike
+            return [entry for entry, _, _ in revisions], last_changes(revisions_of(revisions))
 
         self._log_task = self.runner.run(f"Reading the history ({scope.label.lower()})", work,
                                          self._show_log, self._report)
 
-    def _show_log(self, entries: list[LogEntry]) -> None:
+    def _show_log(self, found: tuple[list[LogEntry], list[FieldAuthor]]) -> None:
+        entries, authors = found
+        self.authors_model.set_rows(authors)
         self.history_model.set_entries(entries)
         if not entries:
             self._report("No saved revision yet." if self.scope.kind is None else

@@ -37,6 +37,7 @@ from studio.errors import StudioError
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.rubric.comments_panel import CommentsPanel
 from studio.gui.rubric.delegates import RubricDelegate
 from studio.gui.rubric.filter_model import RubricFilterModel
 from studio.gui.rubric.model import COLUMN, RubricModel
@@ -142,7 +143,15 @@ class RubricEditor(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("rubricSplitter")
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.totals)
+        # Beside the table: the totals, and under them the comment threads on the current criterion.
+        self.comments = CommentsPanel(context, self)
+        self.side = QSplitter(Qt.Orientation.Vertical, self)
+        self.side.setObjectName("rubricSideSplitter")
+        self.side.addWidget(self.totals)
+        self.side.addWidget(self.comments)
+        self.side.setChildrenCollapsible(False)
+        remember_splitter(self.side, "rubric/totals-comments")
+        self.splitter.addWidget(self.side)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setChildrenCollapsible(False)
@@ -166,6 +175,7 @@ class RubricEditor(QWidget):
         self.model.refused.connect(self.show_message)
         self.table.selectionModel().selectionChanged.connect(self._update_actions)
         self.table.selectionModel().currentChanged.connect(self._update_actions)
+        self.table.selectionModel().currentChanged.connect(self._show_comments)
         context.changed.connect(self._after_edit)
         context.reloaded.connect(self._fill_scopes)
         self._update_actions()
@@ -260,6 +270,14 @@ class RubricEditor(QWidget):
         if not rows and current is not None:
             rows.add(current)
         return sorted(rows)
+
+    def _show_comments(self, *_: object) -> None:
+        row = self.current_row()
+        if row is None:
+            self.comments.show_target(None)
+            return
+        scope, place = self.model.locate(row)
+        self.comments.show_target(self.model.keys(scope)[place])
 
     def _update_actions(self, *_: object) -> None:
         row = self.current_row()
