@@ -3,7 +3,8 @@
 Lists of objects (stages, subtasks, materials, handoffs, deliverables, acceptance items,
 criteria, outputs) are matched by what names each: its id, a reused criterion's `reuse_of`, an
 output's path, a handoff's from and to; mappings key by key, and each other value (a
-number, a text, a list of plain values such as `covers`) is one field. A field changed on one
+number, a text, a list of plain values such as `covers`) is one field, but for a list both sides
+only appended to, which keeps both sides' additions. A field changed on one
 side takes that side; changed alike on both, either; changed differently on both, it is a
 conflict: the merged file keeps ours' value there (so it still loads) and the conflict is
 returned for the expert to settle. An object added on one side is kept (at its place after the
@@ -209,6 +210,16 @@ class _Merger:
                                 ours, ours_ids, theirs, theirs_ids, path)
             return ours
         plain_base, plain_ours, plain_theirs = _plain(base), _plain(ours), _plain(theirs)
+        if isinstance(ours, list) and isinstance(theirs, list) and isinstance(base, list) and base:
+            start = len(base)
+            if plain_ours[:start] == plain_base and plain_theirs[:start] == plain_base:
+                # Both sides only appended (two replies to one comment thread, two ids added to
+                # `covers`): ours' additions, then theirs' that ours does not have.
+                for item, value in zip(theirs[start:], plain_theirs[start:], strict=True):
+                    if value not in plain_ours[start:]:
+                        ours.append(item)
+                        self.changed = True
+                return ours
         if plain_ours == plain_theirs or plain_base == plain_theirs:
             return ours  # the same values, or theirs changed only comments inside a plain list
         if plain_base == plain_ours:

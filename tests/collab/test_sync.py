@@ -290,3 +290,26 @@ def test_a_remote_that_wants_a_login_no_helper_has_fails_at_once_naming_the_user
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_two_replies_to_one_comment_thread_made_at_once_are_both_kept(team):
+    code, out, err = team.cli("comment", str(team.ana), "add", "T03-C02", "Factual support for the EUR 1.8m?")
+    assert code == 0, err
+    team.save(team.ana, "A question on T03-C02")
+    team.sync(team.ana)
+    assert team.sync(team.ben)[0] == 0
+    thread = json.loads(team.cli("comment", str(team.ben), "list", "--format", "json")[1])[0]["id"]
+    assert team.cli("comment", str(team.ana), "reply", thread, "The works estimate, page 3.")[0] == 0
+    team.save(team.ana, "Ana replies")
+    assert team.cli("comment", str(team.ben), "reply", thread, "And the capex budget excludes it.")[0] == 0
+    team.save(team.ben, "Ben replies")
+    team.sync(team.ana)
+    code, out, err = team.sync(team.ben)
+    assert code == 0, (out, err)
+    converge(team)
+    for clone in (team.ana, team.ben):
+        listed = json.loads(team.cli("comment", str(clone), "list", "--format", "json")[1])
+        texts = [message["text"] for message in listed[0]["messages"]]
+        assert texts == ["Factual support for the EUR 1.8m?", "And the capex budget excludes it.",
+                         "The works estimate, page 3."]  # Ben merged: his reply first, then Ana's
+        assert team.cli("validate", str(clone))[0] == 0
