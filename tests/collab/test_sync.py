@@ -36,6 +36,13 @@ def converge(team: Team) -> None:
     assert git(team.ana, "rev-parse", "HEAD") == git(team.ben, "rev-parse", "HEAD")
 
 
+def both_weigh(team: Team, ana: int, ben: int) -> None:
+    """Each expert saves a weight of their own for T03-C01 (Ana's not yet synced)."""
+    for clone, weight in ((team.ana, ana), (team.ben, ben)):
+        edit(clone, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", f"weight: {weight}"))
+        team.save(clone, f"T03-C01 weighs {weight}")
+
+
 def test_edits_of_different_criteria_merge_cleanly_and_both_clones_converge(team):
     edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
     team.save(team.ana, "Raise T03-C01")
@@ -71,11 +78,8 @@ def test_edits_of_different_fields_of_one_criterion_merge_cleanly(team):
 
 
 def test_the_same_field_is_one_recorded_conflict_the_file_still_loads_and_resolve_commits_the_merge(team):
-    edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
-    team.save(team.ana, "Ana's weight")
-    edit(team.ben, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 6"))
     edit(team.ben, RUBRIC, C02_TEXT, C02_TEXT.replace("records", "states"))  # and a clean change beside it
-    team.save(team.ben, "Ben's weight")
+    both_weigh(team, ana=8, ben=6)
     assert team.sync(team.ana)[0] == 0
     code, out, _ = team.sync(team.ben)
     assert code == 1 and "1 conflict(s)" in out and "nothing pushed" in out
@@ -105,10 +109,7 @@ def test_the_same_field_is_one_recorded_conflict_the_file_still_loads_and_resolv
 
 
 def test_a_value_given_by_hand_settles_a_conflict(team):
-    edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
-    team.save(team.ana, "8")
-    edit(team.ben, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 6"))
-    team.save(team.ben, "6")
+    both_weigh(team, ana=8, ben=6)
     team.sync(team.ana)
     assert team.sync(team.ben)[0] == 1
     code, out, err = team.cli("resolve", str(team.ben), RUBRIC, "criteria[T03-C01].weight", "--value", "7")
@@ -200,10 +201,7 @@ def test_a_binary_material_changed_on_both_sides_is_settled_by_taking_a_side(tea
 
 
 def test_abort_puts_the_clone_back_as_before_the_sync(team):
-    edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
-    team.save(team.ana, "8")
-    edit(team.ben, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 6"))
-    team.save(team.ben, "6")
+    both_weigh(team, ana=8, ben=6)
     head = git(team.ben, "rev-parse", "HEAD")
     team.sync(team.ana)
     assert team.sync(team.ben)[0] == 1
@@ -242,10 +240,7 @@ def test_a_new_project_and_every_synced_clone_merge_with_the_driver(team, tmp_pa
 
 
 def test_a_settled_merge_that_does_not_validate_is_not_committed_until_fixed_and_finished(team):
-    edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
-    team.save(team.ana, "8")
-    edit(team.ben, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 6"))
-    team.save(team.ben, "6")
+    both_weigh(team, ana=8, ben=6)
     team.sync(team.ana)
     assert team.sync(team.ben)[0] == 1
     head = git(team.ben, "rev-parse", "HEAD")

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QTableWidget
 
 from studio.gui.base.actions import ActionId
 from tests.collab.conftest import edit
-from tests.collab.test_sync import C01_WEIGHT, C02_TEXT, RUBRIC, weight_of
+from tests.collab.test_sync import C02_TEXT, RUBRIC, both_weigh, weight_of
 from tests.gui.shell_support import git, idle, open_window
 
 
@@ -22,12 +22,9 @@ def _weight_in_window(window, criterion: str) -> int | None:
 
 
 def _conflicting(team) -> None:
-    edit(team.ana, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 8"))
-    team.save(team.ana, "Ana: 8")
-    assert team.sync(team.ana)[0] == 0
-    edit(team.ben, RUBRIC, C01_WEIGHT, C01_WEIGHT.replace("weight: 7", "weight: 6"))
     edit(team.ben, RUBRIC, C02_TEXT, C02_TEXT.replace("records", "states"))
-    team.save(team.ben, "Ben: 6")
+    both_weigh(team, ana=8, ben=6)
+    assert team.sync(team.ana)[0] == 0
 
 
 def test_the_status_bar_a_clean_sync_and_its_reload(qtbot, team):
