@@ -16,8 +16,8 @@ place: ours' comments and key order stay; what is taken from theirs keeps theirs
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -124,15 +124,9 @@ def merge_yaml(base_text: str | None, ours_text: str, theirs_text: str, name: st
 
 def _parse(text: str, name: str, side: str) -> Any:
     try:
-        return YamlDocument.parse(_path(name), text).data
+        return YamlDocument.parse(Path(name), text).data
     except YamlSyntaxError as error:
         raise MergeError(f"{name} ({side}): {error}") from None
-
-
-def _path(name: str) -> Any:
-    from pathlib import Path
-
-    return Path(name)
 
 
 def _dump(data: Any) -> str:
@@ -421,15 +415,3 @@ def _node(value: Any) -> Any:
         return CommentedSeq(_node(item) for item in value)
     return value
 
-
-def walk_conflicts(conflicts: tuple[FieldConflict, ...]) -> Iterator[str]:
-    """One line per conflict, for messages."""
-    for conflict in conflicts:
-        yield f"{conflict.field}: ours {_shown(conflict.ours)}, theirs {_shown(conflict.theirs)} (was {_shown(conflict.base)})"
-
-
-def _shown(value: Any) -> str:
-    if value is MISSING:
-        return "(absent)"
-    text = repr(value) if not isinstance(value, str) else f"'{value}'"
-    return text if len(text) <= 60 else text[:57] + "…"

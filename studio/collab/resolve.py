@@ -21,7 +21,7 @@ from studio.collab.conflicts import SIDES, Conflict
 from studio.collab.merge import MISSING, MergeError, set_field
 from studio.collab.sync import CollabError, _open, current_conflicts
 from studio.store.atomic import write_atomic
-from studio.store.repository_state import git_message
+from studio.store.repository_state import git_message, merge_head, unmerged_paths
 
 
 @dataclass(frozen=True)
@@ -128,14 +128,12 @@ def _commit(folder: Path, message: str | None, settled: list[str]) -> Resolved:
     if errors:
         shown = tuple(f"{finding.file}:{finding.line}:{finding.column}: {finding.message}" for finding in errors[:10])
         return Resolved([], None, shown)
-    from studio.store.repository_state import unmerged_paths
-
     left = unmerged_paths(project.repo)
     if left:
         return Resolved([], None, tuple(f"{path}: still unmerged for git: settle it, or `git add` it"
                                         for path in left))
-    merge_head = Path(project.repo.git_dir, "MERGE_HEAD").read_text().strip()[:12]
-    text = message or f"Sync: merge {merge_head}, conflicts settled\n\n" + "\n".join(settled)
+    merging = (merge_head(project.repo) or "")[:12]
+    text = message or f"Sync: merge {merging}, conflicts settled\n\n" + "\n".join(settled)
     try:
         project.repo.git.commit("--quiet", "--no-verify", "-m", text)
     except git.GitCommandError as error:
@@ -149,7 +147,7 @@ def finish(folder: Path, message: str | None = None) -> Resolved:
     """Commit a merge whose conflicts are all settled but whose result did not validate then, once
     the findings are fixed (validated again first)."""
     project = _open(folder)
-    if not Path(project.repo.git_dir, "MERGE_HEAD").exists():
+    if merge_head(project.repo) is None:
         raise CollabError(f"{folder}: no merge is in progress: nothing to commit")
     left = current_conflicts(project)
     if left:
@@ -162,13 +160,13 @@ def finish(folder: Path, message: str | None = None) -> Resolved:
 
 def merging(folder: Path) -> bool:
     """Whether a merge is in progress (settled or not)."""
-    return Path(_open(folder).repo.git_dir, "MERGE_HEAD").exists()
+    return merge_head(_open(folder).repo) is not None
 
 
 def abort(folder: Path) -> None:
     """Abandon the merge in progress: the clone goes back to what it was before it."""
     project = _open(folder)
-    if not Path(project.repo.git_dir, "MERGE_HEAD").exists():
+    if merge_head(project.repo) is None:
         raise CollabError(f"{folder}: no merge is in progress: nothing to abort")
     try:
         project.repo.git.merge("--abort")

@@ -22,7 +22,7 @@ from studio.collab.conflicts import Conflict
 from studio.collab.driver import ensure_driver
 from studio.errors import StudioError
 from studio.store.history import ProjectRepository
-from studio.store.repository_state import git_message, interruption, interruption_message
+from studio.store.repository_state import git_message, interruption, interruption_message, merge_head, unmerged_paths
 
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 _LOGIN_WORDS = ("authentication failed", "could not read username", "could not read password",
@@ -64,18 +64,16 @@ class SyncResult:
     fetched: bool = False
     merged: int = 0  # commits taken from the remote
     pushed: int = 0  # commits sent to it
-    conflicts: list[Conflict] = field(default_factory=list)
-    unmerged: list[str] = field(default_factory=list)  # files in conflict git itself left (binary)
+    conflicts: list[Conflict] = field(default_factory=list)  # files git could not merge itself among them
     notes: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not self.conflicts and not self.unmerged
+        return not self.conflicts
 
     def summary(self) -> str:
         if not self.clean:
-            count = len(self.conflicts) + len(self.unmerged)
-            return (f"merged {self.remote}/{self.branch} with {count} conflict(s) to resolve: nothing pushed; "
+            return (f"merged {self.remote}/{self.branch} with {len(self.conflicts)} conflict(s) to resolve: nothing pushed; "
                     "settle each (the conflict view, or `dbstudio resolve`) and the merge is committed")
         parts = []
         if self.merged:
@@ -134,7 +132,7 @@ def status(folder: Path, remote: str | None = None) -> SyncStatus:
     """Ahead / behind against the remote as last fetched (no network)."""
     project = _open(folder)
     repo = project.repo
-    merging = Path(repo.git_dir, "MERGE_HEAD").exists()
+    merging = merge_head(repo) is not None
     open_conflicts = len(current_conflicts(project)) if merging else 0
     try:
         branch: str | None = repo.active_branch.name
@@ -162,7 +160,7 @@ def _counts(repo: git.Repo, upstream: str) -> tuple[int, int]:
 def current_conflicts(project: ProjectRepository) -> list[Conflict]:
     """The recorded conflicts of the merge in progress (none once it is committed or aborted)."""
     repo = project.repo
-    if not Path(repo.git_dir, "MERGE_HEAD").exists():
+    if merge_head(repo) is None:
         return []
     head = repo.head.commit.hexsha
     return [conflict for conflict in recorded.read_all(project.root) if conflict.head in ("", head)]
@@ -174,7 +172,7 @@ def sync(folder: Path, remote: str | None = None, push: bool = True) -> SyncResu
     repo = project.repo
     found = interruption(repo)
     if found is not None:
-        if Path(repo.git_dir, "MERGE_HEAD").exists():
+        if merge_head(repo) is not None:
             raise CollabError("a merge is in progress: settle its conflicts first (`dbstudio conflicts PROJECT`, "
                               "then `dbstudio resolve`, or the app's conflict view), or abandon it with "
                               "`dbstudio resolve PROJECT --abort`")
@@ -199,12 +197,8 @@ def sync(folder: Path, remote: str | None = None, push: bool = True) -> SyncResu
             if behind:
                 recorded.clear(project.root)
                 if not _merge(repo, upstream, ahead, result):
-                    result.conflicts = current_conflicts(project)
-                    from studio.store.repository_state import unmerged_paths
-
-                    known = {project.repo_path(conflict.file) for conflict in result.conflicts}
-                    result.unmerged = [path for path in unmerged_paths(repo) if path not in known]
-                    _record_unmerged(project, result.unmerged)
+                    known = {project.repo_path(conflict.file) for conflict in current_conflicts(project)}
+                    _record_unmerged(project, [path for path in unmerged_paths(repo) if path not in known])
                     result.conflicts = current_conflicts(project)
                     return result
                 result.merged += behind
@@ -245,7 +239,7 @@ def _merge(repo: git.Repo, upstream: str, ahead: int, result: SyncResult) -> boo
         else:
             repo.git.merge("--no-edit", "--quiet", "-m", f"Sync: merge {upstream}", upstream)
     except git.GitCommandError as error:
-        if Path(repo.git_dir, "MERGE_HEAD").exists():
+        if merge_head(repo) is not None:
             return False
         raise CollabError(f"git could not merge {upstream} ({git_message(error)}): nothing was changed") from None
     return True

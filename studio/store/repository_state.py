@@ -46,6 +46,14 @@ def interruption(repo: git.Repo) -> Interruption | None:
     return None
 
 
+def merge_head(repo: git.Repo) -> str | None:
+    """The commit a merge in progress is merging (git's MERGE_HEAD), or None when none is."""
+    try:
+        return Path(repo.git_dir, "MERGE_HEAD").read_text(encoding="ascii").strip() or None
+    except OSError:
+        return None
+
+
 def unmerged_paths(repo: git.Repo) -> tuple[str, ...]:
     out = repo.git.ls_files("--unmerged", "-z")
     paths = {entry.split("\t", 1)[1] for entry in out.split("\0") if "\t" in entry}
