@@ -18,6 +18,13 @@ FINAL_RUBRIC_FILE = "final/rubric.yaml"
 MATERIALS_DIR = "materials"
 EVALUATOR_DIR = "evaluator"
 REFERENCES_FILE = "evaluator/references.yaml"
+# The expert's own deliverables, evaluator-only like everything under evaluator/: one folder per scope
+# (a subtask id, or final) holding the files as that scope's submission holds them (studio.mutation).
+REFERENCE_PACKAGE_DIR = "evaluator/reference"
+REFERENCE_PACKAGE_FILE = "evaluator/reference/reference.yaml"
+# What mutation testing built and found: submissions, the judge's verdicts on them, the last report.
+# A cache under .dbstudio/ (never committed): `dbstudio mutate` builds it again.
+MUTATION_DIR = ".dbstudio/mutation"
 SCRIPTS_DIR = "scripts"
 RUNS_DIR = "runs"
 # Judge and expert verdicts, one file per submission and rater: kept under git, never ignored.
