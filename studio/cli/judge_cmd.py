@@ -62,6 +62,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--runs-dir", metavar="DIR", help="where the runs live (default: the project's runs/ folder)")
     parser.add_argument(
+        "--dry-run", action="store_true",
+        help="estimate the requests and tokens of this judging and send nothing",
+    )
+    add_judge_options(parser)
+    parser.add_argument("--criterion", metavar="ID", help="with --trace: only the conversation that decided ID")
+    parser.set_defaults(run=run)
+
+
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    """The judge's settings as flags, over the profile: what `judge` and `mutate` both take."""
+    parser.add_argument(
         "--endpoint",
         metavar="URL",
         help="base URL of the chat-completions API, e.g. "
@@ -107,10 +118,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the model's context window in tokens: a request estimated not to fit is not sent (default: the "
         "profile's, else unchecked)",
     )
-    parser.add_argument(
-        "--dry-run", action="store_true",
-        help="estimate the requests and tokens of this judging and send nothing",
-    )
     parser.add_argument("--images", action="store_true", help="give the submission's images to a multimodal model")
     parser.add_argument(
         "--agent", action="store_true",
@@ -126,9 +133,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="agent judge: prompt and completion tokens per conversation before the answer is asked for "
         "(default 300000)",
     )
-    parser.add_argument("--criterion", metavar="ID", help="with --trace: only the conversation that decided ID")
-    parser.set_defaults(run=run)
-
 
 def _positive(text: str) -> int:
     try:
@@ -191,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
         return _dry_run(loaded, submissions, settings, store)
     total = JudgeSummary()
     print(f"judging with {settings.describe()}", flush=True)
-    with _cancel_on_interrupt() as cancelled, open_client(settings) as client:
+    with cancel_on_interrupt() as cancelled, open_client(settings) as client:
         for submission in submissions:
             try:
                 summary = judge_submission(
@@ -227,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _cancel_on_interrupt() -> Iterator[threading.Event]:
+def cancel_on_interrupt() -> Iterator[threading.Event]:
     """While judging, the first Ctrl-C (or SIGTERM) lets the requests under way finish and stores their
     verdicts; a second Ctrl-C stops at once. The earlier handlers come back afterwards."""
     cancelled = threading.Event()

@@ -69,6 +69,8 @@ COMMANDS = [
             "harbor_cmd", "configure_export"),
     Command("import", "read another tool's results back as runs: import harbor JOB_DIR PROJECT", "harbor_cmd",
             "configure_import"),
+    Command("mutate", "test the rubrics on the expert's reference package: plant the project's failures and see "
+                      "which criteria catch them", "mutate_cmd"),
     Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
             "judge_cmd"),
     Command("benchmark", "a benchmark of many projects and systems: benchmark new|validate|status|run|judge|report, export|import harbor", "benchmark_cmd"),

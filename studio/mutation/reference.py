@@ -25,6 +25,7 @@ reference.yaml names what a correction changed, which the project files do not s
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -68,6 +69,9 @@ class Correction(StrictModel):
         if isinstance(value, str) and not value.strip():
             raise ValueError("give the figure as written in the deliverables, e.g. 41.8")
         return value.strip() if isinstance(value, str) else value
+
+
+_KEYS = "material, what, from and to"
 
 
 class ReferenceFile(StrictModel):
@@ -117,6 +121,14 @@ class ReferencePackage:
         for subtask in self.timeline[:upto]:
             files.update(self.own_files(subtask))
         return dict(sorted(files.items()))
+
+    def key(self) -> str:
+        """A hash of every file of the package, reference.yaml included: a report made on other files is stale."""
+        digest = hashlib.sha256()
+        for rel, path in _files_under(self.root).items():
+            digest.update(rel.encode("utf-8") + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        return digest.hexdigest()[:16]
 
     def materialize(self, scope: str, target: Path) -> Path:
         """Write the reference submission of `scope` to `target` (emptied first)."""
@@ -186,12 +198,21 @@ def _corrections(path: Path, project: Project) -> list[Correction]:
     try:
         parsed = ReferenceFile.model_validate(document.data or {})
     except ValidationError as exc:
-        from studio.store.schema_messages import clean_loc, describe
+        from studio.store.schema_messages import clean_loc
 
-        error = exc.errors()[0]
-        line, column = document.locate(clean_loc(error["loc"]))
-        message, _ = describe(error, document.data)
-        raise MutationError(f"{path}:{line}:{column}: {message}") from None
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")  # a typo explains a missing key
+        error = errors[0]
+        loc = clean_loc(error["loc"])
+        line, column = document.locate(loc)
+        last = str(loc[-1]) if loc else ""
+        where = f"correction {loc[1] + 1}: " if len(loc) > 1 and isinstance(loc[1], int) else ""
+        if error["type"] == "extra_forbidden":
+            problem = f"unknown key '{last}': remove it or check its spelling (a correction has {_KEYS})"
+        elif error["type"] == "missing":
+            problem = f"missing required key '{last}' (a correction has {_KEYS})"
+        else:
+            problem = f"'{last}': {error['msg'].removeprefix('Value error, ')}"
+        raise MutationError(f"{path}:{line}:{column}: {where}{problem}") from None
     for index, correction in enumerate(parsed.corrections):
         material = project.material(correction.material)
         if material is None:

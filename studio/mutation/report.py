@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.model.vocabulary import FINAL_SCOPE
 from studio.mutation.reference import MutationError
 from studio.store import layout
 from studio.store.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from studio.model import Project
 
 __all__ = ["KILLED", "MutantResult", "MutationReport", "REPORT_FILE", "SURVIVED", "ScopeResult", "UNDECIDED",
            "read_report", "report_text", "write_report"]
@@ -216,12 +219,33 @@ def report_text(report: MutationReport) -> str:
         if ids:
             lines.append(f"  {key:<16} {len(ids):>3}  {', '.join(ids[:6])}{' ...' if len(ids) > 6 else ''}")
     idle = [key for key, ids in kills.items() if not ids]
-    if idle:
+    if report.judge is None:
+        lines.append("  (criteria without a programmatic check are not decided without a judge: --judge)")
+    elif idle:
         lines.append(f"  kill no mutant: {len(idle)} criteria ({', '.join(idle[:8])}{' ...' if len(idle) > 8 else ''})")
     if report.judge is not None:
         lines.append("")
         lines.append(f"judging: {report.requests} requests, {report.tokens:,} tokens, {report.reused} verdicts reused")
     return "\n".join(lines)
+
+
+def rubric_fingerprints(project: Project) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """scope -> a hash of what its rubric asks (each criterion's version, requires and check), and scope ->
+    its criteria ids: a report made on other rubrics is stale."""
+    import hashlib
+
+    from studio.judging.scope import scope_criteria, scopes_of
+    from studio.judging.verdicts import criterion_version
+
+    prints, criteria = {}, {}
+    for scope in scopes_of(project):
+        scoped = scope_criteria(project, scope)
+        parts = [[c.id, criterion_version(c.scored), list(c.own.requires),
+                  c.own.check.model_dump(mode="json", by_alias=True) if c.own.check is not None else None]
+                 for c in scoped]
+        prints[scope] = hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
+        criteria[scope] = [c.id for c in scoped]
+    return prints, criteria
 
 
 def scope_rubric_file(scope: str) -> str:

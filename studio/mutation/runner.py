@@ -11,7 +11,6 @@ Cancelling stops after the mutant under way; what was judged is kept, and the ne
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from studio.mutation.report import (
     MutantResult,
     MutationReport,
     ScopeResult,
+    rubric_fingerprints,
     write_report,
 )
 from studio.store import layout
@@ -147,29 +147,6 @@ def planned_mutants(project_dir: Path, kinds: Sequence[str] | None = None) -> li
     return generate_mutants(loaded.project, package, lambda scope: work / "reference" / scope, kinds)
 
 
-def _fingerprints(loaded: LoadedProject) -> tuple[dict[str, str], dict[str, list[str]]]:
-    from studio.judging.scope import scope_criteria
-    from studio.judging.verdicts import criterion_version
-
-    prints, criteria = {}, {}
-    for scope in _scopes(loaded):
-        scoped = scope_criteria(loaded.project, scope)
-        parts = [[c.id, criterion_version(c.scored), [list(c.own.requires)], c.own.check is not None and
-                  c.own.check.model_dump(mode="json", by_alias=True)] for c in scoped]
-        prints[scope] = hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
-        criteria[scope] = [c.id for c in scoped]
-    return prints, criteria
-
-
-def reference_key(package: ReferencePackage) -> str:
-    """A hash of every file of the reference package (and reference.yaml)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in package.root.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(package.root).as_posix().encode("utf-8") + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
-
-
 class _Run:
     def __init__(self, project_dir: Path, judge: JudgeSettings | None, client: ChatClient | None,
                  progress: Callable[[MutationProgress], None] | None, cancel: Callable[[], bool] | None) -> None:
@@ -279,7 +256,7 @@ class _Run:
             results.append(self.one(mutant, ref_against, ref_results))
             done += 1
         self._report(done, total, "done")
-        prints, criteria = _fingerprints(self.loaded)
+        prints, criteria = rubric_fingerprints(self.loaded.project)
         checkpoints = [reference[s] for s in scopes if s != FINAL_SCOPE]
         process = (sum(r.score for r in checkpoints if r.score is not None) / len(checkpoints)
                    if checkpoints and all(r.score is not None for r in checkpoints) else None)
@@ -287,7 +264,7 @@ class _Run:
         report = MutationReport(
             self.loaded.project.info.id if self.loaded.project.info is not None else self.project_dir.name,
             datetime.now(UTC).isoformat(timespec="seconds"), self.judge.describe() if self.judge else None,
-            reference, results, prints, reference_key(self.package), process, final, cancelled,
+            reference, results, prints, self.package.key(), process, final, cancelled,
             self.requests, self.tokens, self.reused, criteria)
         write_report(self.project_dir, report)
         return report

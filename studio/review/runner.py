@@ -17,6 +17,7 @@ from studio.review import (
     facts,
     io_agreement,
     leaks,
+    mutation,
     paraphrase,
     propagation,
     weights,
@@ -29,7 +30,7 @@ from studio.validation.findings import Finding, Severity
 from studio.validation.validate import validate_loaded
 
 FAMILIES = [alignment, availability, leaks, propagation, weights, dependencies, contract, facts, paraphrase,
-            io_agreement, calibration]
+            io_agreement, calibration, mutation]
 RULES: dict[str, str] = {rule: text for family in FAMILIES for rule, text in family.RULES.items()} | context.RULES
 
 # The kinds of project file each family reads. A family whose file did not load (syntax or
