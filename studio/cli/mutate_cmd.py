@@ -51,7 +51,7 @@ def _kinds(text: str) -> list[str]:
     kinds = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [kind for kind in kinds if kind not in KINDS]
     if unknown or not kinds:
-        raise argparse.ArgumentTypeError(f"unknown kind {', '.join(unknown) or text!r}: give any of {', '.join(KINDS)}")
+        raise argparse.ArgumentTypeError(f"unknown kind {', '.join(unknown) or repr(text)}: give any of {', '.join(KINDS)}")
     return kinds
 
 

@@ -1,8 +1,8 @@
 """The tests' judge: a loopback chat-completions server that decides each criterion from the evidence the
 request carries, the way a careful reader of figures would.
 
-- A requirement holds when every figure its text names is in the files it covers (and, for a requirement
-  naming no figure, when most of its longer words are there).
+- A requirement holds when every figure its text names is in each file it covers (and, for a requirement
+  naming no figure, when most of its longer words are in them).
 - A fatal gate holds when a file it covers is not in the evidence at all (missing), or is empty.
 - A failure condition holds when it names figures, all of them are in its files, and most of its longer
   words are too (the fault is written there).
@@ -82,8 +82,8 @@ def decide(criterion: dict, files: dict[str, str]) -> bool:
             _words_share(criterion["text"], text) >= WORD_SHARE
     if len(shown) < len(covered):
         return False
-    if named:
-        return all(_has_figure(text, f) for f in named)
+    if named:  # in each file it covers: a requirement on several files asks them all to agree
+        return all(_has_figure(files[path], f) for path in covered for f in named)
     return _words_share(criterion["text"], text) >= WORD_SHARE
 
 
