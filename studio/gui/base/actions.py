@@ -71,6 +71,7 @@ class ActionId(Enum):
     SCORES = "scoresAction"
     AGREEMENT = "agreementAction"
     JUDGE_ERROR = "judgeErrorAction"
+    MUTATION = "mutationAction"
     OPEN_BENCHMARK = "benchmarkOpenAction"
     SYNC = "actionSync"
     CONFLICTS = "actionConflicts"

@@ -34,6 +34,38 @@ ALL_LABEL = "Every rubric the run has a checkpoint for"
 NO_PROFILE = "None: the endpoint and model below, the server's defaults for the rest"
 
 
+def fill_profiles(box: QComboBox, project_dir: Path) -> None:
+    """The judge profiles to choose from: none, the project's own, then the presets."""
+    from studio.judging.profiles import PRESETS, project_profiles
+
+    box.blockSignals(True)
+    box.clear()
+    box.addItem(NO_PROFILE, None)
+    for name in project_profiles(project_dir):
+        box.addItem(f"{name} (this project's)", name)
+    for name in PRESETS:
+        if box.findData(name) < 0:  # the project's own file of that name wins
+            box.addItem(f"{name} (preset)", name)
+    box.blockSignals(False)
+
+
+def profile_named(project_dir: Path, name: object) -> JudgeProfile:
+    from studio.judging.profiles import JudgeProfile, load_profile
+    from studio.judging.request_shape import DEFAULT_TIMEOUT_S
+
+    return load_profile(project_dir, str(name)) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
+
+
+def settings_of(project_dir: Path, name: object, endpoint: str, model: str) -> JudgeSettings:
+    """The profile, with the endpoint and model given over it (as the CLI's flags are)."""
+    from studio.judging.judge import JudgeSettings
+
+    endpoint, model = endpoint.strip(), model.strip()
+    profile = profile_named(project_dir, name).with_changes(endpoint=endpoint or None, model=model or None)
+    return JudgeSettings.from_profile(profile, base_url=endpoint, model=model,
+                                      name=str(name) if name else None)
+
+
 class JudgeDialog(QDialog):
     """The judge's settings for one run, and the judging under way."""
 
@@ -137,17 +169,7 @@ class JudgeDialog(QDialog):
                             "The project has no run yet: start one (Runs), then judge it here.")
 
     def _fill_profiles(self) -> None:
-        from studio.judging.profiles import PRESETS, project_profiles
-
-        self.profile_box.blockSignals(True)
-        self.profile_box.clear()
-        self.profile_box.addItem(NO_PROFILE, None)
-        for name in project_profiles(self.project_dir):
-            self.profile_box.addItem(f"{name} (this project's)", name)
-        for name in PRESETS:
-            if self.profile_box.findData(name) < 0:  # the project's own file of that name wins
-                self.profile_box.addItem(f"{name} (preset)", name)
-        self.profile_box.blockSignals(False)
+        fill_profiles(self.profile_box, self.project_dir)
         self.profile_box.currentIndexChanged.connect(lambda _: self._profile_chosen())
         self.endpoint_edit.textEdited.connect(lambda _: self._show_summary())
         self.model_edit.textEdited.connect(lambda _: self._show_summary())
@@ -187,20 +209,12 @@ class JudgeDialog(QDialog):
             self.resize(self.width(), self.height() + short)
 
     def _profile(self) -> JudgeProfile:
-        from studio.judging.profiles import JudgeProfile, load_profile
-        from studio.judging.request_shape import DEFAULT_TIMEOUT_S
-
-        name = self.profile_box.currentData()
-        return load_profile(self.project_dir, str(name)) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
+        return profile_named(self.project_dir, self.profile_box.currentData())
 
     def _settings(self) -> JudgeSettings:
         """The profile, with the endpoint and model of the fields over it (as the CLI's flags are)."""
-        from studio.judging.judge import JudgeSettings
-
-        name = self.profile_box.currentData()
-        endpoint, model = self.endpoint_edit.text().strip(), self.model_edit.text().strip()
-        profile = self._profile().with_changes(endpoint=endpoint or None, model=model or None)
-        return JudgeSettings.from_profile(profile, base_url=endpoint, model=model, name=name)
+        return settings_of(self.project_dir, self.profile_box.currentData(), self.endpoint_edit.text(),
+                           self.model_edit.text())
 
     # -- judging ----------------------------------------------------------------------------------
     def start(self) -> None:

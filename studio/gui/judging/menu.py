@@ -1,6 +1,7 @@
 """The Judging menu's scores and agreement actions, installed by one call (`install_scores`):
 "Scores and Trajectories" opens the scores view, "Agreement Dashboard" the agreement dashboard,
-"Judge Certification" the judge's measured error and the corrected scores, each
+"Judge Certification" the judge's measured error and the corrected scores, "Test the Rubrics" mutation
+testing on the reference package, each
 as a tab of the editor area. The views (and matplotlib, the judging core) load only when first
 opened, so the window starts without them."""
 
@@ -18,6 +19,7 @@ from studio.gui.judging.judge_action import JudgeAction
 if TYPE_CHECKING:
     from studio.gui.judging.agreement_view import AgreementView
     from studio.gui.judging.judge_error_view import JudgeErrorView
+    from studio.gui.judging.mutation_view import MutationView
     from studio.gui.judging.scores_view import ScoresView
 
 
@@ -30,6 +32,7 @@ class ScoresHook(QObject):
         self.scores: ScoresView | None = None
         self.agreement: AgreementView | None = None
         self.judge_error: JudgeErrorView | None = None
+        self.mutation: MutationView | None = None
         actions = shell.actions
         self.action_scores = actions.add(ActionId.SCORES, "&Scores and Trajectories", self.open_scores,
                                          tip="Each run's checkpoint and final scores from the verdict store, "
@@ -41,9 +44,14 @@ class ScoresHook(QObject):
                                               tip="Each judge's sensitivity and specificity against the experts, "
                                                   "certified or not per scope, and the scores corrected for its "
                                                   "error", needs_project=True)
+        self.action_mutation = actions.add(ActionId.MUTATION, "Test the &Rubrics (Mutation)", self.open_mutation,
+                                           tip="Plant the failures the project is built to expose in the expert's "
+                                               "reference package and see which criteria catch them",
+                                           needs_project=True)
         self.judge = JudgeAction(shell)  # Judge… (judge_action.py): judge, then read the scores
         actions.add_to_menu(MenuId.JUDGING,
-                            [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT, ActionId.JUDGE_ERROR],
+                            [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT, ActionId.JUDGE_ERROR,
+                             ActionId.MUTATION],
                             separator_before=True)
         actions.set_project_open(shell.context is not None)
 
@@ -78,6 +86,12 @@ class ScoresHook(QObject):
         return self._show(self.judge_error,
                           lambda context: JudgeErrorView(context, self.shell.runner, self.shell.tabs),
                           "Judge Certification", "judge_error")
+
+    def open_mutation(self) -> MutationView | None:
+        from studio.gui.judging.mutation_view import MutationView
+
+        return self._show(self.mutation, lambda context: MutationView(context, self.shell.runner, self.shell.tabs),
+                          "Rubric Testing", "mutation")
 
     def _forget(self, name: str, view: QWidget) -> None:
         if getattr(self, name) is view:
