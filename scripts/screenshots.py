@@ -511,6 +511,44 @@ def collab_shots(app: QApplication, window: Any, root: Path, work: Path, out: Pa
     save(window, out / "conflict-view.png")
 
 
+def mutation_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
+    """Rubric testing: the reference package the tests build (tests/mutation/reference_package.py) and the
+    tests' judge on loopback (tests/mutation/figures_judge.py): every kind of mutant judged, the survivors
+    shown with the selected one's suggested criterion."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' judge and builder
+    from tests.judging.chat_server import ChatServer
+    from tests.mutation.figures_judge import figures_judge
+    from tests.mutation.reference_package import build_reference
+
+    build_reference(root)
+    docks = [dock for dock in window.findChildren(QDockWidget) if dock.isVisible()]
+    for dock in docks:  # the report gets the window's width
+        dock.hide()
+    with ChatServer(figures_judge) as server:
+        view = window.scores_hook.open_mutation()
+        wait_until(app, lambda: not window.runner.busy, "the last mutation report")
+        view.use_judge.setChecked(True)
+        view.endpoint_edit.setText(server.url)
+        view.model_edit.setText("figures-judge")
+        done: list[object] = []
+        view.finished.connect(done.append)
+        view.run_button.click()
+        wait_until(app, lambda: bool(done), "the mutants judged", timeout=300)
+    view.filter_box.setCurrentIndex(view.filter_box.findData("survived"))
+    model = view.mutants
+    row = next((r for r in range(model.rowCount()) if str(model.index(r, 0).data()).startswith("status-T09")), 0)
+    view.mutants_table.setCurrentIndex(model.index(row, 0))
+    settle(app, window)
+    save(window, out / "mutation-report.png")
+    view.filter_box.setCurrentIndex(view.filter_box.findData(None))
+    killed = next((r for r in range(model.rowCount()) if model.index(r, 0).data() == "corr-T06-01"), 0)
+    view.mutants_table.setCurrentIndex(model.index(killed, 0))
+    settle(app, window)
+    save(window, out / "mutation-killed.png")
+    for dock in docks:
+        dock.show()
+
+
 def save(widget: QWidget, path: Path) -> None:
     if not widget.grab().save(str(path)):
         raise SystemExit(f"screenshots: could not write {path}")
@@ -665,6 +703,8 @@ def main() -> int:
                "the sample again")
     wait_until(app, lambda: not window.runner.busy, "the sample again")
     context = window.context
+    # Rubric testing: mutants of a reference package, judged; the survivors and what catches the rest.
+    mutation_shots(app, window, root, out)
     collab_shots(app, window, root, args.work, out)
 
     context.undo_stack.setClean()  # nothing to ask about on close: the copy is thrown away
