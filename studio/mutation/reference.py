@@ -127,7 +127,7 @@ class ReferencePackage:
         digest = hashlib.sha256()
         for rel, path in _files_under(self.root).items():
             digest.update(rel.encode("utf-8") + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(_file_digest(path))
         return digest.hexdigest()[:16]
 
     def materialize(self, scope: str, target: Path) -> Path:
@@ -141,6 +141,21 @@ class ReferencePackage:
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, destination)
         return target
+
+
+# path -> (mtime_ns, size, sha256): the review asks for the package's key after every edit in the app
+_DIGESTS: dict[Path, tuple[int, int, bytes]] = {}
+
+
+def _file_digest(path: Path) -> bytes:
+    stat = path.stat()
+    known = _DIGESTS.get(path)
+    if known is not None and known[:2] == (stat.st_mtime_ns, stat.st_size):
+        return known[2]
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").digest()
+    _DIGESTS[path] = (stat.st_mtime_ns, stat.st_size, digest)
+    return digest
 
 
 def _files_under(folder: Path) -> dict[str, Path]:

@@ -185,9 +185,13 @@ class MutationView(QWidget):
         self.details.setObjectName("mutationDetails")
         self.kills = KillsModel(self)
         self.kills_table = results_table("mutationKillsTable", self.kills, self)
+        for table in (self.mutants_table, self.kills_table):
+            table.horizontalHeader().setStretchLastSection(True)
         right = QSplitter(Qt.Orientation.Vertical, self)
         right.addWidget(self.details)
         right.addWidget(self.kills_table)
+        right.setStretchFactor(0, 2)
+        right.setStretchFactor(1, 3)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.setObjectName("mutationSplitter")
         split.addWidget(self.mutants_table)
