@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -313,7 +314,27 @@ def mutate_project(project_dir: Path, judge: JudgeSettings | None = None, kinds:
         assert judge is not None
         client = open_client(judge)
     try:
-        return _Run(project_dir, judge, client, progress, cancel).go(kinds)
+        with _one_run(project_dir):
+            return _Run(project_dir, judge, client, progress, cancel).go(kinds)
     finally:
         if own_client and client is not None:
             client.close()
+
+
+@contextmanager
+def _one_run(project_dir: Path) -> Iterator[None]:
+    """One mutation run of a project at a time (the app and a terminal share .dbstudio/mutation/)."""
+    from filelock import FileLock, Timeout
+
+    work = _workdir(project_dir)
+    work.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(work / ".lock", timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise MutationError(f"{project_dir}: another mutation run of this project is under way (in the app or a "
+                            "terminal): let it finish, or stop it, and run again") from None
+    try:
+        yield
+    finally:
+        lock.release()

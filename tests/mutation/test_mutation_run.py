@@ -166,3 +166,16 @@ def test_a_criterion_the_reference_fails_is_a_finding_and_an_edit_makes_the_repo
     assert not _findings(referenced, "mutation.reference-fails")
     (stale,) = _findings(referenced, "mutation.stale")
     assert "T02" in stale.message and "run `dbstudio mutate` again" in stale.message
+
+
+def test_one_run_of_a_project_at_a_time(referenced: Path) -> None:
+    import pytest
+    from filelock import FileLock
+
+    from studio.mutation.reference import MutationError
+
+    held = FileLock(referenced / ".dbstudio/mutation/.lock")
+    (referenced / ".dbstudio/mutation").mkdir(parents=True, exist_ok=True)
+    with held, pytest.raises(MutationError, match="another mutation run of this project is under way"):
+        mutate_project(referenced, None, ["file-removed"])
+    assert mutate_project(referenced, None, ["file-removed"]).mutants  # free again

@@ -128,6 +128,7 @@ class MutationView(QWidget):
         self.runner = runner
         self.task: Task | None = None
         self.report: MutationReport | None = None
+        self.unsaved = False  # the run started with unsaved edits (it tests the project as saved)
 
         self.kind_box = QComboBox(self)
         self.kind_box.setObjectName("mutationKind")
@@ -304,6 +305,7 @@ class MutationView(QWidget):
             return mutate_project(root, settings, kinds, report, lambda: progress.cancelled)
 
         self._set_running(True)
+        self.unsaved = self.context.modified
         self.status.setText("Planting the mutants and judging the reference…")
         self.task = self.runner.run_with_progress("Testing the rubrics", work, self._done, self._failed,
                                                   self._progressed)
@@ -323,8 +325,11 @@ class MutationView(QWidget):
     def _done(self, report: MutationReport) -> None:
         self._set_running(False)
         self._show(report)
-        self.status.setText("Stopped: what was judged is kept; Run again to go on." if report.cancelled else
-                            f"Done: the report of {report.created}. Survivors are also in Findings (Review).")
+        text = ("Stopped: what was judged is kept; Run again to go on." if report.cancelled else
+                f"Done: the report of {report.created}. Survivors are also in Findings (Review).")
+        if self.unsaved:
+            text += " The rubrics were tested as last saved: save your edits and Run again to test them."
+        self.status.setText(text)
         self.finished.emit(report)
 
     def _failed(self, error: StudioError) -> None:
