@@ -16,16 +16,19 @@ if TYPE_CHECKING:
     from studio.editing.commands import Command
     from studio.editing.documents import ProjectDocuments
 
-KINDS = ("subtask", "material", "criterion", "stage", "deliverable", "reference", "project")
+KINDS = ("subtask", "material", "criterion", "stage", "deliverable", "reference", "project", "output")
 MATERIAL_KINDS = ("source_record", "new_evidence", "client_feedback", "scripted_feedback", "template")
 PROVENANCES = ("original_record", "reconstructed_material", "scenario_assumption")
 
 
 def configure_rename(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="the project folder (the one holding project.yaml)")
-    parser.add_argument("kind", choices=KINDS, help="what the id names")
-    parser.add_argument("old", help="the id now")
-    parser.add_argument("new", help="the new id")
+    parser.add_argument("kind", choices=KINDS, help="what the id names (output: a subtask's output path)")
+    parser.add_argument("old", help="the id now (an output: SUBTASK:PATH, e.g. T03:outputs/register.md)")
+    parser.add_argument("new", help="the new id (an output: its new PATH)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list every change the rename would make (YAML fields, instruction and brief lines) "
+                             "and change nothing")
     parser.set_defaults(run=run_rename)
 
 
@@ -67,9 +70,31 @@ def _edit(path: str, build: Callable[[ProjectDocuments], Command]) -> int:
 
 
 def run_rename(args: argparse.Namespace) -> int:
-    from studio.editing.rename import rename
+    from studio.editing.rename import rename, rename_output, rename_preview
 
-    return _edit(args.path, lambda documents: rename(documents, args.kind, args.old, args.new))
+    def build(documents: ProjectDocuments) -> Command:
+        if args.kind != "output":
+            return rename(documents, args.kind, args.old, args.new)
+        subtask, _, old = args.old.partition(":")
+        if not old:
+            from studio.editing.ids import IdError
+
+            raise IdError(f"give the output as SUBTASK:PATH (e.g. T03:outputs/register.md), not '{args.old}'")
+        new = args.new.split(":", 1)[1] if args.new.startswith(f"{subtask}:") else args.new
+        return rename_output(documents, subtask, old, new)
+
+    if args.dry_run:
+        from studio.editing.session import ProjectSession
+        from studio.store import layout
+
+        documents = ProjectSession(layout.project_folder(args.path)).documents
+        command = build(documents)
+        changes = rename_preview(documents, command)  # type: ignore[arg-type]
+        print(f"{command.label}: {len(changes)} change{'s' if len(changes) != 1 else ''} (dry run, nothing written)")
+        for change in changes:
+            print(f"  {change}")
+        return ExitCode.OK
+    return _edit(args.path, build)
 
 
 def run_material(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@ id is left in any YAML file, the subtask folder moves, and undo gives back every
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,9 @@ def test_a_renamed_subtask_moves_its_folder_and_keeps_its_comments(sample: Path)
     assert session.loaded.project.timeline()[5] == "T06R"
     session.save()
     assert not (sample / "subtasks/T06").exists()
-    assert (sample / "subtasks/T06R/instruction.md").read_bytes() == instruction
+    # the instruction moves, and where it names the subtask it names it by its new id
+    renamed = re.sub(rb"(?<![\w-])T06(?![\w-])", b"T06R", instruction)
+    assert renamed != instruction and (sample / "subtasks/T06R/instruction.md").read_bytes() == renamed
     moved = (sample / "subtasks/T06R/rubric.yaml").read_text(encoding="utf-8")
     assert moved == rubric.replace("- T06:outputs/", "- T06R:outputs/")
     assert "id: T06-C02" in moved  # criteria keep their ids for life
