@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QMenu, QMessageBox
 
 from studio.gui.main_window import MainWindow
 from studio.gui.widgets.dialogs import CommitDialog, HandoffDialog, MaterialImportDialog, NewProjectDialog
+from studio.gui.widgets.rename_preview import RenamePreviewDialog
 from studio.store.loader import load_project
 from studio.validation.validate import validate_project
 from tests.gui.shell_support import drag_and_drop, git, git_identity, idle, open_window, sample_copy
@@ -150,6 +151,9 @@ def test_handoff_rename_and_remove_from_the_explorer(qtbot, tmp_path: Path, monk
     window.explorer.setFocus()
     QTest.keyClick(window.explorer, Qt.Key.Key_F2)
     _answer(window, "renameDialog", "M13b")
+    preview = window.findChild(RenamePreviewDialog, "renamePreviewDialog")
+    assert preview is not None and preview.isVisible()  # every change shown first
+    preview.accept()
     assert window.explorer_model.find("material", "M13b").isValid()
     assert not window.explorer_model.find("material", "M13").isValid()
 

@@ -308,8 +308,17 @@ class ProjectActions(QObject):
 
         def apply(new: str) -> None:
             from studio.editing.rename import rename
+            from studio.gui.widgets.rename_preview import preview_then_apply
 
-            if new != old:
-                self.push(lambda docs: rename(docs, kind, old, new), (kind, new))
+            context = self.shell.context
+            if new == old or context is None:
+                return
+            try:
+                command = rename(context.session.documents, kind, old, new)
+            except StudioError as error:
+                self.shell.show_error(error)
+                return
+            preview_then_apply(self.window, context.session.documents, command,
+                               lambda built: self.push(lambda _docs: built, (kind, new)))
         self.ask_text("renameDialog", f"Rename {kind}", f"New id of {kind} {old} (every reference to it follows):",
                       old, apply)

@@ -89,8 +89,32 @@ class SubtaskEditor(ObjectForm):
     def _edit_output(self, row: int, column: int, text: str) -> None:
         key = OUTPUT_COLUMNS[column]
         value: str | None = text.strip() or (None if key == "title" else "")
+        subtask = self.project.subtasks.get(self.object_id)
+        old = subtask.outputs[row].path if subtask is not None and row < len(subtask.outputs) else None
+        if key == "path" and old and value and value != old:
+            self._rename_output(old, value)
+            return
         self.apply(lambda d: set_item(d, "subtask", self.object_id, "outputs", row, value, key,
                                       f"Set {key} of an output of {self.object_id}"))
+
+    def _rename_output(self, old: str, new: str) -> None:
+        """A new path for an output: every reference, check and text that names it follows, shown first."""
+        from studio.editing.rename import rename_output
+        from studio.errors import StudioError
+        from studio.gui.widgets.rename_preview import preview_then_apply
+
+        try:
+            command = rename_output(self.documents, self.object_id, old, new)
+        except StudioError as error:
+            self.refresh()
+            self.message.setText(str(error))
+            self.message.show()
+            return
+        if len(command.commands) == 1:  # nothing names it yet (a new output): nothing else to show
+            self.apply(lambda _d: command)
+            return
+        dialog = preview_then_apply(self, self.documents, command, lambda _built: self.apply(lambda _d: command))
+        dialog.rejected.connect(self.refresh)  # the cell shows the path as it still is
 
     def _add_output(self) -> None:
         subtask = self.current()
