@@ -33,18 +33,66 @@ def configure_rename(parser: argparse.ArgumentParser) -> None:
 
 
 def configure_material(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("import",), help="import: copy a file under materials/ and schedule it")
+    parser.add_argument("action", choices=("import", "replace"),
+                        help="import: copy a file under materials/ and schedule it; replace: put a file in place of "
+                             "material --id's file (its id, release and everything naming it stay)")
     parser.add_argument("path", help="the project folder (the one holding project.yaml)")
-    parser.add_argument("file", help="the file to import")
-    parser.add_argument("--id", required=True, dest="material_id", help="the new material's id, e.g. M19")
-    parser.add_argument("--title", required=True, help="what the file is, as the agent will see it listed")
-    parser.add_argument("--kind", required=True, choices=MATERIAL_KINDS)
+    parser.add_argument("file", help="the file to import, or the new file")
+    parser.add_argument("--id", required=True, dest="material_id", help="the material's id, e.g. M19")
+    parser.add_argument("--title", help="import: what the file is, as the agent will see it listed")
+    parser.add_argument("--kind", choices=MATERIAL_KINDS, help="import: the material's kind")
     parser.add_argument("--provenance", default="original_record", choices=PROVENANCES,
                         help="where the content comes from (default: original_record)")
     parser.add_argument("--before", metavar="SUBTASK", help="release it just before this subtask (default: at start)")
     parser.add_argument("--as", dest="name", metavar="NAME",
                         help="file name under materials/ (default: the file's own name, or a free variant of it)")
     parser.set_defaults(run=run_material)
+
+
+def configure_handoff(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("list", "add", "edit", "remove"),
+                        help="list the handoffs with their numbers; add one; edit number --index in place; remove it")
+    parser.add_argument("path", help="the project folder (the one holding project.yaml)")
+    parser.add_argument("--index", type=int, metavar="N", help="edit, remove: the handoff's number (see list)")
+    parser.add_argument("--from", dest="source", metavar="SUBTASK:PATH", help="the output handed over")
+    parser.add_argument("--to", metavar="SUBTASK", help="the later subtask that works on it")
+    parser.add_argument("--carries", metavar="TEXT", help="what must survive the handoff ('' says nothing)")
+    parser.set_defaults(run=run_handoff)
+
+
+def run_handoff(args: argparse.Namespace) -> int:
+    from studio.editing.dependencies import add_handoff, remove_handoff, set_handoff
+    from studio.editing.session import ProjectSession
+    from studio.store import layout
+
+    if args.action == "list":
+        project = ProjectSession(layout.project_folder(args.path)).loaded.project
+        handoffs = project.dependencies.handoffs if project.dependencies is not None else []
+        for number, handoff in enumerate(handoffs):
+            print(f"{number:>3}  {handoff.artifact} -> {handoff.to}" + (f": {handoff.carries}" if handoff.carries
+                                                                        else ""))
+        return ExitCode.OK
+    if args.action in ("edit", "remove") and args.index is None:
+        print(f"dbstudio handoff {args.action}: give the handoff's --index (dbstudio handoff list shows them)",
+              file=sys.stderr)
+        return ExitCode.UNUSABLE
+    if args.action == "remove":
+        return _edit(args.path, lambda documents: remove_handoff(documents, args.index))
+    if args.action == "add":
+        if not args.source or not args.to:
+            print("dbstudio handoff add: give --from SUBTASK:PATH and --to SUBTASK", file=sys.stderr)
+            return ExitCode.UNUSABLE
+        return _edit(args.path, lambda documents: add_handoff(documents, args.source, args.to, args.carries or None))
+
+    def edit(documents: ProjectDocuments) -> Command:
+        from studio.editing.fields import object_location
+
+        rel, path = object_location(documents, "handoff", str(args.index))
+        current = documents.node(rel, path)
+        carries = current.get("carries") if args.carries is None else args.carries
+        return set_handoff(documents, args.index, args.source or current.get("from"), args.to or current.get("to"),
+                           carries)
+    return _edit(args.path, edit)
 
 
 def _edit(path: str, build: Callable[[ProjectDocuments], Command]) -> int:
@@ -98,7 +146,15 @@ def run_rename(args: argparse.Namespace) -> int:
 
 
 def run_material(args: argparse.Namespace) -> int:
-    from studio.editing.materials import import_material
+    from studio.editing.materials import import_material, replace_material_file
+
+    if args.action == "replace":
+        return _edit(args.path, lambda documents: replace_material_file(
+            documents, args.material_id, Path(args.file), args.name))
+    missing = [flag for flag, value in (("--title", args.title), ("--kind", args.kind)) if not value]
+    if missing:
+        print(f"dbstudio material import: give {' and '.join(missing)}", file=sys.stderr)
+        return ExitCode.UNUSABLE
 
     return _edit(args.path, lambda documents: import_material(
         documents, Path(args.file), args.material_id, args.title, args.kind, args.provenance, args.before, args.name))

@@ -46,8 +46,10 @@ COMMANDS = [
     Command("blame", "who changed each field of a subtask or criterion last", "comment_cmd", "configure_blame"),
     Command("restore", "put a file or folder back as it was at a revision", "history_cmd", "configure_restore"),
     Command("rename", "rename an id; every reference to it follows", "edit_cmd", "configure_rename"),
-    Command("material", "import a file as a material, released at start or before a subtask", "edit_cmd",
-            "configure_material"),
+    Command("material", "import a file as a material, released at start or before a subtask; replace a "
+                        "material's file", "edit_cmd", "configure_material"),
+    Command("handoff", "the dependency map's handoffs: list, add, edit in place, remove", "edit_cmd",
+            "configure_handoff"),
     Command("migrate", "bring a project written in an older format up to date (acceptance item ids)",
             "migrate_cmd"),
     Command("schemas", "regenerate the JSON Schemas of project files", "schemas_cmd"),

@@ -1,5 +1,6 @@
 """The release schedule in the domain's words: add, remove and move materials, set a release
-point, import a file as a material (its bytes copied under materials/), and add a generated release."""
+point, import a file as a material (its bytes copied under materials/), replace a material's file, and add a
+generated release."""
 
 from __future__ import annotations
 
@@ -191,6 +192,37 @@ def import_material(documents: ProjectDocuments, source: Path, material_id: str,
     entry = {"id": material_id, "file": name, "title": title.strip(), "kind": entry_kind,
              "provenance": entry_provenance, "release": _release(before_subtask)}
     return Compound(f"Import material {material_id}", [copy, add_material(documents, entry)])
+
+
+def replace_material_file(documents: ProjectDocuments, material_id: str, source: Path,
+                          dest_name: str | None = None) -> Compound:
+    """Put `source` in place of a material's file: its id, title, kind, provenance, release and everything
+    that names it stay. The file keeps its name when the new one has the same extension; otherwise it takes
+    the new file's name (or `dest_name`), and the old file goes."""
+    rel, path = object_location(documents, "material", material_id)
+    entry = documents.node(rel, path)
+    current = entry.get("file") if isinstance(entry, dict) else None
+    if not current:
+        raise MaterialError(f"material {material_id} is generated at release time by a script: it has no file to "
+                            "replace (change its script instead)")
+    data = read_source(source)
+    old_rel = f"{layout.MATERIALS_DIR}/{current}"
+    if dest_name is None and PurePosixPath(str(current)).suffix.lower() == Path(source).suffix.lower():
+        return Compound(f"Replace the file of {material_id}",
+                        [PutFile(old_rel, data, (material_id,), f"Replace the file of {material_id}")])
+    if dest_name is not None:
+        check_dest_name(dest_name)
+        name = dest_name
+        if name != current and documents.exists(f"{layout.MATERIALS_DIR}/{name}"):
+            raise MaterialError(f"{layout.MATERIALS_DIR}/{name} already exists: pick another name or leave it out")
+    else:
+        name = free_name(documents, layout.MATERIALS_DIR, _safe_name(Path(source).name))
+    label = f"Replace the file of {material_id} by {name}"
+    edits: list[Command] = [PutFile(f"{layout.MATERIALS_DIR}/{name}", data, (material_id,), label)]
+    if name != current:
+        edits += [SetValue(rel, (*path, "file"), name, (material_id,), label),
+                  PutFile(old_rel, None, (material_id,), label)]
+    return Compound(label, edits)
 
 
 def add_generated_release(documents: ProjectDocuments, material_id: str, title: str, script: str,

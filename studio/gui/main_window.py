@@ -217,7 +217,7 @@ class MainWindow(QMainWindow):
         registry.add_to_menu(MenuId.EDIT, [ActionId.RENAME, ActionId.REMOVE, ActionId.MOVE_UP, ActionId.MOVE_DOWN],
                              separator_before=True)
 
-        registry.add_to_menu(MenuId.PROJECT, self.edits.add_action_ids())
+        registry.add_to_menu(MenuId.PROJECT, [*self.edits.add_action_ids(), ActionId.EDIT_HANDOFF])
         self.action_rubric = a(ActionId.OPEN_RUBRIC, "&Rubric Editor", lambda: self.open_rubric(None),
                                shortcut="Ctrl+R", tip="Every criterion of the project in one table", needs_project=True)
         self.action_review = a(ActionId.REVIEW_NOW, "Re&view Now", self.refresh_findings, shortcut="F5",
@@ -536,6 +536,9 @@ class MainWindow(QMainWindow):
         self.findings_refreshed.emit()
 
     def _explorer_activated(self, index: QModelIndex) -> None:
+        if index.data(KIND_ROLE) == "handoff":  # a handoff has no form: its dialog edits it in place
+            self.registry[ActionId.EDIT_HANDOFF].trigger()
+            return
         self.open_object(index.data(KIND_ROLE), index.data(ID_ROLE))
 
     def current_object(self) -> tuple[str, str] | None:

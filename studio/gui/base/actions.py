@@ -54,6 +54,7 @@ class ActionId(Enum):
     ADD_SUBTASK = "actionAddSubtask"
     IMPORT_MATERIAL = "actionImportMaterial"
     ADD_HANDOFF = "actionAddHandoff"
+    EDIT_HANDOFF = "actionEditHandoff"
     ADD_DELIVERABLE = "actionAddDeliverable"
     ADD_REFERENCE = "actionAddReference"
     RENAME = "actionRename"

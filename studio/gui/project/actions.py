@@ -40,6 +40,7 @@ class ProjectActions(QObject):
         self.action_import_material = add(ActionId.IMPORT_MATERIAL, "&Import Material…", self.choose_materials,
                                           shortcut="Ctrl+I")
         self.action_add_handoff = add(ActionId.ADD_HANDOFF, "Add &Handoff…", self.add_handoff)
+        self.action_edit_handoff = add(ActionId.EDIT_HANDOFF, "&Edit Handoff…", self.edit_handoff)
         self.action_add_deliverable = add(ActionId.ADD_DELIVERABLE, "Add Final &Deliverable…", self.add_deliverable)
         self.action_add_reference = add(ActionId.ADD_REFERENCE, "Add Evaluator &Reference…", self.add_reference)
         # Delete, F2 and Alt+arrows belong to the explorer: in an editor's text field they keep their usual meaning.
@@ -68,6 +69,7 @@ class ProjectActions(QObject):
         current = self.explorer.current_object() if has_project else None
         self.action_remove.setEnabled(current is not None and current[0] in REMOVABLE)
         self.action_rename.setEnabled(current is not None and current[0] in RENAMABLE)
+        self.action_edit_handoff.setEnabled(current is not None and current[0] == "handoff")
         for action in (self.action_move_up, self.action_move_down):
             action.setEnabled(current is not None and current[0] in MOVABLE)
 
@@ -200,6 +202,29 @@ class ProjectActions(QObject):
                 dialog.carries_edit.text().strip() or None
             self.push(lambda docs: add_handoff(docs, source, to, carries), ("handoff", f"{source}>{to}"))
         dialog.accepted.connect(create)
+        dialog.open()
+
+    def edit_handoff(self) -> None:
+        """The explorer's current handoff in the handoff dialog, changed in place on OK (one undo step)."""
+        from studio.editing.dependencies import set_handoff
+        from studio.gui.widgets.dialogs import HandoffDialog
+
+        current = self.explorer.current_object()
+        if current is None or current[0] != "handoff":
+            return
+        handoffs = self.project.dependencies.handoffs if self.project.dependencies else []
+        position = next((i for i, h in enumerate(handoffs) if f"{h.artifact}>{h.to}" == current[1]), None)
+        if position is None:
+            return
+        handoff = handoffs[position]
+        dialog = HandoffDialog(self._outputs(), self.project.timeline(), self.window,
+                               current=(handoff.artifact, handoff.to, handoff.carries))
+
+        def change() -> None:
+            source, to, carries = dialog.source_box.currentText(), dialog.to_box.currentText(), \
+                dialog.carries_edit.text().strip() or None
+            self.push(lambda docs: set_handoff(docs, position, source, to, carries), ("handoff", f"{source}>{to}"))
+        dialog.accepted.connect(change)
         dialog.open()
 
     def add_deliverable(self) -> None:

@@ -282,11 +282,15 @@ class CommitDialog(_Form):
 
 
 class HandoffDialog(_Form):
-    """A handoff: an output of one subtask that a later subtask receives."""
+    """A handoff: an output of one subtask that a later subtask receives. Given `current` (from, to,
+    carries), the dialog edits that handoff in place; otherwise it adds one, proposing the first output and
+    the subtask after the one that produces it (a handoff always goes to a later subtask)."""
 
-    def __init__(self, outputs: list[str], subtasks: list[str], parent: QWidget | None = None) -> None:
-        super().__init__("Add handoff", parent)
+    def __init__(self, outputs: list[str], subtasks: list[str], parent: QWidget | None = None,
+                 current: tuple[str, str, str | None] | None = None) -> None:
+        super().__init__("Edit handoff" if current else "Add handoff", parent)
         self.setObjectName("handoffDialog")
+        self.subtasks = subtasks
         self.source_box = QComboBox(self)
         self.source_box.addItems(outputs)
         self.to_box = QComboBox(self)
@@ -297,10 +301,36 @@ class HandoffDialog(_Form):
         self.form.addRow("&To subtask:", self.to_box)
         self.form.addRow("&Carries:", self.carries_edit)
         _name_fields({"handoffFrom": self.source_box, "handoffTo": self.to_box, "handoffCarries": self.carries_edit})
+        self._to_chosen = current is not None  # the user's (or the handoff's) choice is kept
+        if current is not None:
+            source, to, carries = current
+            self.source_box.setCurrentText(source)
+            self.to_box.setCurrentText(to)
+            self.carries_edit.setText(carries or "")
+        else:
+            self._propose_to()
+        self.source_box.currentTextChanged.connect(self._source_changed)
+        self.to_box.activated.connect(self._to_picked)
+        self.to_box.currentTextChanged.connect(lambda _text: self._update())
         self._update()
 
+    def _propose_to(self) -> None:
+        producer = self.source_box.currentText().split(":", 1)[0]
+        if producer in self.subtasks and self.subtasks.index(producer) + 1 < len(self.subtasks):
+            self.to_box.setCurrentIndex(self.subtasks.index(producer) + 1)
+
+    def _source_changed(self) -> None:
+        if not self._to_chosen:
+            self._propose_to()
+        self._update()
+
+    def _to_picked(self) -> None:
+        self._to_chosen = True
+
     def complete(self) -> bool:
-        return bool(self.source_box.currentText() and self.to_box.currentText())
+        producer = self.source_box.currentText().split(":", 1)[0]
+        to = self.to_box.currentText()
+        return bool(self.source_box.currentText() and to) and to != producer
 
 
 class DeliverableDialog(_Form):

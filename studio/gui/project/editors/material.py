@@ -3,13 +3,12 @@ for scripted feedback, the generated release: the script and the agent outputs i
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from studio.editing.files import PutFile
 from studio.editing.list_items import toggle_id
 from studio.editing.materials import set_release
 from studio.gui.project.editors.base import ObjectForm, form_layout
@@ -48,9 +47,16 @@ class MaterialEditor(ObjectForm):
         self.open_button.setObjectName("materialOpen")
         self.open_button.setAutoDefault(False)
         self.open_button.clicked.connect(self._open_file)
+        self.replace_button = QPushButton("Replace…", file_row)
+        self.replace_button.setObjectName("materialReplace")
+        self.replace_button.setAutoDefault(False)
+        self.replace_button.setToolTip("Put another file in place of this one: the material keeps its id, its "
+                                       "release and everything that names it")
+        self.replace_button.clicked.connect(self._choose_replacement)
         file_layout.addWidget(self.file_label, 1)
         file_layout.addWidget(self.open_button)
-        self.add_row("File", file_row, "Drop a file on this editor to replace the material's content.")
+        file_layout.addWidget(self.replace_button)
+        self.add_row("File", file_row, "Replace…, or drop a file on this editor, to put another file in its place.")
 
         self.corrects = CheckList(self.body)
         self.corrects.setObjectName("materialCorrects")
@@ -99,10 +105,12 @@ class MaterialEditor(ObjectForm):
             size = file_size(len(data)) if data is not None else "missing: the file is not in materials/"
             self.file_label.setText(f"{material.file}  ({size})")
             self.open_button.setEnabled(data is not None)
+            self.replace_button.setEnabled(True)
             self.preview.show_file(self.documents.viewable_path(rel))  # unsaved content included
         else:
             self.file_label.setText("generated at release time" if material and material.generated else "(none)")
             self.open_button.setEnabled(False)
+            self.replace_button.setEnabled(False)
             self.preview.show_file(None)
 
         mine = project.release_position(material) if material else None
@@ -167,7 +175,23 @@ class MaterialEditor(ObjectForm):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.documents.root / layout.MATERIALS_DIR /
                                                             material.file)))
 
-    # -- drop a file to replace the content --------------------------------------------------
+    # -- replace the file: Replace… or a drop ------------------------------------------------
+    def _choose_replacement(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        from studio.gui.widgets.dialogs import file_dialog
+
+        dialog = file_dialog(self, "replaceMaterialFileDialog", f"Replace the file of {self.object_id}",
+                             str(self.documents.root / layout.MATERIALS_DIR), QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(lambda chosen: self.replace_file(Path(chosen)))
+        dialog.open()
+
+    def replace_file(self, source: Path) -> bool:
+        """Put `source` in place of the material's file, as one undo step (a refusal is shown above the form)."""
+        from studio.editing.materials import replace_material_file
+
+        return self.apply(lambda documents: replace_material_file(documents, self.object_id, source))
+
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt naming)
         urls = event.mimeData().urls()
         material = self.current()
@@ -179,15 +203,5 @@ class MaterialEditor(ObjectForm):
         urls = event.mimeData().urls()
         if material is None or not material.file or len(urls) != 1 or not urls[0].isLocalFile():
             return
-        source = urls[0].toLocalFile()
-        try:
-            with open(source, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            self.message.setText(f"{source}: could not read the dropped file ({error.strerror}); nothing changed")
-            self.message.show()
-            return
-        rel = f"{layout.MATERIALS_DIR}/{material.file}"
-        # PutFile reads the old bytes itself when applied (and undoes to them)
-        self.apply(lambda _: PutFile(rel, data, (self.object_id,), f"Replace the file of {self.object_id}"))
+        self.replace_file(Path(urls[0].toLocalFile()))
         event.acceptProposedAction()
