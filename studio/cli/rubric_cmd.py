@@ -1,5 +1,6 @@
 """`dbstudio rubric export PROJECT OUT.xlsx` and `dbstudio rubric import PROJECT IN.xlsx [--dry-run]`:
-the spreadsheet round-trip of a project's rubrics."""
+the spreadsheet round-trip of a project's rubrics; `dbstudio rubric reuse PROJECT CRITERION [--covers F1,...]`:
+a checkpoint criterion judged again on the final package."""
 
 from __future__ import annotations
 
@@ -16,19 +17,30 @@ from studio.sheets import SheetError, diff_to_command, export_rubrics, read_rubr
 from studio.store import layout
 from studio.validation import validate_project
 
-ACTIONS = ("export", "import")
+ACTIONS = ("export", "import", "reuse")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("export writes every criterion to an xlsx an expert edits in Excel; import reads the edited "
                      "sheet back: its changes are listed, checked cell by cell, and applied to the rubric files as "
                      "one edit (comments kept), then the project is validated")
-    parser.add_argument("action", choices=ACTIONS, help="export: write the sheet; import: read it back")
+    parser.add_argument("action", choices=ACTIONS, help="export: write the sheet; import: read it back; reuse: "
+                                                        "judge checkpoint criterion FILE again in the final rubric")
     parser.add_argument("project", help="the project folder (the one holding project.yaml)")
-    parser.add_argument("file", help="the xlsx file to write (export) or read (import)")
+    parser.add_argument("file", help="the xlsx file to write (export) or read (import); reuse: the criterion id")
+    parser.add_argument("--covers", metavar="F1,...",
+                        help="reuse: the final deliverables it judges (default: those its files become)")
     parser.add_argument("--dry-run", action="store_true", help="import: list the changes, write nothing")
     add_format_option(parser)
     parser.set_defaults(run=run)
+
+
+def _reuse(args: argparse.Namespace) -> int:
+    from studio.cli.edit_cmd import _edit
+    from studio.editing.rubric import reuse_in_final
+
+    covers = [item.strip() for item in args.covers.split(",") if item.strip()] if args.covers else None
+    return _edit(args.project, lambda documents: reuse_in_final(documents, args.file, covers))
 
 
 def _fail(message: str) -> int:
@@ -38,6 +50,8 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project)
+    if args.action == "reuse":
+        return _reuse(args)
     if (problem := layout.not_a_project(project)) is not None:
         return _fail(problem)
     if args.action == "export":

@@ -217,3 +217,43 @@ def next_criterion_id(scope: str, taken: set[str], target: str | None = None) ->
     while f"{prefix}{number:0{width}d}" in taken:
         number += 1
     return f"{prefix}{number:0{width}d}"
+
+
+def reuse_in_final(documents: ProjectDocuments, criterion_id: str, covers: list[str] | None = None,
+                   index: int | None = None) -> InsertItem:
+    """A final criterion that judges checkpoint criterion `criterion_id` again on the final version of its
+    file (`reuse_of`). It covers `covers`, or by default the final deliverables its checkpoint files become
+    (`produced_by`). Refused for a final criterion, a criterion reused already, or one whose files reach no
+    final deliverable when none is given."""
+    final = layout.FINAL_RUBRIC_FILE
+    if not documents.exists(final):
+        raise RenameError(f"the project has no final rubric ({final}): add one before reusing a criterion in it")
+    source_rel, position = None, None
+    for rel in rubric_files(documents):
+        if rel == final:
+            continue
+        for number, item in enumerate(documents.node(rel, CRITERIA) or []):
+            if isinstance(item, dict) and item.get("id") == criterion_id:
+                source_rel, position = rel, number
+    if source_rel is None or position is None:
+        finals = [item.get("id") for item in documents.node(final, CRITERIA) or [] if isinstance(item, dict)]
+        where = " (it is a final criterion: only a checkpoint criterion can be reused)" if criterion_id in finals \
+            else ""
+        raise RenameError(f"no checkpoint criterion has the id '{criterion_id}'{where}")
+    for item in documents.node(final, CRITERIA) or []:
+        if isinstance(item, dict) and criterion_id in (item.get("reuse_of"), item.get("id")):
+            raise RenameError(f"{criterion_id} is already in the final rubric: edit what it covers there")
+    if covers is None:
+        criterion = documents.node(source_rel, (*CRITERIA, position))
+        refs = set(criterion.get("covers") or [])
+        project = documents.node("project.yaml", ()) if documents.exists("project.yaml") else {}
+        deliverables = ((project.get("delivery") or {}).get("final_deliverables") or []) if isinstance(project,
+                                                                                                     dict) else []
+        covers = [str(d.get("id")) for d in deliverables if isinstance(d, dict) and d.get("produced_by") in refs]
+        if not covers:
+            raise RenameError(f"{criterion_id} covers no file that becomes a final deliverable "
+                              f"({', '.join(sorted(refs)) or 'nothing'}): say which deliverables it judges")
+    entry: dict[str, Any] = {"reuse_of": criterion_id, "covers": list(covers)}
+    place = len(documents.node(final, CRITERIA) or []) if index is None else index
+    return InsertItem(final, CRITERIA, place, entry, ids=(criterion_id,),
+                      label=f"Judge {criterion_id} again on the final package")
