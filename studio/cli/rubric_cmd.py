@@ -14,6 +14,8 @@ from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option, table_file
 from studio.editing.session import ProjectSession
 from studio.sheets import SheetError, diff_to_command, export_rubrics, read_rubric_sheet
+from studio.sheets.columns import RUBRIC_SHEET
+from studio.sheets.errors import SheetFileError
 from studio.store import layout
 from studio.validation import validate_project
 
@@ -31,6 +33,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--covers", metavar="F1,...",
                         help="reuse: the final deliverables it judges (default: those its files become)")
     parser.add_argument("--dry-run", action="store_true", help="import: list the changes, write nothing")
+    parser.add_argument("--sheet", metavar="NAME",
+                        help="import a workbook of your own layout: the sheet that holds the criteria")
+    parser.add_argument("--map", action="append", default=[], metavar="FIELD=HEADER",
+                        help="with --sheet: the column holding a criterion field, e.g. text=Criterion, weight=Points, "
+                             "rubric=Task (repeat for each)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="with --sheet: a value for a field no column holds, on every row, e.g. target=checkpoint")
+    parser.add_argument("--word", action="append", default=[], metavar="FIELD:THEIRS=OURS",
+                        help="with --sheet: your word for one of ours, e.g. dimension:Accuracy=correctness")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -64,7 +75,60 @@ def run(args: argparse.Namespace) -> int:
         table_file(args.file)
     except argparse.ArgumentTypeError as exc:
         return _fail(str(exc))
-    return _import(project, Path(args.file), args.dry_run, args.format)
+    try:
+        mapping = _mapping(args, Path(args.file))
+    except (SheetFileError, ValueError) as exc:
+        return _fail(str(exc))
+    return _import(project, Path(args.file), args.dry_run, args.format, mapping)
+
+
+def _pairs(items: list[str], flag: str) -> dict[str, str]:
+    found = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise ValueError(f"{flag} {item!r}: write {flag} FIELD=VALUE")
+        found[name.strip()] = value.strip()
+    return found
+
+
+def _mapping(args: argparse.Namespace, workbook: Path) -> Any:
+    """The column mapping the flags give (remembered for the workbook's layout once it imports), the one
+    remembered for this layout, or None for a sheet made by `rubric export`."""
+    from studio.sheets.mapping import ColumnMapping, MappingStore, sheet_headers
+
+    store = MappingStore(mappings_file())
+    if args.sheet is None:
+        if args.map or args.set or args.word:
+            raise ValueError("--map, --set and --word need --sheet (the sheet that holds the criteria)")
+        sheets = sheet_headers(workbook) if workbook.is_file() else {}
+        if not sheets or RUBRIC_SHEET in sheets:
+            return None
+        remembered = store.find(workbook)
+        if remembered is not None:
+            print(f"reading sheet '{remembered.sheet}' with the column mapping remembered for this layout",
+                  file=sys.stderr)
+            return remembered
+        listed = "; ".join(f"{name}: {', '.join(headers) or 'no headers'}" for name, headers in sheets.items())
+        raise ValueError(f"{workbook}: no sheet named '{RUBRIC_SHEET}' (a sheet of `rubric export`): say which sheet "
+                         f"holds the criteria and which column holds what, e.g. --sheet NAME --map text=HEADER "
+                         f"--map weight=HEADER --map rubric=HEADER (its sheets: {listed})")
+    words: dict[str, dict[str, str]] = {}
+    for item in args.word:
+        name, sep, rest = item.partition(":")
+        theirs, sep2, ours = rest.partition("=")
+        if not sep or not sep2 or not theirs.strip() or not ours.strip():
+            raise ValueError(f"--word {item!r}: write --word FIELD:THEIRS=OURS, e.g. dimension:Accuracy=correctness")
+        words.setdefault(name.strip(), {})[theirs.strip()] = ours.strip()
+    mapping = ColumnMapping(args.sheet, _pairs(args.map, "--map"), _pairs(args.set, "--set"), words)
+    mapping.check()
+    return mapping
+
+
+def mappings_file() -> Path:
+    from studio.preferences import config_dir
+
+    return config_dir() / "sheet-mappings.json"
 
 
 def _export(project: Path, out: Path, output_format: str) -> int:
@@ -76,12 +140,14 @@ def _export(project: Path, out: Path, output_format: str) -> int:
     return ExitCode.OK
 
 
-def _import(project: Path, sheet: Path, dry_run: bool, output_format: str) -> int:
+def _import(project: Path, sheet: Path, dry_run: bool, output_format: str, mapping: Any = None) -> int:
     session = ProjectSession(project)
     report: dict[str, Any] = {"project": str(project), "file": str(sheet), "dry_run": dry_run, "errors": [],
                               "diff": None, "applied": False, "written": [], "findings": []}
     try:
-        diff = read_rubric_sheet(session.documents, sheet)
+        diff = read_rubric_sheet(session.documents, sheet, mapping)
+    except SheetFileError as exc:
+        return _fail(str(exc))
     except SheetError as exc:
         report["errors"] = [error.to_json() for error in exc.errors]
         if output_format == "json":
@@ -92,6 +158,10 @@ def _import(project: Path, sheet: Path, dry_run: bool, output_format: str) -> in
         print(f"{len(exc.errors)} bad cell{'s' if len(exc.errors) != 1 else ''}; no file was changed", file=sys.stderr)
         return ExitCode.PROBLEMS
     report["diff"] = diff.to_json()
+    if mapping is not None:  # read without a bad cell: the next workbook of this layout is read the same way
+        from studio.sheets.mapping import MappingStore
+
+        MappingStore(mappings_file()).remember(sheet, mapping)
     if output_format != "json":
         for line in diff.lines():
             print(line)

@@ -22,11 +22,12 @@ from studio.sheets.cells import (
     read_weight,
     refuse_formula,
 )
-from studio.sheets.columns import BY_FIELD, DEFAULT_STATUS, FIELDS, REUSED_FIELDS, RUBRIC_SHEET, plain, shown
+from studio.sheets.columns import BY_FIELD, DEFAULT_STATUS, FIELDS, REUSED_FIELDS, plain, shown
 from studio.sheets.current import CurrentCriterion, current_criteria, originals, rubrics
 from studio.sheets.diff import AddedCriterion, FieldChange, RemovedCriterion, SheetDiff
 from studio.sheets.errors import CellError, SheetError
 from studio.sheets.export import locked_columns, reused_row_values
+from studio.sheets.mapping import ColumnMapping, read_mapped_rows
 from studio.sheets.names import ProjectNames
 from studio.sheets.workbook import SheetCell, SheetRow, read_rows
 from studio.store import layout
@@ -65,7 +66,8 @@ def _identity(criterion: CurrentCriterion) -> tuple[str, str, int]:
 
 
 class _Reading:
-    def __init__(self, documents: ProjectDocuments) -> None:
+    def __init__(self, documents: ProjectDocuments, keep_absent: bool = False) -> None:
+        self.keep_absent = keep_absent  # a workbook of the expert's own: what it does not list stays
         self.criteria = current_criteria(documents)
         self.by_key = {(c.rubric, c.key): c for c in self.criteria}
         self.originals = originals(self.criteria)
@@ -175,9 +177,13 @@ class _Reading:
         rows = [row for row in self.rows if row.rubric is not None and row.key is not None]
         self._duplicates(rows)
         matched = {_identity(row.existing) for row in rows if row.existing is not None}
-        removed = [c for c in self.criteria if _identity(c) not in matched]
+        removed = [] if self.keep_absent else [c for c in self.criteria if _identity(c) not in matched]
         removed_keys = {(c.rubric, c.key) for c in removed if not c.reused}
         keys: dict[str, set[str]] = {}
+        if self.keep_absent:  # a row may require a criterion the workbook does not list
+            for criterion in self.criteria:
+                if not criterion.reused:
+                    keys.setdefault(criterion.rubric, set()).add(criterion.key)
         checkpoint_rows: dict[str, _Row] = {}
         for row in rows:
             if not row.reused:
@@ -303,12 +309,15 @@ class _Reading:
     def diff(self, removed: list[CurrentCriterion]) -> SheetDiff:
         result = SheetDiff()
         last_in: dict[str, str] = {}
+        if self.keep_absent:  # the expert's own workbook: its new criteria go after those the rubric has
+            for criterion in self.criteria:
+                last_in[criterion.rubric] = criterion.key
         for row in self.rows:
             rubric, key = str(row.rubric), str(row.key)
             if row.existing is not None:
                 for name in [n for n in FIELDS if n in row.changed]:
                     result.changed.append(FieldChange(rubric, key, name, row.existing.values[name], row.values[name],
-                                                      f"{RUBRIC_SHEET}!{row.cell(name).ref}", row.reused))
+                                                      f"{row.cell(name).sheet}!{row.cell(name).ref}", row.reused))
             else:
                 result.added.append(AddedCriterion(rubric, key, _new_values(row), row.sheet.number,
                                                    last_in.get(rubric), row.reused))
@@ -339,12 +348,27 @@ def _new_values(row: _Row) -> dict[str, Any]:
     return values
 
 
-def read_rubric_sheet(project: Path | ProjectDocuments, in_xlsx: Path) -> SheetDiff:
+def read_rubric_sheet(project: Path | ProjectDocuments, in_xlsx: Path, mapping: ColumnMapping | None = None) \
+        -> SheetDiff:
     """What the sheet at `in_xlsx` changes in the project's rubrics. Every cell is checked first;
-    any bad cell raises SheetError with all of them (`Rubrics!C7: message`)."""
+    any bad cell raises SheetError with all of them (`Rubrics!C7: message`). With a column `mapping`
+    the workbook is the expert's own layout: its rows add criteria (or change those whose id it gives),
+    the same checks apply at its own cells, and criteria it does not list stay as they are."""
     documents = project if isinstance(project, ProjectDocuments) else ProjectDocuments(Path(project))
-    sheet_rows = read_rows(Path(in_xlsx))
-    reading = _Reading(documents)
+    if mapping is None:
+        sheet_rows = read_rows(Path(in_xlsx))
+    else:
+        from studio.editing.rubric import next_criterion_id
+
+        taken = {c.key for c in current_criteria(documents)}
+
+        def new_id(rubric: str | None) -> str:
+            made = next_criterion_id(rubric or "T01", taken)
+            taken.add(made)
+            return made
+
+        sheet_rows = read_mapped_rows(Path(in_xlsx), mapping, new_id)
+    reading = _Reading(documents, keep_absent=mapping is not None)
     for sheet_row in sheet_rows:
         reading.rows.append(reading.read_row(sheet_row))
     removed = reading.check_rows()

@@ -22,14 +22,17 @@ class SheetCell:
     value: Any
     data_type: str | None
     row: int
-    column: int
+    column: int  # 1-based; 0 for a value a column mapping sets on every row (no cell of the sheet holds it)
+    sheet: str = RUBRIC_SHEET
 
     @property
     def ref(self) -> str:
+        if self.column == 0:
+            return f"row {self.row} (a value the column mapping sets)"
         return f"{get_column_letter(self.column)}{self.row}"
 
     def error(self, message: str) -> CellError:
-        return CellError(self.row, self.column, RUBRIC_SHEET, self.ref, message)
+        return CellError(self.row, self.column, self.sheet, self.ref, message)
 
 
 @dataclass(frozen=True)
