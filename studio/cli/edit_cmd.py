@@ -33,12 +33,14 @@ def configure_rename(parser: argparse.ArgumentParser) -> None:
 
 
 def configure_material(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("import", "replace"),
+    parser.add_argument("action", choices=("import", "replace", "import-folder"),
                         help="import: copy a file under materials/ and schedule it; replace: put a file in place of "
-                             "material --id's file (its id, release and everything naming it stay)")
+                             "material --id's file (its id, release and everything naming it stay); import-folder: "
+                             "every file of the folder FILE, each proposed an id, title, kind and release")
     parser.add_argument("path", help="the project folder (the one holding project.yaml)")
     parser.add_argument("file", help="the file to import, or the new file")
-    parser.add_argument("--id", required=True, dest="material_id", help="the material's id, e.g. M19")
+    parser.add_argument("--id", dest="material_id", help="import, replace: the material's id, e.g. M19")
+    parser.add_argument("--dry-run", action="store_true", help="import-folder: list the proposals, import nothing")
     parser.add_argument("--title", help="import: what the file is, as the agent will see it listed")
     parser.add_argument("--kind", choices=MATERIAL_KINDS, help="import: the material's kind")
     parser.add_argument("--provenance", default="original_record", choices=PROVENANCES,
@@ -47,6 +49,23 @@ def configure_material(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--as", dest="name", metavar="NAME",
                         help="file name under materials/ (default: the file's own name, or a free variant of it)")
     parser.set_defaults(run=run_material)
+
+
+def _import_folder(args: argparse.Namespace) -> int:
+    from studio.editing.material_folder import import_proposals, propose_materials
+    from studio.editing.session import ProjectSession
+    from studio.store import layout
+
+    session = ProjectSession(layout.project_folder(args.path))
+    proposals = propose_materials(session.documents, Path(args.file), session.loaded.project.timeline())
+    for p in proposals:
+        release = f"before {p.before}" if p.before else "at start"
+        print(f"  {p.material_id:<5} {p.source.name:<40} {p.kind:<16} {release:<12} {p.title}  ({p.why})")
+    if args.dry_run:
+        print(f"{len(proposals)} file(s) proposed (dry run, nothing imported); import them with the same command "
+              "without --dry-run, or one by one with material import to choose otherwise", file=sys.stderr)
+        return ExitCode.OK
+    return _edit(args.path, lambda documents: import_proposals(documents, proposals))
 
 
 def configure_handoff(parser: argparse.ArgumentParser) -> None:
@@ -148,6 +167,11 @@ def run_rename(args: argparse.Namespace) -> int:
 def run_material(args: argparse.Namespace) -> int:
     from studio.editing.materials import import_material, replace_material_file
 
+    if args.action == "import-folder":
+        return _import_folder(args)
+    if not args.material_id:
+        print(f"dbstudio material {args.action}: give the material's --id", file=sys.stderr)
+        return ExitCode.UNUSABLE
     if args.action == "replace":
         return _edit(args.path, lambda documents: replace_material_file(
             documents, args.material_id, Path(args.file), args.name))
