@@ -217,7 +217,8 @@ class MainWindow(QMainWindow):
         registry.add_to_menu(MenuId.EDIT, [ActionId.RENAME, ActionId.REMOVE, ActionId.MOVE_UP, ActionId.MOVE_DOWN],
                              separator_before=True)
 
-        registry.add_to_menu(MenuId.PROJECT, [*self.edits.add_action_ids(), ActionId.EDIT_HANDOFF])
+        registry.add_to_menu(MenuId.PROJECT, [*self.edits.add_action_ids(), ActionId.IMPORT_MATERIAL_FOLDER,
+                                              ActionId.EDIT_HANDOFF])
         self.action_rubric = a(ActionId.OPEN_RUBRIC, "&Rubric Editor", lambda: self.open_rubric(None),
                                shortcut="Ctrl+R", tip="Every criterion of the project in one table", needs_project=True)
         self.action_review = a(ActionId.REVIEW_NOW, "Re&view Now", self.refresh_findings, shortcut="F5",

@@ -53,6 +53,7 @@ class ActionId(Enum):
     ADD_STAGE = "actionAddStage"
     ADD_SUBTASK = "actionAddSubtask"
     IMPORT_MATERIAL = "actionImportMaterial"
+    IMPORT_MATERIAL_FOLDER = "actionImportMaterialFolder"
     ADD_HANDOFF = "actionAddHandoff"
     EDIT_HANDOFF = "actionEditHandoff"
     ADD_DELIVERABLE = "actionAddDeliverable"

@@ -39,6 +39,8 @@ class ProjectActions(QObject):
         self.action_add_subtask = add(ActionId.ADD_SUBTASK, "Add Sub&task…", self.add_subtask, shortcut="Ctrl+T")
         self.action_import_material = add(ActionId.IMPORT_MATERIAL, "&Import Material…", self.choose_materials,
                                           shortcut="Ctrl+I")
+        self.action_import_folder = add(ActionId.IMPORT_MATERIAL_FOLDER, "Import a &Folder of Materials…",
+                                        self.choose_material_folder)
         self.action_add_handoff = add(ActionId.ADD_HANDOFF, "Add &Handoff…", self.add_handoff)
         self.action_edit_handoff = add(ActionId.EDIT_HANDOFF, "&Edit Handoff…", self.edit_handoff)
         self.action_add_deliverable = add(ActionId.ADD_DELIVERABLE, "Add Final &Deliverable…", self.add_deliverable)
@@ -66,6 +68,7 @@ class ProjectActions(QObject):
         has_project = self.shell.context is not None
         for action in self.add_actions():
             action.setEnabled(has_project)
+        self.action_import_folder.setEnabled(has_project)
         current = self.explorer.current_object() if has_project else None
         self.action_remove.setEnabled(current is not None and current[0] in REMOVABLE)
         self.action_rename.setEnabled(current is not None and current[0] in RENAMABLE)
@@ -165,6 +168,36 @@ class ProjectActions(QObject):
         dialog = file_dialog(self.window, "importMaterialFileDialog", "Import files as materials", "",
                              QFileDialog.FileMode.ExistingFiles)
         dialog.filesSelected.connect(lambda files: self.import_materials([Path(f) for f in files], before))
+        dialog.open()
+
+    def choose_material_folder(self) -> None:
+        from studio.gui.widgets.dialogs import file_dialog
+
+        dialog = file_dialog(self.window, "importMaterialFolderDialog", "Import a folder of materials", "",
+                             QFileDialog.FileMode.Directory)
+        dialog.fileSelected.connect(lambda folder: self.import_folder(Path(folder)))
+        dialog.open()
+
+    def import_folder(self, folder: Path) -> None:
+        """Every file of `folder` proposed as a material, confirmed in one table, imported as one undo step."""
+        from studio.editing.material_folder import import_proposals, propose_materials
+        from studio.gui.widgets.material_folder import MaterialFolderDialog
+
+        context = self.shell.context
+        if context is None:
+            return
+        try:
+            proposals = propose_materials(context.session.documents, folder, self.project.timeline())
+        except StudioError as error:
+            self.shell.show_error(error)
+            return
+        dialog = MaterialFolderDialog(proposals, self.project.timeline(), self.window)
+
+        def imported() -> None:
+            chosen = dialog.chosen()
+            if chosen:
+                self.push(lambda docs: import_proposals(docs, chosen), ("material", chosen[0].material_id))
+        dialog.accepted.connect(imported)
         dialog.open()
 
     def import_materials(self, files: list[Path], before_subtask: str | None) -> None:
