@@ -71,6 +71,8 @@ COMMANDS = [
             "harbor_cmd", "configure_export"),
     Command("import", "read another tool's results back as runs: import harbor JOB_DIR PROJECT", "harbor_cmd",
             "configure_import"),
+    Command("draft", "rubric criteria drafted by an LLM as draft criteria in a reviewable diff: --subtask ID, "
+                     "--propagation MATERIAL or --acceptance; --apply writes them", "draft_cmd"),
     Command("mutate", "test the rubrics on the expert's reference package: plant the project's failures and see "
                       "which criteria catch them", "mutate_cmd"),
     Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
