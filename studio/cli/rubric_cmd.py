@@ -126,9 +126,9 @@ def _mapping(args: argparse.Namespace, workbook: Path) -> Any:
 
 
 def mappings_file() -> Path:
-    from studio.preferences import config_dir
+    from studio.sheets.mapping import default_store
 
-    return config_dir() / "sheet-mappings.json"
+    return default_store().path
 
 
 def _export(project: Path, out: Path, output_format: str) -> int:

@@ -24,7 +24,8 @@ from studio.sheets.columns import BY_FIELD, COLUMNS, header_key, plain
 from studio.sheets.errors import CellError, SheetError, SheetFileError
 from studio.sheets.workbook import SheetCell, SheetRow
 
-__all__ = ["ColumnMapping", "FIELD_NAMES", "MappingStore", "read_mapped_rows", "sheet_headers", "shape_key"]
+__all__ = ["ColumnMapping", "FIELD_NAMES", "MappingStore", "default_store", "guess_mapping", "read_mapped_rows",
+           "sheet_headers", "shape_key"]
 
 # The fields a mapping can fill, with the words an expert reads for them.
 FIELD_NAMES = {column.field: column.header.replace("_", " ") for column in COLUMNS}
@@ -125,6 +126,45 @@ class MappingStore:
         known[shape_key(mapping.sheet, headers)] = mapping.to_json()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, (json.dumps(known, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def default_store() -> MappingStore:
+    """The user's remembered mappings: sheet-mappings.json in the settings folder (docs/cli.md)."""
+    from studio.preferences import config_dir
+
+    return MappingStore(config_dir() / "sheet-mappings.json")
+
+
+# Headers an expert's workbook commonly gives each field (matched as header_key matches).
+_SYNONYMS = {
+    "rubric": ("rubric", "task", "subtask", "checkpoint", "step", "scope"),
+    "id": ("id", "ref", "reference", "criterion id", "no", "number"),
+    "text": ("text", "criterion", "requirement", "description", "statement", "check"),
+    "covers": ("covers", "deliverable", "file", "artifact", "output"),
+    "target": ("target",),
+    "dimension": ("dimension", "category", "quality", "aspect", "area"),
+    "weight": ("weight", "points", "score", "marks", "value"),
+    "gate": ("gate", "fatal", "knock out"),
+    "requires": ("requires", "depends on"),
+    "propagates": ("propagates",),
+    "reuse_of": ("reuse of", "reuses"),
+    "review.status": ("status", "review status"),
+    "review.reviewer": ("reviewer", "owner", "author"),
+    "review.note": ("note", "notes", "comment", "comments"),
+}
+
+
+def guess_mapping(sheet: str, headers: list[str]) -> ColumnMapping:
+    """A first mapping from the headers' words (each header used once), for the expert to correct."""
+    columns: dict[str, str] = {}
+    used: set[str] = set()
+    for name, words in _SYNONYMS.items():
+        for header in headers:
+            if header not in used and header_key(header) in words:
+                columns[name] = header
+                used.add(header)
+                break
+    return ColumnMapping(sheet, columns)
 
 
 def read_mapped_rows(path: Path, mapping: ColumnMapping, new_id: Callable[[str | None], str]) -> list[SheetRow]:

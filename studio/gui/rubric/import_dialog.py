@@ -28,6 +28,7 @@ from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.tasks import Task, TaskRunner
 from studio.gui.widgets.tables import HeadersTableModel
 from studio.sheets import SheetDiff, SheetError, diff_to_command, export_rubrics, read_rubric_sheet
+from studio.sheets.mapping import ColumnMapping
 
 Index = QModelIndex | QPersistentModelIndex
 ADDED_BRUSH = QBrush(QColor("#e3f4e1"))
@@ -75,11 +76,12 @@ class RubricImportDialog(QDialog):
     """The sheet was read: the diff or the errors are shown."""
 
     def __init__(self, context: ProjectContext, xlsx_path: Path, parent: QWidget | None = None,
-                 runner: TaskRunner | None = None) -> None:
+                 runner: TaskRunner | None = None, mapping: ColumnMapping | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("rubricImportDialog")
         self.context = context
         self.xlsx_path = Path(xlsx_path)
+        self.mapping = mapping  # a workbook of the expert's own layout is read through its column mapping
         self.diff: SheetDiff | None = None
         self.errors: list[str] = []
         self.setWindowTitle(f"Import rubrics from {self.xlsx_path.name}")
@@ -122,14 +124,14 @@ class RubricImportDialog(QDialog):
         documents, path = self.context.session.documents, self.xlsx_path
         if runner is None:
             try:
-                self._show(read_rubric_sheet(documents, path))
+                self._show(read_rubric_sheet(documents, path, mapping))
             except StudioError as exc:
                 self._show_error(exc)
         else:
             self.summary.setText(f"Reading {path.name}...")
             self.error_view.setVisible(False)
-            self._task = runner.run(f"Read {path.name}", lambda: read_rubric_sheet(documents, path), self._show,
-                                    self._show_error)
+            self._task = runner.run(f"Read {path.name}", lambda: read_rubric_sheet(documents, path, mapping),
+                                    self._show, self._show_error)
 
     def done(self, result: int) -> None:
         if self._task is not None:
@@ -142,6 +144,13 @@ class RubricImportDialog(QDialog):
 
     def _show(self, diff: SheetDiff | None) -> None:
         self.diff = diff
+        if diff is not None and self.mapping is not None:  # read without a bad cell: remembered for this layout
+            from studio.sheets.mapping import default_store
+
+            try:
+                default_store().remember(self.xlsx_path, self.mapping)
+            except (OSError, StudioError):
+                pass  # remembering is a convenience: the import goes on
         self.error_model.setStringList(self.errors)
         self.error_view.setVisible(bool(self.errors))
         self.view.setVisible(not self.errors)
@@ -203,4 +212,27 @@ def import_rubrics_dialog(context: ProjectContext, parent: QWidget | None = None
                                             XLSX_FILTER)
     if not chosen:
         return False
-    return RubricImportDialog(context, Path(chosen), parent, runner).exec() == QDialog.DialogCode.Accepted
+    mapping = ask_mapping(Path(chosen), parent)
+    if not isinstance(mapping, ColumnMapping | None):
+        return False
+    return RubricImportDialog(context, Path(chosen), parent, runner, mapping).exec() == QDialog.DialogCode.Accepted
+
+
+def ask_mapping(workbook: Path, parent: QWidget | None = None) -> ColumnMapping | None | bool:
+    """None for a sheet of Export Rubrics; else the column mapping the expert confirms (pre-filled from the one
+    remembered for this layout, or guessed), or False when they cancel or the workbook cannot be read."""
+    from studio.gui.rubric.column_mapping import ColumnMappingDialog
+    from studio.sheets.columns import RUBRIC_SHEET
+    from studio.sheets.mapping import default_store, sheet_headers
+
+    try:
+        sheets = sheet_headers(workbook)
+    except StudioError as exc:
+        QMessageBox.warning(parent, "Import rubrics", str(exc))
+        return False
+    if RUBRIC_SHEET in sheets:
+        return None
+    dialog = ColumnMappingDialog(workbook, sheets, default_store().find(workbook), parent)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return False
+    return dialog.mapping()
