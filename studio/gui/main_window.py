@@ -230,8 +230,12 @@ class MainWindow(QMainWindow):
         self.action_import_rubrics = a(ActionId.IMPORT_RUBRICS, "&Import Rubrics from Excel…", self.import_rubrics,
                                        tip="Review the changes of an edited workbook, then apply them as one step",
                                        needs_project=True)
-        registry.add_to_menu(MenuId.PROJECT, [ActionId.EXPORT_RUBRICS, ActionId.IMPORT_RUBRICS],
-                             separator_before=True)
+        self.action_draft_criteria = a(ActionId.DRAFT_CRITERIA, "&Draft Criteria with an LLM…", self.draft_criteria,
+                                       tip="Criteria proposed by an LLM from the instruction, a correction or the "
+                                           "contract, added as drafts only when you accept them",
+                                       needs_project=True)
+        registry.add_to_menu(MenuId.PROJECT, [ActionId.EXPORT_RUBRICS, ActionId.IMPORT_RUBRICS,
+                                              ActionId.DRAFT_CRITERIA], separator_before=True)
 
         view_menu = registry.menu(MenuId.VIEW)
         for dock in (self.explorer_dock, self.findings_dock, self.versioning_dock, self.preview_dock):
@@ -322,6 +326,14 @@ class MainWindow(QMainWindow):
 
         if self.context is not None:
             import_rubrics_dialog(self.context, self, self.runner)
+
+    def draft_criteria(self) -> None:
+        from studio.gui.rubric.draft_dialog import DraftDialog
+
+        if self.context is not None:
+            current = self.explorer.current_object()
+            scope = current[1] if current is not None and current[0] == "subtask" else None
+            DraftDialog(self.context, self.runner, self, scope).open()
 
     # -- opening and closing ---------------------------------------------------------------
     def open_project(self, folder: Path | str) -> None:

@@ -50,6 +50,7 @@ class ActionId(Enum):
     SHOW_DEPENDENCY_MAP = "actionShowDependencyMap"
     EXPORT_RUBRICS = "actionExportRubrics"
     IMPORT_RUBRICS = "actionImportRubrics"
+    DRAFT_CRITERIA = "actionDraftCriteria"
     ADD_STAGE = "actionAddStage"
     ADD_SUBTASK = "actionAddSubtask"
     IMPORT_MATERIAL = "actionImportMaterial"

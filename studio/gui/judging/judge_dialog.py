@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import Task, TaskRunner
+from studio.gui.widgets.judge_fields import fill_profiles, profile_named, settings_of
 
 if TYPE_CHECKING:
     from studio.judging.judge import JudgeProgress, JudgeSettings
@@ -31,39 +32,6 @@ if TYPE_CHECKING:
     from studio.progress import Progress, ProgressReport
 
 ALL_LABEL = "Every rubric the run has a checkpoint for"
-NO_PROFILE = "None: the endpoint and model below, the server's defaults for the rest"
-
-
-def fill_profiles(box: QComboBox, project_dir: Path) -> None:
-    """The judge profiles to choose from: none, the project's own, then the presets."""
-    from studio.judging.profiles import PRESETS, project_profiles
-
-    box.blockSignals(True)
-    box.clear()
-    box.addItem(NO_PROFILE, None)
-    for name in project_profiles(project_dir):
-        box.addItem(f"{name} (this project's)", name)
-    for name in PRESETS:
-        if box.findData(name) < 0:  # the project's own file of that name wins
-            box.addItem(f"{name} (preset)", name)
-    box.blockSignals(False)
-
-
-def profile_named(project_dir: Path, name: object) -> JudgeProfile:
-    from studio.judging.profiles import JudgeProfile, load_profile
-    from studio.judging.request_shape import DEFAULT_TIMEOUT_S
-
-    return load_profile(project_dir, str(name)) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
-
-
-def settings_of(project_dir: Path, name: object, endpoint: str, model: str) -> JudgeSettings:
-    """The profile, with the endpoint and model given over it (as the CLI's flags are)."""
-    from studio.judging.judge import JudgeSettings
-
-    endpoint, model = endpoint.strip(), model.strip()
-    profile = profile_named(project_dir, name).with_changes(endpoint=endpoint or None, model=model or None)
-    return JudgeSettings.from_profile(profile, base_url=endpoint, model=model,
-                                      name=str(name) if name else None)
 
 
 class JudgeDialog(QDialog):

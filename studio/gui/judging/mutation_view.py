@@ -118,7 +118,7 @@ class MutationView(QWidget):
     """MutationReport: a run ended (done or stopped) and its report is shown."""
 
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QWidget | None = None) -> None:
-        from studio.gui.judging.judge_dialog import fill_profiles
+        from studio.gui.widgets.judge_fields import fill_profiles
         from studio.judging.client import default_base_url, default_model
         from studio.mutation.mutants import KINDS
 
@@ -277,7 +277,7 @@ class MutationView(QWidget):
             field.setEnabled(on and self.task is None)
 
     def start(self) -> None:
-        from studio.gui.judging.judge_dialog import settings_of
+        from studio.gui.widgets.judge_fields import settings_of
         from studio.mutation.runner import MutationProgress, mutate_project
 
         settings = None
