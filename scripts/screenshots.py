@@ -511,6 +511,94 @@ def collab_shots(app: QApplication, window: Any, root: Path, work: Path, out: Pa
     save(window, out / "conflict-view.png")
 
 
+def authoring_shots(app: QApplication, window: Any, work: Path, out: Path) -> None:
+    """Authoring at an expert's pace: the rename preview, the column mapping of an expert's own workbook, a
+    folder of materials proposed in one table, and criteria drafted by an LLM (a loopback server of the tests)."""
+    import json
+
+    from openpyxl import Workbook
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QInputDialog
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' chat server
+    from studio.editing.material_folder import propose_materials
+    from studio.gui.rubric.column_mapping import ColumnMappingDialog
+    from studio.gui.rubric.draft_dialog import DraftDialog
+    from studio.gui.widgets.material_folder import MaterialFolderDialog
+    from studio.gui.widgets.rename_preview import RenamePreviewDialog
+    from studio.sheets.mapping import sheet_headers
+    from tests.judging.chat_server import ChatServer, Reply, completion
+
+    # Rename preview: M12 renamed, every YAML field and instruction line that names it listed first.
+    window.select_in_explorer("material", "M12")
+    window.findChild(QAction, "actionRename").trigger()
+    question = window.findChild(QInputDialog, "renameDialog")
+    question.setTextValue("M12-RESTATED")
+    question.accept()
+    preview = window.findChild(RenamePreviewDialog, "renamePreviewDialog")
+    settle(app, preview)
+    save(preview, out / "rename-preview.png")
+    preview.reject()
+
+    # Column mapping: an auditor's own workbook (Task, Criterion, Points, Category, Notes).
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Criteria"
+    sheet.append(["Task", "Criterion", "Points", "Category", "Notes"])
+    sheet.append(["T02", "The findings give the owned-fleet OLV of EUR 71.6m as the chargeable value.", 5,
+                  "Accuracy", "from the 2024 audit"])
+    sheet.append(["T03", "The register lists the Venlo works estimate of EUR 1.8m.", 3, "Completeness", ""])
+    path = work / "auditor-rubric.xlsx"
+    book.save(path)
+    mapping = ColumnMappingDialog(path, sheet_headers(path), None, window)
+    mapping.values["target"].setText("checkpoint")
+    mapping.words["dimension"].setText("Accuracy=correctness; Completeness=completeness")
+    mapping.show()
+    settle(app, mapping)
+    save(mapping, out / "column-mapping.png")
+    mapping.reject()
+
+    # A folder of materials: each file proposed an id, title, kind and release, confirmed in one table.
+    inbox = work / "inbox"
+    inbox.mkdir(exist_ok=True)
+    for name in ("2026-04-28_rheinwald-credit-committee-email.md", "2026-05-06_counsel-comments-on-cp-list.md",
+                 "T09-signing-checklist-template.md", "valuation-reliance-letter.pdf"):
+        (inbox / name).write_text(f"# {name}\n", encoding="utf-8")
+    session = window.context.session
+    folder = MaterialFolderDialog(propose_materials(session.documents, inbox, session.loaded.project.timeline()),
+                                  session.loaded.project.timeline(), window)
+    folder.show()
+    settle(app, folder)
+    save(folder, out / "material-folder.png")
+    folder.reject()
+
+    # Criteria drafted by an LLM for T03, shown as the import's diff with the request's cost.
+    drafts = {"criteria": [
+        {"text": "The register gives the Venlo works estimate of EUR 1.8m and its completion after the 30 June "
+                 "2026 deadline, with the penalty exposure.", "dimension": "completeness", "weight": 5,
+         "covers": ["T03:outputs/open_issues_register.md"]},
+        {"text": "The diligence summary presents the reported FY2025 EBITDA of EUR 41.8m as the agreed basis.",
+         "dimension": "correctness", "weight": -6, "covers": ["T03:outputs/diligence_summary.md"]},
+        {"text": "Each open issue has an owner and a date.", "dimension": "usability", "weight": 3,
+         "covers": ["T03:outputs/open_issues_register.md"]},
+        {"text": "Looks professional.", "dimension": "style", "weight": 2, "covers": []}]}
+    usage = {"prompt_tokens": 6412, "completion_tokens": 388, "total_tokens": 6800}
+    with ChatServer(lambda request: Reply(body=completion(json.dumps(drafts), model="gpt-5.6-sol", usage=usage))) \
+            as server:
+        window.select_in_explorer("subtask", "T03")
+        dialog = DraftDialog(window.context, window.runner, window, "T03")
+        dialog.endpoint_edit.setText(server.url)
+        dialog.model_edit.setText("gpt-5.6-sol")
+        done: list[object] = []
+        dialog.drafted.connect(done.append)
+        dialog.show()
+        dialog.draft_button.click()
+        wait_until(app, lambda: bool(done), "the drafted criteria")
+    settle(app, dialog)
+    save(dialog, out / "drafted-criteria.png")
+    dialog.reject()
+
+
 def mutation_shots(app: QApplication, window: Any, root: Path, out: Path) -> None:
     """Rubric testing: the reference package the tests build (tests/mutation/reference_package.py) and the
     tests' judge on loopback (tests/mutation/figures_judge.py): every kind of mutant judged, the survivors
@@ -703,6 +791,8 @@ def main() -> int:
                "the sample again")
     wait_until(app, lambda: not window.runner.busy, "the sample again")
     context = window.context
+    # Authoring: the rename preview, the column mapping, a folder of materials, drafted criteria.
+    authoring_shots(app, window, args.work, out)
     # Rubric testing: mutants of a reference package, judged; the survivors and what catches the rest.
     mutation_shots(app, window, root, out)
     collab_shots(app, window, root, args.work, out)
