@@ -536,7 +536,7 @@ def authoring_shots(app: QApplication, window: Any, work: Path, out: Path) -> No
     question.setTextValue("M12-RESTATED")
     question.accept()
     preview = window.findChild(RenamePreviewDialog, "renamePreviewDialog")
-    settle(app, preview)
+    settle(app, window)
     save(preview, out / "rename-preview.png")
     preview.reject()
 
@@ -554,7 +554,7 @@ def authoring_shots(app: QApplication, window: Any, work: Path, out: Path) -> No
     mapping.values["target"].setText("checkpoint")
     mapping.words["dimension"].setText("Accuracy=correctness; Completeness=completeness")
     mapping.show()
-    settle(app, mapping)
+    settle(app, window)
     save(mapping, out / "column-mapping.png")
     mapping.reject()
 
@@ -568,7 +568,7 @@ def authoring_shots(app: QApplication, window: Any, work: Path, out: Path) -> No
     folder = MaterialFolderDialog(propose_materials(session.documents, inbox, session.loaded.project.timeline()),
                                   session.loaded.project.timeline(), window)
     folder.show()
-    settle(app, folder)
+    settle(app, window)
     save(folder, out / "material-folder.png")
     folder.reject()
 
@@ -594,7 +594,7 @@ def authoring_shots(app: QApplication, window: Any, work: Path, out: Path) -> No
         dialog.show()
         dialog.draft_button.click()
         wait_until(app, lambda: bool(done), "the drafted criteria")
-    settle(app, dialog)
+    settle(app, window)
     save(dialog, out / "drafted-criteria.png")
     dialog.reject()
 

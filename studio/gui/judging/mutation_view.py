@@ -277,22 +277,14 @@ class MutationView(QWidget):
             field.setEnabled(on and self.task is None)
 
     def start(self) -> None:
-        from studio.gui.widgets.judge_fields import settings_of
+        from studio.gui.widgets.judge_fields import read_fields
         from studio.mutation.runner import MutationProgress, mutate_project
 
         settings = None
         if self.use_judge.isChecked():
-            endpoint = self.endpoint_edit.text().strip()
-            if not endpoint.startswith(("http://", "https://")):
-                self.status.setText("Give the endpoint as a URL starting with http:// or https://")
-                self.endpoint_edit.setFocus()
-                return
-            try:
-                settings = settings_of(self.context.session.root, self.profile_box.currentData(), endpoint,
-                                       self.model_edit.text())
-            except StudioError as error:
-                self.status.setText(str(error).replace("give --model or set OPENAI_MODEL", "give the model"))
-                self.model_edit.setFocus()
+            settings = read_fields(self.context.session.root, self.profile_box, self.endpoint_edit, self.model_edit,
+                                   self.status.setText)
+            if settings is None:
                 return
         kind = self.kind_box.currentData()
         kinds = [kind] if kind else None

@@ -121,24 +121,17 @@ class DraftDialog(QDialog):
 
     def ask(self) -> None:
         from studio.drafting.draft import draft
-        from studio.gui.widgets.judge_fields import settings_of
+        from studio.gui.widgets.judge_fields import read_fields
 
-        endpoint = self.endpoint_edit.text().strip()
-        if not endpoint.startswith(("http://", "https://")):
-            self.status.setText("Give the endpoint as a URL starting with http:// or https://")
-            self.endpoint_edit.setFocus()
-            return
-        try:
-            settings = settings_of(self.context.session.root, self.profile_box.currentData(), endpoint,
-                                   self.model_edit.text())
-        except StudioError as error:
-            self.status.setText(str(error))
+        settings = read_fields(self.context.session.root, self.profile_box, self.endpoint_edit, self.model_edit,
+                               self.status.setText)
+        if settings is None:
             return
         kind, subject = self.kind_box.currentData(), self.subject_box.currentText() or None
         loaded = self.context.session.loaded  # the project as edited, unsaved criteria included
         self.draft_button.setEnabled(False)
         self.add_button.setEnabled(False)
-        self.status.setText(f"Asking {self.model_edit.text().strip()} at {endpoint}…")
+        self.status.setText(f"Asking {self.model_edit.text().strip()} at {self.endpoint_edit.text().strip()}…")
         self.task = self.runner.run("Drafting criteria", lambda: draft(loaded, kind, subject, settings),
                                     self._drafted, self._failed)
 

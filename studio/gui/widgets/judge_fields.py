@@ -3,10 +3,11 @@ criteria drafting ask, read into JudgeSettings as the command line's flags are."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QLineEdit
 
 if TYPE_CHECKING:
     from studio.judging.judge import JudgeSettings
@@ -45,3 +46,21 @@ def settings_of(project_dir: Path, name: object, endpoint: str, model: str) -> J
     profile = profile_named(project_dir, name).with_changes(endpoint=endpoint or None, model=model or None)
     return JudgeSettings.from_profile(profile, base_url=endpoint, model=model,
                                       name=str(name) if name else None)
+
+
+def read_fields(project_dir: Path, profile_box: QComboBox, endpoint_edit: QLineEdit, model_edit: QLineEdit,
+                say: Callable[[str], None]) -> JudgeSettings | None:
+    """The settings the fields give, or None after `say`ing what is wrong (the focus on the field at fault)."""
+    from studio.errors import StudioError
+
+    endpoint = endpoint_edit.text().strip()
+    if not endpoint.startswith(("http://", "https://")):
+        say("Give the endpoint as a URL starting with http:// or https://, e.g. http://localhost:11434/v1")
+        endpoint_edit.setFocus()
+        return None
+    try:
+        return settings_of(project_dir, profile_box.currentData(), endpoint, model_edit.text())
+    except StudioError as error:
+        say(str(error).replace("give --model or set OPENAI_MODEL", "give the model"))
+        model_edit.setFocus()
+        return None

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QHeaderView,
     QLabel,
     QTableWidget,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.gui.widgets.buttons import ok_cancel
 from studio.model.schedule import MaterialKind
 
 if TYPE_CHECKING:
@@ -73,17 +73,7 @@ class MaterialFolderDialog(QDialog):
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
-                                        self)
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        if ok is not None and cancel is not None:
-            ok.setText("&Import")
-            ok.setObjectName("materialFolderImport")
-            ok.setDefault(True)
-            cancel.setAutoDefault(False)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel(self, "&Import", "materialFolderImport")
         layout = QVBoxLayout(self)
         layout.addWidget(note)
         layout.addWidget(self.table, 1)

@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QDialogButtonBox,
     QHeaderView,
     QLabel,
     QTableWidget,
@@ -19,6 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from studio.gui.widgets.buttons import ok_cancel
 
 if TYPE_CHECKING:
     from studio.editing.rename import PlannedChange
@@ -59,17 +60,7 @@ class RenamePreviewDialog(QDialog):
         for column in (2, 3):
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), 420))
         header.setStretchLastSection(True)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
-                                        self)
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        if ok is not None and cancel is not None:
-            ok.setText("&Rename")
-            ok.setObjectName("renamePreviewApply")
-            ok.setDefault(True)
-            cancel.setAutoDefault(False)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel(self, "&Rename", "renamePreviewApply")
         layout = QVBoxLayout(self)
         layout.addWidget(summary)
         layout.addWidget(self.table, 1)

@@ -3,10 +3,7 @@ the tests build and the tests' judge on loopback; what it shows is what `dbstudi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from studio.editing.session import ProjectSession
 from studio.gui.base.project_context import ProjectContext
@@ -14,21 +11,7 @@ from studio.gui.base.tasks import TaskRunner
 from studio.gui.judging.mutation_view import MutationView
 from studio.mutation.report import read_report
 from tests.judging.chat_server import ChatServer
-from tests.mutation.figures_judge import figures_judge
-from tests.mutation.reference_package import build_reference, sample_copy
-
-
-@pytest.fixture
-def referenced(tmp_path: Path) -> Path:
-    project = sample_copy(tmp_path / "kestrel")
-    build_reference(project)
-    return project
-
-
-@pytest.fixture
-def judge_server() -> Iterator[ChatServer]:
-    with ChatServer(figures_judge) as server:
-        yield server
+from tests.mutation.reference_package import sample_copy
 
 
 def open_view(qtbot, root: Path) -> tuple[MutationView, TaskRunner]:
