@@ -46,6 +46,11 @@ class ColumnMappingDialog(QDialog):
         self.words: dict[str, QLineEdit] = {}
         form = QFormLayout()
         form.addRow("&Sheet:", self.sheet_box)
+        legend = QHBoxLayout()
+        for text, stretch in (("Its column", 2), ("or a value for every row", 2), ("its words for ours", 3)):
+            label = QLabel(f"<i>{text}</i>", self)
+            legend.addWidget(label, stretch)
+        form.addRow("", legend)
         for name, words in FIELD_NAMES.items():
             row = QHBoxLayout()
             column = QComboBox(self)
@@ -58,7 +63,7 @@ class ColumnMappingDialog(QDialog):
             if name in WORD_FIELDS:
                 word = QLineEdit(self)
                 word.setObjectName(f"wordsFor_{name}")
-                word.setPlaceholderText("their word=ours; ...")
+                word.setPlaceholderText("Accuracy=correctness; ...")
                 row.addWidget(word, 3)
                 self.words[name] = word
             self.columns[name], self.values[name] = column, value
@@ -82,6 +87,7 @@ class ColumnMappingDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
+        self.resize(820, self.sizeHint().height())
         self.sheet_box.currentTextChanged.connect(lambda _: self._fill(None))
         if remembered is not None and remembered.sheet in sheets:
             self.sheet_box.setCurrentText(remembered.sheet)

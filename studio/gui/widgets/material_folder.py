@@ -71,8 +71,10 @@ class MaterialFolderDialog(QDialog):
             why.setFlags(why.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(row, WHY, why)
         self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(WHY, QHeaderView.ResizeMode.Stretch)  # the reasons wrap into what is left
+        self.table.setWordWrap(True)
         self.buttons = ok_cancel(self, "&Import", "materialFolderImport")
         layout = QVBoxLayout(self)
         layout.addWidget(note)

@@ -55,11 +55,10 @@ class RenamePreviewDialog(QDialog):
                 item.setToolTip(text)
                 self.table.setItem(row, column, item)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.resizeColumnsToContents()
-        for column in (2, 3):
-            self.table.setColumnWidth(column, min(self.table.columnWidth(column), 420))
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column in (2, 3):  # before and after share the width left: both read, neither runs off
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         self.buttons = ok_cancel(self, "&Rename", "renamePreviewApply")
         layout = QVBoxLayout(self)
         layout.addWidget(summary)
