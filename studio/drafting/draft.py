@@ -151,7 +151,7 @@ def _reference_text(root: Path, subtask_id: str, paths: list[str]) -> str:
 
 
 def _propagation(project: Project, material_id: str | None) -> _Ask:
-    from studio.mutation.mutants import artifacts_of, downstream_of
+    from studio.model.artifacts import artifacts_of, downstream_of
 
     material = project.material(material_id or "")
     if material is None or not material.corrects:

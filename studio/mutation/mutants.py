@@ -25,6 +25,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from studio.model.artifacts import Artifact, artifact_index, artifacts_of, downstream_of
 from studio.model.vocabulary import FINAL_SCOPE, Target
 from studio.mutation import edits
 from studio.mutation.edits import DropLines, DropSheet, Edit, RemoveFile, ReplaceFigure, SetTableCell
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from studio.model import Project
     from studio.mutation.reference import ReferencePackage
 
-__all__ = ["KINDS", "Artifact", "Mutant", "MutantKind", "artifacts_of", "downstream_of", "generate_mutants"]
+__all__ = ["KINDS", "Mutant", "MutantKind", "generate_mutants"]
 
 
 class MutantKind(str, Enum):
@@ -61,17 +62,6 @@ _REOPENED = {
 FIGURES_PER_LINK = 3
 
 
-@dataclass(frozen=True)
-class Artifact:
-    """One file a scope's rubric judges: a checkpoint output (ref T06:outputs/model.xlsx) or a final
-    deliverable (ref F1, path final/model.xlsx)."""
-
-    scope: str
-    path: str
-    ref: str
-    title: str
-
-
 @dataclass
 class Mutant:
     id: str
@@ -92,49 +82,6 @@ class Mutant:
         }
 
 
-def artifacts_of(project: Project, scope: str) -> list[Artifact]:
-    """What the scope's rubric judges: the subtask's outputs, or the final deliverables."""
-    if scope == FINAL_SCOPE:
-        deliverables = project.info.delivery.final_deliverables if project.info is not None else []
-        return [Artifact(FINAL_SCOPE, d.path, d.id, d.title) for d in deliverables]
-    subtask = project.subtasks.get(scope)
-    if subtask is None:
-        return []
-    return [Artifact(scope, o.path, f"{scope}:{o.path}", o.title or o.path) for o in subtask.outputs]
-
-
-def _artifact_index(project: Project) -> dict[str, Artifact]:
-    found = {}
-    for scope in [*project.timeline(), FINAL_SCOPE]:
-        for artifact in artifacts_of(project, scope):
-            found[artifact.ref] = artifact
-    return found
-
-
-def downstream_of(project: Project, refs: Iterable[str]) -> list[str]:
-    """Every artifact reachable from `refs` through handoffs (a handoff of Ti:PATH to Tj reaches every output
-    of Tj), and the final deliverables produced by any of them or by `refs` themselves; `refs` not included
-    unless reached again. In timeline order, final deliverables last."""
-    handoffs = project.dependencies.handoffs if project.dependencies is not None else []
-    receivers: dict[str, list[str]] = {}
-    for handoff in handoffs:
-        outputs = [a.ref for a in artifacts_of(project, handoff.to)]
-        receivers.setdefault(handoff.artifact, []).extend(outputs)
-    seen: dict[str, None] = {}
-    frontier = list(refs)
-    while frontier:
-        ref = frontier.pop()
-        for nxt in receivers.get(ref, []):
-            if nxt not in seen:
-                seen[nxt] = None
-                frontier.append(nxt)
-    reached = set(seen) | set(refs)
-    deliverables = project.info.delivery.final_deliverables if project.info is not None else []
-    finals = [d.id for d in deliverables if d.produced_by in reached]
-    ordered = [ref for ref in _artifact_index(project) if ref in seen and ref not in finals]
-    return ordered + finals
-
-
 class _Generator:
     def __init__(self, project: Project, package: ReferencePackage, folder_of: Callable[[str], Path],
                  kinds: set[MutantKind]) -> None:
@@ -143,7 +90,7 @@ class _Generator:
         self.folder_of = folder_of  # scope -> the folder of its reference submission
         self.kinds = kinds
         self.mutants: list[Mutant] = []
-        self.index = _artifact_index(project)
+        self.index = artifact_index(project)
         self._texts: dict[tuple[str, str], str] = {}
         self._numbers: dict[tuple[str, int], int] = {}
         self._taken: set[tuple[str, str, str]] = set()  # (scope, path, what) already mutated that way

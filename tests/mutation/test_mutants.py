@@ -8,8 +8,9 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
+from studio.model.artifacts import downstream_of
 from studio.mutation.edits import apply_edit, figure_places, markdown_sections
-from studio.mutation.mutants import MutantKind, downstream_of
+from studio.mutation.mutants import MutantKind
 from studio.mutation.runner import planned_mutants
 from studio.store.loader import load_project
 
