@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from studio.judging.edit_impact import EditImpactError, ProjectEditImpact, project_edit_impact
 from studio.scoring.bounds import ScoreRange
-from studio.scoring.edit_impact import MEASURES, Flip, mean_span, possible_flips
+from studio.scoring.edit_impact import MEASURES, Flip, flip_text, mean_span, possible_flips, span_text
 
 if TYPE_CHECKING:
     from studio.model import Project
@@ -41,6 +41,34 @@ class BenchmarkEditImpact:
     means: dict[str, dict[str, tuple[ScoreRange | None, ScoreRange | None]]] = field(default_factory=dict)
     """system -> measure -> (mean before, mean after) over the shared set."""
     flips: list[Flip] = field(default_factory=list)
+
+    def text(self) -> str:
+        lines = [f"benchmark {self.benchmark} (judge {self.judge or 'every judge'}): means over the shared set, "
+                 f"{len(self.shared)} project(s) known before the edit"]
+        if not self.shared:
+            lines.append("  no project has a known final score for every system: no shared set to rank on")
+            return "\n".join(lines)
+        width = max(len("system"), *(len(s) for s in self.means))
+        lines.append(f"  {'system':<{width}}  {'final before':<14} {'after':<14} {'process before':<14} after")
+        for system, means in self.means.items():
+            (f0, f1), (p0, p1) = means["final"], means["process"]
+            lines.append(f"  {system:<{width}}  {span_text(f0):<14} {span_text(f1):<14} {span_text(p0):<14} "
+                         f"{span_text(p1)}")
+        if self.flips:
+            lines.append(f"  orders the edit can change ({len(self.flips)}):")
+            lines += ["    " + flip_text(f) for f in self.flips]
+        else:
+            lines.append("  orders the edit can change: none")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        from studio.judging.edit_impact_report import flip_json, span_json
+
+        return {"benchmark": self.benchmark, "judge": self.judge, "project": self.project_id,
+                "shared": self.shared, "left_out": self.left_out,
+                "means": {system: {measure: {"before": span_json(pair[0]), "after": span_json(pair[1])}
+                                   for measure, pair in means.items()} for system, means in self.means.items()},
+                "flips": [flip_json(f) for f in self.flips]}
 
 
 def _spans(scores: SystemProjectScores | None) -> Spans:

@@ -24,11 +24,13 @@ from studio.judging.tables import ProjectVerdicts, score_rubrics
 from studio.judging.verdict_store import VerdictStore
 from studio.judging.verdicts import is_judge
 from studio.scoring.edit_impact import Flip, SubmissionImpact, project_flips, submission_impact
+from studio.store.layout import is_project_yaml
 
 if TYPE_CHECKING:
     from studio.judging.visibility import Viewer
     from studio.model import Project
     from studio.scoring.project_rubrics import ProjectRubrics
+    from studio.store.loader import LoadedProject
 
 BATCH = ProtocolSettings().batch
 """Criteria per judge request (the paper's 8), for the estimate of what re-judging asks."""
@@ -101,6 +103,33 @@ def criterion_changes(before: ProjectRubrics, after: ProjectRubrics) -> list[Cri
                 if changed:
                     changes.append(CriterionChange(scope, key, changed))
     return changes
+
+
+def refuse_problems(loaded: LoadedProject, side: str, fix: str) -> None:
+    """EditImpactError listing the located problems of the project's YAML files (`side`: "as saved at
+    1a2b3c4d", "as edited"): a rubric file that does not load would read as every criterion deleted."""
+    problems = [p for p in loaded.problems if is_project_yaml(p.file)]
+    if not problems and loaded.project.info is not None:
+        return
+    lines = [f"  {p.file}:{':'.join(map(str, loaded.locate(p)))}: {p.message}" for p in problems[:10]]
+    more = len(problems) - len(lines)
+    lines += [f"  ... and {more} more"] if more > 0 else []
+    raise EditImpactError(f"the project {side} does not load, so its rubrics are not known:\n"
+                          + "\n".join(lines) + f"\n{fix}")
+
+
+def preview_unsaved(edited: LoadedProject, viewer: Viewer | None = None) -> ProjectEditImpact:
+    """What the app's rubric editor shows: the project as edited (its unsaved model) against its files
+    as saved on disk, every submission of the verdict store, named as the scores name them."""
+    from studio.judging.tables import system_names
+    from studio.store.loader import load_project
+
+    refuse_problems(edited, "as edited", "fix them (the Findings panel lists each) to see the edit's impact")
+    saved = load_project(edited.root)
+    refuse_problems(saved, "as saved", "save a version that loads, or reload the project")
+    submissions = VerdictStore(edited.root).submissions()
+    return project_edit_impact(edited.root, saved.project, edited.project, viewer=viewer,
+                               systems=system_names(edited.root, submissions))
 
 
 def _rubrics(project: Project, side: str) -> ProjectRubrics:
