@@ -289,3 +289,30 @@ def test_the_mean_of_independent_ranges():
     assert mean_span([ScoreRange(10, 20, True), ScoreRange(30, 30, True)]) == ScoreRange(20, 25, True)
     assert mean_span([ScoreRange(10, 20, False), ScoreRange(30, 30, True)]).exact is False
     assert mean_span([ScoreRange(10, 20, True), None]) is None and mean_span([]) is None
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_means_over_projects_change_order_exactly_when_some_joint_completion_does(seed: int):
+    """Two projects, the same three systems on each: a system's mean ranges over the mean of its lows to
+    the mean of its highs, and the flips among the means are those of every joint completion."""
+    projects = [random_case(1000 + 2 * seed), random_case(1001 + 2 * seed)]
+    spans_before, spans_after, reached_before, reached_after = {}, {}, {}, {}
+    for sub in SUBMISSIONS:
+        impacts = [submission_impact(sub, *sides(case, sub)) for case in projects]
+        spans_before[sub] = mean_span([i.final[0] for i in impacts])
+        spans_after[sub] = mean_span([i.final[1] for i in impacts])
+        before = [{c["final"] for c in completions(case.before, case.verdicts[sub])} for case in projects]
+        after = [{c["final"] for c in completions(case.after, kept_verdicts(case, sub))} for case in projects]
+        reached_before[sub] = {(a + b) / 2 for a in before[0] for b in before[1]}
+        reached_after[sub] = {(a + b) / 2 for a in after[0] for b in after[1]}
+        assert (spans_after[sub].low, spans_after[sub].high) == pytest.approx(
+            (min(reached_after[sub]), max(reached_after[sub])))
+    found = {(f.above, f.below): (f.certain, f.tie_only) for f in possible_flips("final", spans_before, spans_after)}
+    expected = {}
+    for upper, lower in itertools.permutations(SUBMISSIONS, 2):
+        if not min(reached_before[upper]) > max(reached_before[lower]):
+            continue
+        gaps = [b - a for a in reached_after[upper] for b in reached_after[lower]]
+        if max(gaps) >= -1e-9:
+            expected[(upper, lower)] = (min(gaps) >= -1e-9, max(gaps) <= 1e-9)
+    assert found == expected

@@ -150,3 +150,12 @@ def test_project_edit_impact_opens_the_rubric_editor_with_the_panel_in_front(qtb
     assert editor.findChild(QTabWidget, "rubricSideTabs").currentWidget().objectName() == "editImpactView"
     qtbot.waitUntil(lambda: label(editor, "editImpactStatus") == "No judged submissions yet: no score to change.",
                     timeout=30000)
+
+
+def test_the_impact_model_passes_the_qt_model_tester(qtbot, qtmodeltester, editor: RubricEditor):
+    type_text(editor, "T02", "T02-C01", "Reworded for the model tester.")
+    wait_for_impact(qtbot, editor)
+    qtbot.waitUntil(lambda: "stop counting" in label(editor, "editImpactStatus"), timeout=30000)
+    model = editor.findChild(QTableView, "editImpactTable").model()
+    assert model.rowCount() > 0
+    qtmodeltester.check(model)
