@@ -56,6 +56,9 @@ COMMANDS = [
     Command("rubric", "rubrics to and from Excel: rubric export|import PROJECT FILE.xlsx [--dry-run]", "rubric_cmd"),
     Command("score", "score a verdict table (CSV or xlsx), checked against its project with --project; "
                      "without TABLE, the verdict store of --project", "score_cmd"),
+    Command("edit-impact", "before re-judging: the scores a rubric edit makes stale (before -> after, exact ranges) "
+                           "and the orders it can reverse: edit-impact PROJECT [--against REV] [--benchmark B]",
+            "edit_impact_cmd"),
     Command("verdicts", "verdict tables: verdicts template PROJECT --system NAME OUT | export PROJECT --format "
                         "score|agreement OUT | calibration PROJECT", "verdicts_cmd"),
     Command("agreement", "agreement between a judge and experts (or any raters), from a table or --project's "

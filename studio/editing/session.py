@@ -10,22 +10,13 @@ from typing import TYPE_CHECKING, Any
 from studio.editing.changes import Changes
 from studio.editing.commands import Command, SetValue
 from studio.editing.documents import ProjectDocuments, replace_number
-from studio.store import fastyaml, layout
+from studio.store import fastyaml
 from studio.store.fileview import DiskFiles, OverlayFiles
+from studio.store.layout import is_project_yaml
 from studio.store.loader import LoadedProject, load_project, reload_files
 
 if TYPE_CHECKING:
     from studio.store.history import ProjectRepository, Revision  # gitpython: imported when used
-
-
-def is_project_yaml(rel: str) -> bool:
-    """Whether `rel` is one of the YAML files the project model is read from."""
-    parts = rel.split("/")
-    if rel in (layout.PROJECT_FILE, layout.STAGES_FILE, layout.MATERIALS_FILE, layout.DEPENDENCIES_FILE,
-               layout.FINAL_RUBRIC_FILE, layout.REFERENCES_FILE):
-        return True
-    return len(parts) == 3 and parts[0] == layout.SUBTASKS_DIR and parts[2] in (layout.SUBTASK_FILE,
-                                                                               layout.CHECKPOINT_RUBRIC_FILE)
 
 
 class ProjectSession:

@@ -223,7 +223,11 @@ class MainWindow(QMainWindow):
                                shortcut="Ctrl+R", tip="Every criterion of the project in one table", needs_project=True)
         self.action_review = a(ActionId.REVIEW_NOW, "Re&view Now", self.refresh_findings, shortcut="F5",
                                tip="Run validation and review on the project as it is now", needs_project=True)
-        registry.add_to_menu(MenuId.PROJECT, [ActionId.OPEN_RUBRIC, ActionId.REVIEW_NOW], separator_before=True)
+        self.action_edit_impact = a(ActionId.EDIT_IMPACT, "Edit &Impact", self.show_edit_impact,
+                                    tip="Which judged scores the unsaved rubric edits make stale, and which orders "
+                                        "they can change", needs_project=True)
+        registry.add_to_menu(MenuId.PROJECT, [ActionId.OPEN_RUBRIC, ActionId.EDIT_IMPACT, ActionId.REVIEW_NOW],
+                             separator_before=True)
         self.action_export_rubrics = a(ActionId.EXPORT_RUBRICS, "&Export Rubrics to Excel…", self.export_rubrics,
                                        tip="Write every criterion to a workbook experts can edit in Excel",
                                        needs_project=True)
@@ -601,6 +605,12 @@ class MainWindow(QMainWindow):
         self.tabs.show(RUBRIC_TAB, editor, "Rubric")
         editor.show_scope(scope)
         return editor
+
+    def show_edit_impact(self) -> None:
+        """The rubric editor with its Edit impact panel in front."""
+        editor = self.open_rubric(None)
+        if editor is not None:
+            editor.show_edit_impact()
 
     def open_timeline(self) -> TimelineView | None:
         from studio.gui.project.timeline_view import TimelineView

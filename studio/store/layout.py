@@ -138,6 +138,14 @@ def yaml_files(root: Path) -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
+def is_project_yaml(rel: str) -> bool:
+    """Whether `rel` (relative to the project folder) is one of the YAML files the project model is read from."""
+    if rel in (PROJECT_FILE, STAGES_FILE, MATERIALS_FILE, DEPENDENCIES_FILE, FINAL_RUBRIC_FILE, REFERENCES_FILE):
+        return True
+    parts = rel.split("/")
+    return len(parts) == 3 and parts[0] == SUBTASKS_DIR and parts[2] in (SUBTASK_FILE, CHECKPOINT_RUBRIC_FILE)
+
+
 def scope_of_file(rel: str) -> str | None:
     """The rubric scope a project file holds ('final', a subtask id), or None if not a rubric."""
     from studio.model.vocabulary import FINAL_SCOPE

@@ -46,6 +46,7 @@ class ActionId(Enum):
     REDO = "actionRedo"
     REVIEW_NOW = "actionReview"
     OPEN_RUBRIC = "actionOpenRubric"
+    EDIT_IMPACT = "actionEditImpact"
     SHOW_TIMELINE = "actionShowTimeline"
     SHOW_DEPENDENCY_MAP = "actionShowDependencyMap"
     EXPORT_RUBRICS = "actionExportRubrics"

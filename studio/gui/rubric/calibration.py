@@ -26,7 +26,7 @@ class CalibrationFeed(QObject):
     def __init__(self, context: ProjectContext, runner: TaskRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.latest = LatestTask(runner)
+        self.latest = LatestTask(runner, self)  # an answer after the editor closed is dropped
         self.watcher = context.verdict_watcher()
         self.watcher.changed.connect(self.refresh)
         self._timer = after_rubric_edits(self, context, EDIT_DELAY_MS, self.refresh)

@@ -4,7 +4,7 @@ duplicate, delete, reorder and bulk-edit criteria. Every change goes through `co
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSplitter,
     QTableView,
+    QTabWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -44,6 +45,9 @@ from studio.gui.rubric.model import COLUMN, RubricModel
 from studio.gui.rubric.totals import RubricTotalsModel
 from studio.model.criterion_choices import cover_choices, value_choices
 from studio.model.vocabulary import FINAL_SCOPE, Dimension, Target
+
+if TYPE_CHECKING:
+    from studio.gui.rubric.edit_impact_view import EditImpactView
 
 # Column widths that fit the sample's values; the requirement text takes what is left.
 WIDTHS = {"rubric": 56, "id": 76, "text": 420, "weight": 60, "gate": 44, "target": 86, "dimension": 116,
@@ -143,12 +147,22 @@ class RubricEditor(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("rubricSplitter")
         self.splitter.addWidget(self.table)
-        # Beside the table: the totals, and under them the comment threads on the current criterion.
+        # Beside the table: the totals, and under them the comment threads on the current criterion and,
+        # with a background helper, the impact of the unsaved edits on the judged scores.
         self.comments = CommentsPanel(context, self)
+        self.side_tabs = QTabWidget(self)
+        self.side_tabs.setObjectName("rubricSideTabs")
+        self.side_tabs.addTab(self.comments, "Comments")
+        self.edit_impact: EditImpactView | None = None
+        if runner is not None:
+            from studio.gui.rubric.edit_impact_view import EditImpactView
+
+            self.edit_impact = EditImpactView(context, runner, self)
+            self.side_tabs.addTab(self.edit_impact, "Edit impact")
         self.side = QSplitter(Qt.Orientation.Vertical, self)
         self.side.setObjectName("rubricSideSplitter")
         self.side.addWidget(self.totals)
-        self.side.addWidget(self.comments)
+        self.side.addWidget(self.side_tabs)
         self.side.setChildrenCollapsible(False)
         remember_splitter(self.side, "rubric/totals-comments")
         self.splitter.addWidget(self.side)
@@ -235,6 +249,11 @@ class RubricEditor(QWidget):
     def show_scope(self, scope: str | None) -> None:
         """Filter to one rubric: a subtask id, 'final', or None for all."""
         self.scope_filter.setCurrentIndex(max(0, self.scope_filter.findData(scope or ANY)))
+
+    def show_edit_impact(self) -> None:
+        """Bring the Edit impact panel to the front (none without a background helper)."""
+        if self.edit_impact is not None:
+            self.side_tabs.setCurrentWidget(self.edit_impact)
 
     def select_criterion(self, criterion_id: str) -> None:
         """Select and scroll to a criterion (a findings click, the explorer); filters that hide it
