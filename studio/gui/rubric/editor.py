@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QSplitter,
@@ -139,6 +140,17 @@ class RubricEditor(QWidget):
         self.action_down = self._action("actionMoveCriterionDown", "Move down", "Alt+Down",
                                         lambda: self.move_criterion(1))
         self.action_bulk = self._action("actionBulkEdit", "Bulk edit…", "Ctrl+B", self.open_bulk_edit)
+        self.action_reuse = self._action("actionReuseInFinal", "Judge again on the final package", "Ctrl+Shift+F",
+                                         self.reuse_current)
+        self.action_reuse.setToolTip("Add the current checkpoint criterion to the final rubric (reuse_of), covering "
+                                     "the deliverables its files become")
+        self.action_pick_reuse = self._action("actionAddReusedCriterion", "Add reused criterion…", "",
+                                              self.pick_reuse)
+        # the table's context menu: the editor's actions on the criterion under the mouse
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for action in (self.action_add, self.action_duplicate, self.action_reuse, self.action_delete,
+                       self.action_bulk):
+            self.table.addAction(action)
 
         filters = QHBoxLayout()
         filters.addWidget(self.filter_edit, 3)
@@ -302,6 +314,7 @@ class RubricEditor(QWidget):
         row = self.current_row()
         picked = row is not None or self.table.selectionModel().hasSelection()
         self.action_duplicate.setEnabled(row is not None and not self.model.shown(row).reused)
+        self.action_reuse.setEnabled(row is not None and self.model.locate(row)[0] != FINAL_SCOPE)
         self.action_delete.setEnabled(picked)
         self.action_bulk.setEnabled(picked)
         if row is None:
@@ -365,6 +378,54 @@ class RubricEditor(QWidget):
                                               "requires", "propagates", "tests", "review") if key in copy}
         if self._insert(scope, ordered, place + 1):
             self._edit_new(scope, copy["id"])
+
+    def reuse_current(self) -> None:
+        """The current checkpoint criterion judged again on the final package (a `reuse_of` entry)."""
+        row = self.current_row()
+        if row is None:
+            return
+        scope, place = self.model.locate(row)
+        if scope != FINAL_SCOPE:
+            self.reuse(self.model.keys(scope)[place])
+
+    def reuse(self, criterion_id: str) -> bool:
+        from studio.editing.rubric import reuse_in_final
+
+        try:
+            command = reuse_in_final(self.context.session.documents, criterion_id)
+        except StudioError as error:
+            self.show_message(str(error))
+            return False
+        if not self._push(command):
+            return False
+        self.scope_filter.setCurrentIndex(max(0, self.scope_filter.findData(ANY)))
+        self._select_row(FINAL_SCOPE, criterion_id)  # the new final row, in view
+        return True
+
+    def _select_row(self, scope: str, key: str) -> None:
+        row = self.model.row_of(scope, key)
+        if row is not None:
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+            self.table.setCurrentIndex(index)
+            self.table.scrollTo(index)
+
+    def pick_reuse(self) -> QInputDialog:
+        """A picker of the checkpoint criteria the final rubric does not judge again yet."""
+        project = self.context.session.loaded.project
+        reused = {c.reuse_of for c in (project.final_rubric.criteria if project.final_rubric else []) if c.reuse_of}
+        choices = [f"{c.key}: {' '.join((c.text or '').split())[:90]}" for scope, c in project.all_criteria()
+                   if scope != FINAL_SCOPE and c.key not in reused and c.reuse_of is None]
+        dialog = QInputDialog(self)
+        dialog.setObjectName("reusePickerDialog")
+        dialog.setWindowTitle("Add a reused criterion")
+        dialog.setLabelText("Judge this checkpoint criterion again on the final package:")
+        dialog.setComboBoxItems(choices)
+        dialog.setComboBoxEditable(False)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.textValueSelected.connect(lambda text: self.reuse(text.split(":", 1)[0]))
+        dialog.open()
+        return dialog
 
     def _insert(self, scope: str, criterion: dict[str, Any], place: int | None) -> bool:
         try:
