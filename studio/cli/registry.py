@@ -76,6 +76,8 @@ COMMANDS = [
             "configure_import"),
     Command("draft", "rubric criteria drafted by an LLM as draft criteria in a reviewable diff: --subtask ID, "
                      "--propagation MATERIAL or --acceptance; --apply writes them", "draft_cmd"),
+    Command("lineage", "what became of each failed checkpoint criterion of a judged run: persisted, repaired or "
+                       "propagated downstream", "lineage_cmd"),
     Command("mutate", "test the rubrics on the expert's reference package: plant the project's failures and see "
                       "which criteria catch them", "mutate_cmd"),
     Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",

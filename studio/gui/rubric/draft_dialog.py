@@ -146,7 +146,7 @@ class DraftDialog(QDialog):
         text = f"{len(result.diff.added)} draft criteria; the request cost {result.cost_line()}."
         if result.dropped:
             text += " Left out: " + "; ".join(result.dropped)
-        self.status.setText(text + (" Add them as drafts, or ask again." if result.diff else ""))
+        self.status.setText(text.rstrip(".") + "." + (" Add them as drafts, or ask again." if result.diff else ""))
         self.add_button.setEnabled(bool(result.diff))
         self.drafted.emit(result)
 
