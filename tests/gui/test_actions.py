@@ -48,8 +48,8 @@ def test_actions_carry_their_names_and_shortcuts(qtbot):
     menus = [action.text() for action in window.menuBar().actions()]
     assert menus == ["&File", "&Edit", "&Project", "R&uns", "&Judging", "&View"]
     judging = window.findChild(QMenu, "menuJudging")
-    assert [a.objectName() for a in judging.actions() if a.objectName()][-4:] == ["scoresAction", "agreementAction",
-                                                                                  "judgeErrorAction", "mutationAction"]
+    assert [a.objectName() for a in judging.actions() if a.objectName()][-5:] == [
+        "scoresAction", "agreementAction", "judgeErrorAction", "lineageAction", "mutationAction"]
     assert not window.findChild(QAction, "scoresAction").isEnabled()  # nothing open yet
 
 

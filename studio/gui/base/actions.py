@@ -76,6 +76,7 @@ class ActionId(Enum):
     AGREEMENT = "agreementAction"
     JUDGE_ERROR = "judgeErrorAction"
     MUTATION = "mutationAction"
+    LINEAGE = "lineageAction"
     OPEN_BENCHMARK = "benchmarkOpenAction"
     SYNC = "actionSync"
     CONFLICTS = "actionConflicts"

@@ -19,6 +19,7 @@ from studio.gui.judging.judge_action import JudgeAction
 if TYPE_CHECKING:
     from studio.gui.judging.agreement_view import AgreementView
     from studio.gui.judging.judge_error_view import JudgeErrorView
+    from studio.gui.judging.lineage_view import LineageView
     from studio.gui.judging.mutation_view import MutationView
     from studio.gui.judging.scores_view import ScoresView
 
@@ -33,6 +34,7 @@ class ScoresHook(QObject):
         self.agreement: AgreementView | None = None
         self.judge_error: JudgeErrorView | None = None
         self.mutation: MutationView | None = None
+        self.lineage: LineageView | None = None
         actions = shell.actions
         self.action_scores = actions.add(ActionId.SCORES, "&Scores and Trajectories", self.open_scores,
                                          tip="Each run's checkpoint and final scores from the verdict store, "
@@ -48,10 +50,13 @@ class ScoresHook(QObject):
                                            tip="Plant the failures the project is built to expose in the expert's "
                                                "reference package and see which criteria catch them",
                                            needs_project=True)
+        self.action_lineage = actions.add(ActionId.LINEAGE, "Defect &Lineage", self.open_lineage,
+                                          tip="What became of each failed checkpoint criterion of a judged run: "
+                                              "persisted, repaired or propagated downstream", needs_project=True)
         self.judge = JudgeAction(shell)  # Judge… (judge_action.py): judge, then read the scores
         actions.add_to_menu(MenuId.JUDGING,
                             [ActionId.JUDGE, ActionId.SCORES, ActionId.AGREEMENT, ActionId.JUDGE_ERROR,
-                             ActionId.MUTATION],
+                             ActionId.LINEAGE, ActionId.MUTATION],
                             separator_before=True)
         actions.set_project_open(shell.context is not None)
 
@@ -86,6 +91,12 @@ class ScoresHook(QObject):
         return self._show(self.judge_error,
                           lambda context: JudgeErrorView(context, self.shell.runner, self.shell.tabs),
                           "Judge Certification", "judge_error")
+
+    def open_lineage(self) -> LineageView | None:
+        from studio.gui.judging.lineage_view import LineageView
+
+        return self._show(self.lineage, lambda context: LineageView(context, self.shell.runner, self.shell.tabs),
+                          "Defect Lineage", "lineage")
 
     def open_mutation(self) -> MutationView | None:
         from studio.gui.judging.mutation_view import MutationView
