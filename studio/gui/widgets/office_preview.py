@@ -136,8 +136,6 @@ class OfficeView(QTextBrowser):
         columns = max((len(row) for row in table.rows), default=0)
         if not table.rows or not columns:
             return self._line("(an empty table)", muted=True), self._cursor.position()
-        if not self._fresh:
-            self._cursor.insertBlock()
         table_format = QTextTableFormat()
         table_format.setBorder(1)
         table_format.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)

@@ -242,6 +242,11 @@ def test_word_document_as_formatted_text_scrolled_to_a_cited_table(qtbot, previe
     assert [steps[0].itemText(block_of(browser, "Reset the hedges"))] == ["3."]
     bullet = block_of(browser, "Lenders meet monthly").textList()
     assert bullet is not None and bullet != steps[0] and bullet.format().style() == QTextListFormat.Style.ListDisc
+    in_lists, block = [], browser.document().begin()
+    while block.isValid():
+        in_lists += [block.text()] if block.textList() is not None else []
+        block = block.next()
+    assert in_lists == ["Sign the term sheet", "Repay the bridge", "Reset the hedges", "Lenders meet monthly"]
     table = QTextCursor(browser.document())
     table.setPosition(browser.places["table=1"][0])
     assert table.currentTable() is not None
