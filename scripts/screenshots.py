@@ -132,6 +132,65 @@ def pick_cell(app: QApplication, preview: QWidget) -> None:
     view.setCurrentIndex(model.index(3, 1))
 
 
+def cp_memo(out: Path) -> Path:
+    """A counsel's memo on the conditions precedent, as a law deliverable would be handed in (Word)."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Kestrel Freight Group - conditions precedent to funding", level=0)
+    document.add_paragraph("Prepared for the refinancing of the senior facilities; status as at 19 June 2026.")
+    document.add_heading("Summary", level=1)
+    intro = document.add_paragraph("Signing stays on 26 June. ")
+    intro.add_run("Funding moves to 14 July").bold = True
+    intro.add_run(" because of the notary's availability for the German share pledge.")
+    document.add_heading("Open conditions", level=1)
+    for step in ("German share pledge notarised (notary booked for 10 July)",
+                 "Venlo permit extension decided by the authority, or the lenders waive it",
+                 "Hedging letters signed by both hedge counterparties"):
+        document.add_paragraph(step, style="List Number")
+    document.add_paragraph("Carrel's credit committee has not yet approved; it meets on 16 June.", style="List Bullet")
+    table = document.add_table(rows=4, cols=3)
+    table.style = "Table Grid"
+    for row, values in zip(table.rows, (("Condition", "Owner", "Due"), ("Share pledge", "Counsel (DE)", "10 July"),
+                                        ("Venlo permit", "Kestrel", "30 June"), ("Hedging letters", "Treasury", "3 July")),
+                           strict=True):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    document.add_heading("Recommendation", level=2)
+    document.add_paragraph("Keep the 26 June signing and fund on 14 July once the pledge is notarised.")
+    document.save(str(out))
+    return out
+
+
+def lender_deck(out: Path) -> Path:
+    """The lender presentation as slides, with speaker notes (PowerPoint)."""
+    import pptx
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    cover = deck.slides.add_slide(deck.slide_layouts[0])
+    cover.shapes.title.text = "Kestrel Freight Group"
+    cover.placeholders[1].text = "Refinancing of the senior facilities - lender presentation"
+    cover.notes_slide.notes_text_frame.text = "Introduce Lotte Jansen as the lenders' day-to-day contact."
+    numbers = deck.slides.add_slide(deck.slide_layouts[5])
+    numbers.shapes.title.text = "FY2025 EBITDA"
+    numbers.shapes.add_textbox(Inches(0.7), Inches(1.6), Inches(8), Inches(0.8)).text_frame.text = (
+        "Normalised EBITDA EUR 38.9m (EUR 41.8m reported, including the land sale)")
+    table = numbers.shapes.add_table(3, 3, Inches(0.7), Inches(2.6), Inches(8), Inches(1.2)).table
+    for row, values in enumerate((("EUR m", "Reported", "Normalised"), ("EBITDA", "41.8", "38.9"),
+                                  ("Land sale gain", "2.9", "-"))):
+        for column, value in enumerate(values):
+            table.cell(row, column).text = value
+    numbers.notes_slide.notes_text_frame.text = "Lead with the normalised figure; the land sale is one-off."
+    timing = deck.slides.add_slide(deck.slide_layouts[1])
+    timing.shapes.title.text = "Timetable"
+    body = timing.placeholders[1].text_frame
+    body.text = "Signing 26 June 2026"
+    body.add_paragraph().text = "Funding 14 July 2026 (German share pledge)"
+    deck.save(str(out))
+    return out
+
+
 def chart_image(root: Path, out: Path) -> Path:
     """A bar chart of the sample's monthly shipments, drawn as a client's slide picture would be."""
     import csv
@@ -760,7 +819,9 @@ def main() -> int:
         settle(app, window)
         save(window, out / name)
     for path, name in ((chart_image(root, args.work / "shipments-by-month.png"), "preview-image.png"),
-                       (root / "scripts" / "lender_questions.py", "preview-text.png")):
+                       (root / "scripts" / "lender_questions.py", "preview-text.png"),
+                       (cp_memo(args.work / "cp-memo.docx"), "preview-docx.png"),
+                       (lender_deck(args.work / "lender-presentation.pptx"), "preview-pptx.png")):
         window.preview.show_file(path)
         wait_until(app, lambda: window.preview.content is not None, f"the preview of {path.name}")
         settle(app, window)

@@ -1,4 +1,5 @@
-"""Qt-free readers behind the material previews: PDF pages, workbook cells, CSV rows, text.
+"""Qt-free readers behind the material previews: PDF pages, workbook cells, CSV rows, Word documents,
+PowerPoint slides, text.
 
 Each reader opens a file lazily and reads only what a view asks for, so a 300-page PDF, a 50-sheet
 workbook or a 100 MB CSV opens at once; a damaged file raises `PreviewError` naming the file."""
@@ -17,6 +18,8 @@ _KINDS = {
     ".pdf": "pdf",
     ".xlsx": "xlsx",
     ".xlsm": "xlsx",
+    ".docx": "docx",
+    ".pptx": "pptx",
     ".csv": "csv",
     ".tsv": "csv",
     ".md": "markdown",
@@ -31,7 +34,7 @@ _KINDS = {
 
 
 def preview_kind(path: Path | str) -> str:
-    """How a file is previewed, by its suffix: pdf, xlsx, csv, markdown, image or text."""
+    """How a file is previewed, by its suffix: pdf, xlsx, docx, pptx, csv, markdown, image or text."""
     return _KINDS.get(Path(path).suffix.lower(), "text")
 
 

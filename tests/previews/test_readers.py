@@ -1,15 +1,21 @@
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
+import docx
+import pptx
 import pytest
+from docx.oxml.ns import qn
 
 from studio.errors import StudioError
 from studio.previews import PreviewError, preview_kind
+from studio.previews.office import Paragraph, SlideDeck, Span, Table, TextFrame, WordDocument, read_slides, read_word
 from studio.previews.pdf import PdfPreview
 from studio.previews.table import CsvPreview
 from studio.previews.text import read_image, read_text
 from studio.previews.workbook import WorkbookPreview, cell_ref
+from tests.previews.conftest import make_docx, make_pptx
 
 
 def test_preview_error_is_a_studio_error() -> None:
@@ -17,7 +23,8 @@ def test_preview_error_is_a_studio_error() -> None:
 
 
 @pytest.mark.parametrize(("name", "kind"), [("a.PDF", "pdf"), ("b.xlsx", "xlsx"), ("c.csv", "csv"),
-                                            ("d.md", "markdown"), ("e.png", "image"), ("f.txt", "text")])
+                                            ("d.md", "markdown"), ("e.png", "image"), ("f.txt", "text"),
+                                            ("g.DOCX", "docx"), ("h.pptx", "pptx")])
 def test_kind_by_suffix(name: str, kind: str) -> None:
     assert preview_kind(name) == kind
 
@@ -212,3 +219,110 @@ def test_a_reader_dropped_without_close_lets_go_of_its_file(tmp_path: Path, work
         del csv_reader, book  # as when a preview's window closes without closing it
         gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+# -- Word and PowerPoint ---------------------------------------------------------------------------
+def test_docx_body_in_order_with_headings_lists_and_a_table(tmp_path: Path) -> None:
+    preview = read_word(make_docx(tmp_path / "memo.docx"))
+    assert not preview.truncated
+    shown = [(block.ref, block.text if isinstance(block, Paragraph) else block.rows) for block in preview.blocks]
+    assert shown == [
+        ("p=1", "Refinancing memo"),
+        ("p=2", "Covenants"),
+        ("p=3", "Leverage stays below 3.5x all year."),
+        ("p=4", "Sign the term sheet"),
+        ("p=5", "Repay the bridge"),
+        ("p=6", "Reset the hedges"),
+        ("p=7", "Lenders meet monthly"),
+        ("table=1", (("Item", "2025", "2026"), ("DSCR", "1.42", "1.55"))),
+        ("p=8", "Next steps"),
+        ("p=9", "Signed off by the credit team."),
+    ]
+    paragraphs = [block for block in preview.blocks if isinstance(block, Paragraph)]
+    assert [block.heading for block in paragraphs] == [0, 1, None, None, None, None, None, 2, None]
+    assert [block.list_kind for block in paragraphs] == [None, None, None, "number", "number", "number", "bullet",
+                                                        None, None]
+    assert paragraphs[2].spans == (Span("Leverage stays "), Span("below 3.5x", bold=True), Span(" all year."))
+    table = preview.blocks[7]
+    assert isinstance(table, Table) and table.text() == "Item | 2025 | 2026\nDSCR | 1.42 | 1.55"
+
+
+def test_a_list_level_and_a_numbering_switched_off(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("Nested", style="List Bullet 2")
+    plain = document.add_paragraph("Not a list any more", style="List Number")
+    properties = plain._p.get_or_add_pPr()
+    properties.append(properties.makeelement(qn("w:numPr"), {}))
+    properties[-1].append(properties.makeelement(qn("w:numId"), {qn("w:val"): "0"}))
+    document.save(str(tmp_path / "lists.docx"))
+    first, second = read_word(tmp_path / "lists.docx").blocks
+    assert isinstance(first, Paragraph) and (first.list_kind, first.list_level) == ("bullet", 1)
+    assert isinstance(second, Paragraph) and second.list_kind is None
+
+
+def test_an_empty_docx_has_no_blocks(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.save(str(tmp_path / "empty.docx"))
+    opened = WordDocument(tmp_path / "empty.docx")
+    assert (opened.paragraph_count, opened.table_count) == (0, 0)
+    assert read_word(tmp_path / "empty.docx").blocks == ()
+
+
+def test_a_long_docx_is_cut_at_the_cap(tmp_path: Path) -> None:
+    preview = read_word(make_docx(tmp_path / "long.docx", filler=50), cap=300)
+    assert preview.truncated
+    assert 3 < len(preview.blocks) < 40
+    assert sum(len(block.text) for block in preview.blocks if isinstance(block, Paragraph)) <= 300
+
+
+def test_pptx_slides_with_titles_tables_and_notes(tmp_path: Path) -> None:
+    deck = SlideDeck(make_pptx(tmp_path / "deck.pptx"))
+    assert deck.slide_count == 2
+    first, second = deck.slides()
+    assert (first.ref, first.title, first.notes) == ("slide=1", "Kestrel refinancing", "Mention the revised EBITDA.")
+    assert [(part.text, part.is_title) for part in first.parts if isinstance(part, TextFrame)] == [
+        ("Kestrel refinancing", True), ("Board update", False)]
+    assert (second.ref, second.title, second.notes) == ("slide=2", "Net debt", "The table is from the model.")
+    kinds = [type(part).__name__ for part in second.parts]
+    assert kinds == ["TextFrame", "TextFrame", "Table"]
+    table = second.parts[2]
+    assert isinstance(table, Table) and table.rows == (("Year", "EBITDA"), ("2025", "812"))
+    assert read_slides(tmp_path / "deck.pptx").slides == (first, second)
+
+
+def test_an_empty_presentation_has_no_slides(tmp_path: Path) -> None:
+    pptx.Presentation().save(str(tmp_path / "empty.pptx"))
+    preview = read_slides(tmp_path / "empty.pptx")
+    assert preview.slides == () and not preview.truncated
+
+
+@pytest.mark.parametrize(("suffix", "make", "reader", "what"), [
+    ("docx", make_docx, read_word, "the Word document is damaged"),
+    ("pptx", make_pptx, read_slides, "the presentation is damaged"),
+])
+def test_damaged_and_non_office_files_are_named(tmp_path: Path, suffix, make, reader, what) -> None:  # noqa: ANN001
+    made = make(tmp_path / f"whole.{suffix}")
+    cut = tmp_path / f"cut.{suffix}"
+    cut.write_bytes(made.read_bytes()[: made.stat().st_size // 2])
+    with pytest.raises(PreviewError, match=rf"^cut\.{suffix}: {what}: it is not a complete \.{suffix} package"):
+        reader(cut)
+    fake = tmp_path / f"notes.{suffix}"
+    fake.write_text("plain text, renamed")
+    with pytest.raises(PreviewError, match=rf"^notes\.{suffix}: is not a .+ \(it starts with b'plai', not a zip"):
+        reader(fake)
+    malformed = tmp_path / f"malformed.{suffix}"
+    main = "word/document.xml" if suffix == "docx" else "ppt/presentation.xml"
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(malformed, "w") as target:
+        for name in source.namelist():
+            target.writestr(name, source.read(name)[:200] if name == main else source.read(name))
+    with pytest.raises(PreviewError, match=rf"^malformed\.{suffix}: {what}: "):
+        reader(malformed)
+    with pytest.raises(PreviewError, match=rf"^absent\.{suffix}: cannot be read"):
+        reader(tmp_path / f"absent.{suffix}")
+
+
+def test_a_workbook_named_docx_is_not_a_word_document(workbook_file: Path, tmp_path: Path) -> None:
+    renamed = tmp_path / "model.docx"
+    renamed.write_bytes(workbook_file.read_bytes())
+    with pytest.raises(PreviewError, match=r"^model\.docx: the Word document is damaged: .+"):
+        read_word(renamed)

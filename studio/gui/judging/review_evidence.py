@@ -1,5 +1,6 @@
 """The evidence side of the review: a submission's file list and the file preview, scrolled to a
-cited place (a PDF page, a workbook cell, a line of a text, Markdown or CSV file)."""
+cited place (a PDF page, a workbook cell, a Word paragraph or table, a slide, a line of a text, Markdown
+or CSV file)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.gui.base.layout_state import remember_splitter
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.widgets.office_preview import OfficeView
 from studio.gui.widgets.preview import MaterialPreview, WorkbookView
 from studio.judging.evidence import locate, submission_files
 from studio.untrusted import shown
@@ -111,10 +113,20 @@ class EvidencePane(QWidget):
         self.revealed.emit(rel, place)
 
 
+_OFFICE_PLACES = {"paragraph": "p", "table": "table", "slide": "slide"}
+"""locate()'s places in a Word document or a presentation, and the fragments the evidence cites them by."""
+
+
 def reveal(content: QWidget, place: dict[str, Any]) -> None:
     """Scroll a preview's content to a place of studio.judging.evidence.locate."""
     if isinstance(content, WorkbookView) and "sheet" in place:
         _reveal_cell(content, str(place["sheet"]), str(place.get("cell") or "A1"))
+        return
+    if isinstance(content, OfficeView):
+        for key, fragment in _OFFICE_PLACES.items():
+            if isinstance(place.get(key), int):
+                content.scroll_to(f"{fragment}={place[key]}")
+                return
         return
     page = place.get("page")
     spin = getattr(content, "spin", None)

@@ -1,5 +1,6 @@
 """The material preview (`materialPreview`): a material's file shown as it is - PDF pages with search,
-every sheet of a workbook (values or formulas), a CSV table, rendered Markdown, an image, text.
+every sheet of a workbook (values or formulas), a Word document as formatted text, a presentation slide
+by slide, a CSV table, rendered Markdown, an image, text.
 
 Files are opened on the background helper (`TaskRunner`) and read lazily: table models fetch the
 cells a view shows; a big CSV is indexed a chunk at a time, its rows appearing as the scan goes.
@@ -31,7 +32,9 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.widgets.office_preview import OfficeView
 from studio.previews import PreviewError, file_in_tree, preview_kind
+from studio.previews.office import SlidesPreview, WordPreview, read_slides, read_word
 from studio.previews.pdf import PdfPreview, RenderedPage, SearchHit
 from studio.previews.table import SCAN_CHUNK, CsvPreview, column_name
 from studio.previews.text import read_image, read_text
@@ -631,6 +634,22 @@ class MaterialPreview(QWidget):
             return book
 
         self._run(f"Opening {path.name}", work, lambda book: self._show(WorkbookView(book, self._run, self), book))
+
+    def _open_docx(self, path: Path) -> None:
+        def done(preview: WordPreview) -> None:
+            view = OfficeView(self)
+            view.show_word(preview)
+            self._show(view)
+
+        self._run(f"Opening {path.name}", lambda: read_word(path), done)
+
+    def _open_pptx(self, path: Path) -> None:
+        def done(preview: SlidesPreview) -> None:
+            view = OfficeView(self)
+            view.show_slides(preview)
+            self._show(view)
+
+        self._run(f"Opening {path.name}", lambda: read_slides(path), done)
 
     def _open_csv(self, path: Path) -> None:
         def done(table: CsvPreview) -> None:

@@ -350,6 +350,70 @@ def test_cited_cells_and_pages_scroll_the_preview(qtbot, tmp_path: Path) -> None
     assert not pane.show_ref("outputs/absent.docx#p=1")  # not in the submission: nothing opens
 
 
+def _cited_at_the_top(view, ref: str) -> bool:  # noqa: ANN001 (an OfficeView)
+    from PySide6.QtGui import QTextCursor
+
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(view.places[ref][0])
+    return view.verticalScrollBar().value() > 0 and 0 <= view.cursorRect(cursor).top() < 20
+
+
+def test_a_judge_citing_a_word_document_shows_it_scrolled_to_the_cited_paragraph(qtbot, tmp_path: Path) -> None:
+    from studio.gui.widgets.office_preview import OfficeView
+    from tests.previews.conftest import make_docx
+
+    def memo(workspace: Path) -> None:
+        make_docx(workspace / "outputs" / "memo.docx", filler=150)
+
+    # the judge cites paragraphs 120-122 of the memo for criterion n (filler paragraph 113 onwards)
+    project = review_project(tmp_path, cite=lambda n: f"outputs/memo.docx#p={118 + n}-{120 + n}", more_files=memo)
+    view, _session = make_view(qtbot, project)
+    QTest.keyClick(view.blind_toggle, Qt.Key.Key_Space)  # not blind: the judge's citations show at once
+    with qtbot.waitSignal(view.evidence.revealed, timeout=10000) as revealed:
+        QTest.keyClick(view, Qt.Key.Key_J)
+    assert view.current is not None and view.current.criterion.id == criterion_id(2)
+    assert revealed.args == ["outputs/memo.docx", {"paragraph": 120}]
+    document = view.evidence.preview.content
+    assert isinstance(document, OfficeView) and document.objectName() == "previewDocument"
+    assert view.evidence.files.currentItem().text() == "outputs/memo.docx"
+    qtbot.waitUntil(lambda: _cited_at_the_top(document, "p=120"), timeout=5000)
+    assert document.textCursor().selectedText() == "Filler paragraph 113."
+
+
+def test_cited_word_tables_and_slides_scroll_the_preview(qtbot, tmp_path: Path) -> None:
+    from studio.gui.judging.review_evidence import EvidencePane
+    from studio.gui.widgets.office_preview import OfficeView
+    from tests.previews.conftest import make_docx, make_pptx
+
+    folder = tmp_path / "submission"
+    (folder / "outputs").mkdir(parents=True)
+    make_docx(folder / "outputs" / "memo.docx", filler=150)
+    make_pptx(folder / "outputs" / "deck.pptx", filler=30)
+    pane = EvidencePane(TaskRunner())
+    qtbot.addWidget(pane)
+    pane.resize(900, 700)
+    pane.show()
+    pane.show_submission("Evidence", folder)
+
+    with qtbot.waitSignal(pane.revealed, timeout=10000):
+        assert pane.show_ref("outputs/deck.pptx#slide=20")
+    deck = pane.preview.content
+    assert isinstance(deck, OfficeView) and deck.objectName() == "previewSlides"
+    qtbot.waitUntil(lambda: _cited_at_the_top(deck, "slide=20"), timeout=5000)
+    assert deck.textCursor().selectedText() == "Slide 20 - Appendix 18"
+
+    with qtbot.waitSignal(pane.revealed, timeout=10000):
+        assert pane.show_ref("outputs/memo.docx#p=100")
+    memo = pane.preview.content
+    assert isinstance(memo, OfficeView) and memo.objectName() == "previewDocument"
+    qtbot.waitUntil(lambda: _cited_at_the_top(memo, "p=100"), timeout=5000)
+    with qtbot.waitSignal(pane.revealed, timeout=10000):  # the same file: scrolled back up to its table
+        assert pane.show_ref("outputs/memo.docx#table=1")
+    assert pane.preview.content is memo and memo.textCursor().currentTable() is not None
+    assert _cited_at_the_top(memo, "table=1")
+    assert "DSCR" in memo.textCursor().selectedText()
+
+
 def test_a_rubric_edit_in_the_window_reads_the_queue_again(
     qtbot, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QFont, QImage, QTextCursor, QTextListFormat
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.widgets.office_preview import OfficeView
 from studio.gui.widgets.preview import OPENING_NOTICE_MS, CsvModel, MaterialPreview, PageCanvas, SheetModel
-from tests.previews.conftest import PDF_WORDS, cache_values, make_pdf, make_workbook
+from tests.previews.conftest import PDF_WORDS, cache_values, make_docx, make_pdf, make_pptx, make_workbook
 
 
 @pytest.fixture
@@ -195,6 +196,8 @@ def test_markdown_text_and_image(qtbot, preview, tmp_path) -> None:
         ("rows.csv", b'a,b\n1,"never closed\n', "rows.csv: row 2 opens a quoted field that is never closed"),
         ("chart.png", b"\x89PNG\r\n garbage", "chart.png: is not an image that can be shown"),
         ("notes.txt", b"\x00\x01binary", "notes.txt: is not a text file"),
+        ("memo.docx", b"PK\x03\x04 truncated", "memo.docx: the Word document is damaged: it is not a complete .docx"),
+        ("deck.pptx", b"slides?", "deck.pptx: is not a PowerPoint presentation (it starts with b'slid'"),
     ],
 )
 def test_damaged_file_shows_its_message(qtbot, preview, tmp_path, name, data, message) -> None:
@@ -206,6 +209,91 @@ def test_damaged_file_shows_its_message(qtbot, preview, tmp_path, name, data, me
     assert preview.content is None
     qtbot.wait(OPENING_NOTICE_MS + 50)
     assert message in label.text()  # the late "Opening…" notice never covers the error
+
+
+def block_of(browser: OfficeView, text: str):  # noqa: ANN201 (a QTextBlock)
+    found = browser.document().find(text)
+    assert not found.isNull(), text
+    return found.block()
+
+
+def at_the_top(browser: OfficeView, ref: str) -> bool:
+    """The cited block's first line is at the top of the view (the view scrolled to it)."""
+    cursor = QTextCursor(browser.document())
+    cursor.setPosition(browser.places[ref][0])
+    return 0 <= browser.cursorRect(cursor).top() < 20
+
+
+def test_word_document_as_formatted_text_scrolled_to_a_cited_table(qtbot, preview, tmp_path) -> None:
+    show(qtbot, preview, make_docx(tmp_path / "memo.docx", filler=150), "docx")
+    browser = preview.findChild(OfficeView, "previewDocument")
+    assert browser is preview.content and browser.isReadOnly()
+    assert browser.toPlainText().startswith("Refinancing memo\nCovenants\nLeverage stays below 3.5x all year.\n")
+    body = block_of(browser, "Leverage").charFormat().fontPointSize() or browser.font().pointSizeF()
+    title, heading = block_of(browser, "Refinancing memo"), block_of(browser, "Covenants")
+    assert title.blockFormat().headingLevel() == 1 and heading.blockFormat().headingLevel() == 1
+    assert title.charFormat().fontPointSize() > heading.charFormat().fontPointSize() > body
+    bold = browser.document().find("below 3.5x")
+    assert bold.charFormat().fontWeight() == QFont.Weight.Bold
+    assert browser.document().find("Leverage").charFormat().fontWeight() == QFont.Weight.Normal
+    steps = [block_of(browser, text).textList() for text in ("Sign the term", "Repay the bridge", "Reset the hedges")]
+    assert steps[0] is not None and steps[0].format().style() == QTextListFormat.Style.ListDecimal
+    assert steps[0].count() == 3 and all(step == steps[0] for step in steps)
+    assert [steps[0].itemText(block_of(browser, "Reset the hedges"))] == ["3."]
+    bullet = block_of(browser, "Lenders meet monthly").textList()
+    assert bullet is not None and bullet != steps[0] and bullet.format().style() == QTextListFormat.Style.ListDisc
+    in_lists, block = [], browser.document().begin()
+    while block.isValid():
+        in_lists += [block.text()] if block.textList() is not None else []
+        block = block.next()
+    assert in_lists == ["Sign the term sheet", "Repay the bridge", "Reset the hedges", "Lenders meet monthly"]
+    table = QTextCursor(browser.document())
+    table.setPosition(browser.places["table=1"][0])
+    assert table.currentTable() is not None
+    cells = table.currentTable()
+    assert (cells.rows(), cells.columns()) == (2, 3)
+    assert cells.cellAt(1, 1).firstCursorPosition().block().text() == "1.42"
+    assert browser.toPlainText().index("Reset the hedges") < browser.toPlainText().index("DSCR") < \
+        browser.toPlainText().index("Filler paragraph 1.")
+    assert "Next steps" in browser.toPlainText() and "the start of the document" not in browser.toPlainText()
+
+    assert browser.verticalScrollBar().value() == 0
+    assert browser.scroll_to("#p=60-62")  # a paragraph far down: filler 53
+    assert browser.verticalScrollBar().value() > 0 and at_the_top(browser, "p=60")
+    assert browser.textCursor().selectedText() == "Filler paragraph 53."
+    assert browser.scroll_to("table=1") and at_the_top(browser, "table=1")
+    assert browser.textCursor().currentTable() is not None and "DSCR" in browser.textCursor().selectedText()
+    assert not browser.scroll_to("table=2") and not browser.scroll_to("slide=1") and not browser.scroll_to("p=x")
+
+
+def test_an_empty_word_document_says_so(qtbot, preview, tmp_path) -> None:
+    import docx
+
+    docx.Document().save(str(tmp_path / "empty.docx"))
+    show(qtbot, preview, tmp_path / "empty.docx", "docx")
+    assert preview.findChild(OfficeView, "previewDocument").toPlainText() == "The document has no text."
+
+
+def test_presentation_slide_by_slide_scrolled_to_a_cited_slide(qtbot, preview, tmp_path) -> None:
+    show(qtbot, preview, make_pptx(tmp_path / "deck.pptx", filler=30), "pptx")
+    browser = preview.findChild(OfficeView, "previewSlides")
+    assert browser is preview.content
+    text = browser.toPlainText()
+    assert text.startswith("Slide 1 - Kestrel refinancing\nBoard update\nSpeaker notes\nMention the revised EBITDA.\n"
+                           "Slide 2 - Net debt\nNet debt 4,417\n")
+    assert text.count("Kestrel refinancing") == 1  # the title shows once, in the slide's heading
+    assert block_of(browser, "Slide 2 - Net debt").blockFormat().headingLevel() == 2
+    cursor = QTextCursor(browser.document())
+    cursor.setPosition(browser.document().find("EBITDA", browser.places["slide=2"][0]).position() - 1)
+    assert cursor.currentTable() is not None and cursor.currentTable().rows() == 2
+    assert text.index("EBITDA", text.index("Slide 2")) < text.index("The table is from the model.") < \
+        text.index("Slide 3 - Appendix 1")
+    assert block_of(browser, "The table is from the model.").charFormat().fontItalic()
+    assert browser.scroll_to("slide=12") and at_the_top(browser, "slide=12")
+    assert browser.verticalScrollBar().value() > 0
+    assert browser.textCursor().selectedText() == "Slide 12 - Appendix 10"
+    assert browser.scroll_to("slide=2") and at_the_top(browser, "slide=2")
+    assert not browser.scroll_to("slide=33") and not browser.scroll_to("table=1")
 
 
 def test_a_second_pdf_reuses_the_view_with_its_own_pages(qtbot, preview, tmp_path) -> None:
