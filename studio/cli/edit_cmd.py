@@ -182,3 +182,24 @@ def run_material(args: argparse.Namespace) -> int:
 
     return _edit(args.path, lambda documents: import_material(
         documents, Path(args.file), args.material_id, args.title, args.kind, args.provenance, args.before, args.name))
+
+
+def configure_word(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="the project folder (the one holding project.yaml)")
+    parser.add_argument("file", help="the Word file (.docx)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--instruction", metavar="SUBTASK", help="replace this subtask's instruction")
+    what.add_argument("--brief", action="store_true", help="replace the project brief")
+    parser.add_argument("--dry-run", action="store_true", help="print the Markdown and change nothing")
+    parser.set_defaults(run=run_word)
+
+
+def run_word(args: argparse.Namespace) -> int:
+    from studio.editing.word_import import brief_from_word, instruction_from_word, word_to_markdown
+
+    if args.dry_run:
+        print(word_to_markdown(Path(args.file)), end="")
+        return ExitCode.OK
+    if args.brief:
+        return _edit(args.path, lambda documents: brief_from_word(documents, Path(args.file)))
+    return _edit(args.path, lambda documents: instruction_from_word(documents, args.instruction, Path(args.file)))

@@ -48,6 +48,9 @@ COMMANDS = [
     Command("rename", "rename an id; every reference to it follows", "edit_cmd", "configure_rename"),
     Command("material", "import a file as a material, released at start or before a subtask; replace a "
                         "material's file", "edit_cmd", "configure_material"),
+    Command("import-word", "a subtask's instruction or the brief from a Word file (.docx), as Markdown: "
+                           "import-word PATH FILE.docx --instruction SUBTASK | --brief [--dry-run]", "edit_cmd",
+            "configure_word"),
     Command("handoff", "the dependency map's handoffs: list, add, edit in place, remove", "edit_cmd",
             "configure_handoff"),
     Command("migrate", "bring a project written in an older format up to date (acceptance item ids)",

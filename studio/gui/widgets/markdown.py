@@ -5,10 +5,21 @@ editor, never per keystroke."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFocusEvent, QFontDatabase, QHideEvent
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.editing.changes import Changes
 from studio.editing.commands import Command
@@ -62,10 +73,19 @@ class MarkdownEditor(QWidget):
         splitter.setChildrenCollapsible(False)
         splitter.setSizes([500, 500])
         remember_splitter(splitter, "markdown/source-preview")
+        self.word_button = QPushButton("From Word…", self)
+        self.word_button.setObjectName("markdownFromWord")
+        self.word_button.setAutoDefault(False)
+        self.word_button.setToolTip("Replace this text by a Word document's (.docx): headings, lists and tables "
+                                    "become Markdown; shown first, one undo step")
+        self.word_button.clicked.connect(self.choose_word)
+        top = QHBoxLayout()
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.word_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
         layout.setSpacing(6)
-        layout.addWidget(self.caption)
+        layout.addLayout(top)
         layout.addWidget(self.error)
         layout.addWidget(splitter, 1)
         self.preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
@@ -78,6 +98,44 @@ class MarkdownEditor(QWidget):
         context.changed.connect(self._on_changed)
         context.reloaded.connect(self.load)
         self.load()
+
+    def choose_word(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        from studio.gui.widgets.dialogs import file_dialog
+
+        dialog = file_dialog(self, "wordFileDialog", "Bring in a Word document", "", QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilter("Word document (*.docx)")
+        dialog.fileSelected.connect(lambda chosen: self.import_word(Path(chosen)))
+        dialog.open()
+
+    def import_word(self, path: Path) -> WordImportDialog | None:
+        """The Word file's Markdown shown first; Replace makes it this file's text as one undo step."""
+        from studio.editing.word_import import word_to_markdown
+
+        self.commit()  # what was typed is an undo step of its own, before the replacement
+        try:
+            markdown = word_to_markdown(path)
+        except StudioError as error:
+            self.error.setText(str(error))
+            self.error.show()
+            return None
+        dialog = WordImportDialog(path, markdown, self)
+        dialog.accepted.connect(lambda: self._replace(markdown, path))
+        dialog.open()
+        return dialog
+
+    def _replace(self, markdown: str, path: Path) -> None:
+        try:
+            command = self.command_of(self.context.session.documents, markdown)
+            if hasattr(command, "label"):
+                command.label = f"Replace {self.file()} by {path.name}"
+            self.context.push(command)
+        except StudioError as error:
+            self.error.setText(str(error))
+            self.error.show()
+            return
+        self.error.hide()
 
     def file(self) -> str | None:
         try:
@@ -147,3 +205,35 @@ class MarkdownEditor(QWidget):
             self.load()
         elif rel != self._shown_file:
             self.load()  # the file was renamed (the instruction key changed)
+
+
+class WordImportDialog(QDialog):
+    """A Word document's Markdown (`wordImportDialog`): the text (`wordImportSource`) and how it reads
+    (`wordImportPreview`) before Replace makes it the file's text."""
+
+    def __init__(self, path: Path, markdown: str, parent: QWidget | None = None) -> None:
+        from studio.gui.widgets.buttons import ok_cancel
+
+        super().__init__(parent)
+        self.setObjectName("wordImportDialog")
+        self.setWindowTitle(f"Bring in {path.name}")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        note = QLabel(f"{path.name} as Markdown: Replace makes it the text (one undo step).", self)
+        source = QPlainTextEdit(markdown, self)
+        source.setObjectName("wordImportSource")
+        source.setReadOnly(True)
+        source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        preview = QTextBrowser(self)
+        preview.setObjectName("wordImportPreview")
+        preview.setMarkdown(markdown)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(source)
+        split.addWidget(preview)
+        self.buttons = ok_cancel(self, "&Replace", "wordImportReplace")
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.buttons)
+        self.resize(1000, 560)
+        source.setFocus()
