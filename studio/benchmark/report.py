@@ -48,6 +48,8 @@ class BenchmarkReport:
     pairs: list[PairStatus]
     resources: list[PairResources]
     system_resources: dict[str, SystemResources]
+    # "PROJECT/SYSTEM" -> its defects by lineage class (studio.scoring.lineage), once `with_lineage` read them
+    lineage: dict[str, dict[str, int]] | None = None
 
     def to_json(self) -> dict:
         from studio.scoring.report import to_json
@@ -61,7 +63,8 @@ class BenchmarkReport:
                 "resources": {"tokens": "input + cache_creation + output (cached input counted once)",
                               "agent_time": "the sum of the subtask intervals, seconds",
                               "systems": {s: r.to_json() for s, r in self.system_resources.items()},
-                              "pairs": [r.to_json() for r in self.resources]}}
+                              "pairs": [r.to_json() for r in self.resources]},
+                **({"lineage": self.lineage} if self.lineage is not None else {})}
 
 
 def _means(summary: SystemSummary) -> dict:
@@ -124,6 +127,26 @@ def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None =
                            benchmark_status(loaded, reading) if status is None else status, resources, system_resources(resources, systems))
 
 
+def with_lineage(report: BenchmarkReport, loaded: LoadedBenchmark, reading: BenchmarkReading | None = None) \
+        -> BenchmarkReport:
+    """The report with each judged pair's defects counted by lineage class (docs/lineage.md): how many of
+    a system's checkpoint failures persisted, were repaired, or propagated downstream."""
+    from studio.judging.lineage_reading import lineage_of
+
+    reading = reading or BenchmarkReading(loaded)
+    found: dict[str, dict[str, int]] = {}
+    for (system, project_id), outcome in loaded.reported().items():
+        read = reading.project(project_id)
+        if outcome.submission not in read.stored or read.files.problems:
+            continue
+        try:
+            lineage = lineage_of(read.files, outcome.submission, report.judge)
+        except StudioError:
+            continue
+        found[f"{project_id}/{system}"] = lineage.counts()
+    return replace(report, lineage=found)
+
+
 def cell_text(report: BenchmarkReport, project: str, system: str, key: str = "final") -> str:
     """One cell of a Table 5 matrix as shown: the score, its range when verdicts are missing, or —."""
     from studio.scoring.report import _score as score_text
@@ -182,6 +205,13 @@ def report_text(report: BenchmarkReport) -> str:
     if shared.left_out:
         lines += ["", "Left out of the shared set: " + "; ".join(
             f"{p} (no known final score for {', '.join(systems)})" for p, systems in shared.left_out.items())]
+    if report.lineage:
+        from studio.scoring.lineage import CLASSES
+
+        lines += ["", "Defect lineage (checkpoint failures by what became of them)",
+                  f"{'pair':<{width + cell}}  " + "  ".join(f"{c:>10}" for c in CLASSES)]
+        for pair, counts in report.lineage.items():
+            lines.append(f"{pair:<{width + cell}}  " + "  ".join(f"{counts.get(c, 0):>10}" for c in CLASSES))
     not_reported = [p for p in report.pairs if p.judging != "scored"]
     if not_reported:
         lines += ["", "Pairs not fully scored:"] + [f"  {p.system} on {p.project}: {p.text}" for p in not_reported]
@@ -221,6 +251,16 @@ def write_report(report: BenchmarkReport, out: Path) -> list[Path]:
         written.append(out / name)
 
     put("report.json", (json.dumps(report.to_json(), indent=2) + "\n").encode("utf-8"))
+    if report.lineage is not None:
+        from studio.scoring.lineage import CLASSES
+
+        text = io.StringIO()
+        writer = csv.writer(text)
+        writer.writerow(["project", "system", *CLASSES])
+        for pair, counts in report.lineage.items():
+            project, _, system = pair.partition("/")
+            writer.writerow([project, system, *(counts.get(c, 0) for c in CLASSES)])
+        put("lineage.csv", text.getvalue().encode("utf-8"))
     book = Workbook()
     book.remove(book.active)
     for key in ("final", "process"):

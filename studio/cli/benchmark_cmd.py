@@ -173,7 +173,9 @@ def run_report(args: argparse.Namespace) -> int:
     if isinstance(loaded, int):
         return loaded
     try:
-        report = benchmark_report(loaded)
+        from studio.benchmark.report import with_lineage
+
+        report = with_lineage(benchmark_report(loaded), loaded)
         written = write_report(report, Path(args.out)) if args.out else []
     except StudioError as exc:
         return _fail("report", exc)

@@ -131,7 +131,7 @@ def test_the_text_report_and_the_files_it_writes(bench: Path, capsys, tmp_path: 
     figures = [f"{name}.{form}" for name in ("fig5a", "fig5b", "fig5c", "fig5d", "fig5e", "fig5f", "fig9")
                for form in ("png", "svg")]
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(
-        ["final.csv", "process.csv", "report.json", "table5.xlsx", *figures])
+        ["final.csv", "lineage.csv", "process.csv", "report.json", "table5.xlsx", *figures])
     from xml.etree import ElementTree
 
     from PIL import Image
@@ -266,3 +266,28 @@ def test_a_broken_verdict_file_leaves_the_other_pairs_of_its_project_judged(benc
     assert pairs[("beta", "s02")].judging == "scored"
     code, _, err = run_cli(capsys, "benchmark", "report", str(bench))
     assert code != 0 and str(broken) in err and "Traceback" not in err
+
+
+def test_the_report_counts_each_pairs_defects_by_lineage_class(bench: Path, capsys, tmp_path: Path):
+    from studio.judging.lineage_reading import lineage_of
+    from studio.scoring.lineage import CLASSES
+    from studio.store.loader import load_project
+
+    from tests.scoring.test_lineage import write_run
+
+    # beta's run of s02 fails T07-C01 at its checkpoint; its reuse in the final package holds
+    write_run(bench.parent / "s02", "beta-1", {("T07", "T07-C01"): "fail"}, rater=JUDGE)
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli(capsys, "benchmark", "report", str(bench), "--out", str(out_dir))
+    assert code == 0, err
+    assert "Defect lineage (checkpoint failures by what became of them)" in out
+    header, rows = read_rows(out_dir / "lineage.csv")
+    assert header == ["project", "system", *CLASSES]
+    assert {(r["project"], r["system"]) for r in rows} == {("s01", "alpha"), ("s02", "alpha"), ("s03", "alpha"),
+                                                           ("s01", "beta"), ("s02", "beta")}  # not alpha-0
+    for row in rows:
+        submission = f"{row['system']}-1"
+        counts = lineage_of(load_project(bench.parent / row["project"]), submission, JUDGE).counts()
+        assert {c: int(row[c]) for c in CLASSES} == counts
+    beta = next(r for r in rows if (r["project"], r["system"]) == ("s02", "beta"))
+    assert int(beta["repaired"]) + int(beta["propagated"]) + int(beta["persisted"]) == 1

@@ -23,7 +23,8 @@ from tests.helpers import run_cli
 RUN = "run-constructed"
 
 
-def write_run(root: Path, submission: str, overrides: dict[tuple[str, str], str], skip: set[str] = frozenset()) -> None:
+def write_run(root: Path, submission: str, overrides: dict[tuple[str, str], str], skip: set[str] = frozenset(),
+              rater: str = "judge:test-model") -> None:
     """Every criterion of every scope (but `skip`) without a defect, unless `overrides` says its verdict."""
     project = load_project(root).project
     verdicts = []
@@ -36,7 +37,7 @@ def write_run(root: Path, submission: str, overrides: dict[tuple[str, str], str]
             scored = project.scored_as(scope, criterion)
             clean = "fail" if scored.gate or (scored.weight or 0) < 0 else "pass"
             verdict = overrides.get((scope, criterion.key), clean)
-            verdicts.append(Verdict(criterion=criterion.key, scope=scope, verdict=verdict, rater="judge:test-model",
+            verdicts.append(Verdict(criterion=criterion.key, scope=scope, verdict=verdict, rater=rater,
                                     time=now, criterion_version=criterion_version(scored)))
     VerdictStore(root).put(submission, verdicts)
 
