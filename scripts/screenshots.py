@@ -400,6 +400,16 @@ def scores_shots(app: QApplication, window: Any, out: Path) -> None:
     save(dialog, out / "judge-dialog.png")
     dialog.reject()
 
+    # Defect lineage: what became of the judged runs' checkpoint failures along the timeline.
+    lineage = hook.open_lineage()
+    wait_until(app, lambda: lineage.lineage is not None, "the defect lineage of a judged run")
+    for row in range(lineage.model.rowCount()):
+        if lineage.model.index(row, 1).data() == "propagated":
+            lineage.table.setCurrentIndex(lineage.model.index(row, 0))
+            break
+    settle(app, window)
+    save(window, out / "lineage-matrix.png")
+
     # Judge Certification: the judge's error on the decisions the experts settled, and the corrected scores.
     certification = hook.open_judge_error()
     wait_until(app, lambda: certification.result is not None or "no judge" in certification.status.text(),
