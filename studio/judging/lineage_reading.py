@@ -11,13 +11,15 @@ from studio.errors import StudioError
 from studio.judging.errors import JudgingError
 
 if TYPE_CHECKING:
+    from studio.judging.visibility import Viewer
     from studio.scoring.lineage import Lineage, Outcome
     from studio.store.loader import LoadedProject
 
 
-def submission_outcomes(loaded: LoadedProject, submission: str, judge: str | None = None) -> dict[str, dict[str,
-                                                                                                         Outcome]]:
-    """scope -> criterion -> its outcome, for the scopes the submission has a decided verdict on."""
+def submission_outcomes(loaded: LoadedProject, submission: str, judge: str | None = None,
+                        viewer: Viewer | None = None) -> dict[str, dict[str, Outcome]]:
+    """scope -> criterion -> its outcome, for the scopes the submission has a decided verdict on; with a
+    `viewer`, over the verdicts blind review lets them see (a blind rater's own)."""
     from studio.judging.tables import read_project_verdicts, score_rows
     from studio.judging.verdict_store import VerdictStore
     from studio.scoring.engine import ScoredCriterion, ScoringError, score_rubric
@@ -32,7 +34,7 @@ def submission_outcomes(loaded: LoadedProject, submission: str, judge: str | Non
                            f"of {', '.join(stored) or 'none (judge a run first)'}")
     try:
         rubrics = project_rubrics(project)
-        verdicts = read_project_verdicts(Path(loaded.root), project, project_id, rubrics, [submission])
+        verdicts = read_project_verdicts(Path(loaded.root), project, project_id, rubrics, [submission], viewer)
     except StudioError as exc:
         raise JudgingError(str(exc)) from None
     by_scope: dict[str, list[ScoredCriterion]] = {}
@@ -65,7 +67,8 @@ def submission_outcomes(loaded: LoadedProject, submission: str, judge: str | Non
     return found
 
 
-def lineage_of(loaded: LoadedProject, submission: str, judge: str | None = None) -> Lineage:
+def lineage_of(loaded: LoadedProject, submission: str, judge: str | None = None,
+               viewer: Viewer | None = None) -> Lineage:
     from studio.scoring.lineage import classify
 
-    return classify(loaded.project, submission_outcomes(loaded, submission, judge), submission)
+    return classify(loaded.project, submission_outcomes(loaded, submission, judge, viewer), submission)

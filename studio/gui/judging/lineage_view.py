@@ -104,7 +104,11 @@ class LineageView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self.picker.setFocus()
+        context.rater_identity().changed.connect(self._identity_changed)
         self._read_runs()
+
+    def _identity_changed(self) -> None:
+        self._chosen(self.picker.currentText())
 
     def _read_runs(self) -> None:
         from studio.judging.verdict_store import VerdictStore
@@ -126,8 +130,10 @@ class LineageView(QWidget):
         if not submission:
             return
         root = self.context.session.root
+        viewer = self.context.rater_identity().viewer()  # a blind rater follows only the verdicts they gave
         self.summary.setText(f"Following the defects of {submission}…")
-        self.latest.start(f"Defect lineage of {submission}", lambda: lineage_of(loaded_for_judging(root), submission),
+        self.latest.start(f"Defect lineage of {submission}",
+                          lambda: lineage_of(loaded_for_judging(root), submission, viewer=viewer),
                           self._show, self._failed)
 
     def _show(self, lineage: Lineage) -> None:

@@ -19,7 +19,9 @@ def test_the_matrix_of_a_run_and_a_defects_details(qtbot, tmp_path: Path) -> Non
     write_run(root, "run-a", {("T01", "T01-C03"): "fail", ("T03", "T03-C02"): "fail"})
     write_run(root, "run-b", {("T06", "T06-C02"): "fail", (FINAL_SCOPE, "T06-C02"): "fail"}, skip={"T05"})
     runner = TaskRunner()
-    view = LineageView(ProjectContext(ProjectSession(root)), runner)
+    context = ProjectContext(ProjectSession(root))
+    context.rater_identity().set_blind(False)  # the lead reads the judge's verdicts
+    view = LineageView(context, runner)
     qtbot.addWidget(view)
     view.resize(1366, 700)
     view.show()
@@ -41,3 +43,20 @@ def test_the_matrix_of_a_run_and_a_defects_details(qtbot, tmp_path: Path) -> Non
     final = model.HEADERS.index(FINAL_SCOPE)
     assert model.index(0, final).data() == "fails again"
     assert model.index(0, model.HEADERS.index("T05")).data() is None  # before T06: no later scope of its defect
+
+
+def test_a_blind_rater_follows_only_the_verdicts_they_gave(qtbot, tmp_path: Path) -> None:
+    root = Path(shutil.copytree(sample_project(), tmp_path / "kestrel"))
+    write_run(root, "run-a", {("T01", "T01-C03"): "fail", ("T03", "T03-C02"): "fail"})
+    context = ProjectContext(ProjectSession(root))
+    context.rater_identity().set_name("Hanna Verbeek")
+    context.rater_identity().set_blind(True)
+    runner = TaskRunner()
+    view = LineageView(context, runner)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitUntil(lambda: view.lineage is not None and not runner.busy, timeout=30000)
+    assert view.lineage.defects == [] and view.lineage.judged == []  # the judge's verdicts stay hidden
+    context.rater_identity().set_blind(False)
+    qtbot.waitUntil(lambda: view.lineage is not None and len(view.lineage.defects) == 2 and not runner.busy,
+                    timeout=30000)
