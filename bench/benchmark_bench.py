@@ -13,7 +13,8 @@ Floor: reading the verdict files the report reads (the selected submissions') wi
 (`yaml.load` with `CSafeLoader`), the least any reader of them pays; in a child process for the CLI
 (Python's start, `import yaml` and the same reads). Figures:
 
-- report (core): `load_benchmark` then `benchmark_report`, cold files. Goal: <= 3x the floor.
+- report (core): `load_benchmark` then `benchmark_report` with each pair's defect lineage, cold files. Goal: <= 3x
+  the floor.
 - report (CLI): `dbstudio benchmark report BENCH --format json` in a child process, beside the
   child floor.
 - grid first paint (run states): the Benchmark window (offscreen) from opening the file until the
@@ -165,12 +166,15 @@ FLOOR_CHILD = ("import sys, yaml\nL = getattr(yaml, 'CSafeLoader', yaml.SafeLoad
 def core_report(path: Path):  # type: ignore[no-untyped-def]
     """(seconds of load_benchmark + benchmark_report from cold files, the report)."""
     from studio.benchmark.loader import load_benchmark
-    from studio.benchmark.report import benchmark_report
+    from studio.benchmark.reading import BenchmarkReading
+    from studio.benchmark.report import benchmark_report, with_lineage
 
     cold()
     gc.collect()
     start = time.perf_counter()
-    report = benchmark_report(load_benchmark(path))
+    loaded = load_benchmark(path)
+    reading = BenchmarkReading(loaded)
+    report = with_lineage(benchmark_report(loaded, reading), loaded, reading)  # as `benchmark report` makes it
     return time.perf_counter() - start, report
 
 

@@ -131,16 +131,19 @@ def with_lineage(report: BenchmarkReport, loaded: LoadedBenchmark, reading: Benc
         -> BenchmarkReport:
     """The report with each judged pair's defects counted by lineage class (docs/lineage.md): how many of
     a system's checkpoint failures persisted, were repaired, or propagated downstream."""
-    from studio.judging.lineage_reading import lineage_of
+    from studio.judging.lineage_reading import outcomes_of
+    from studio.scoring.lineage import classify
 
     reading = reading or BenchmarkReading(loaded)
     found: dict[str, dict[str, int]] = {}
     for (system, project_id), outcome in loaded.reported().items():
         read = reading.project(project_id)
-        if outcome.submission not in read.stored or read.files.problems:
+        verdicts = read.of(outcome.submission) if outcome.submission in read.stored else None
+        if verdicts is None or read.files.problems:
             continue
-        try:
-            lineage = lineage_of(read.files, outcome.submission, report.judge)
+        try:  # the verdicts the report read: no project is read again
+            lineage = classify(read.files.project, outcomes_of(verdicts, outcome.submission, report.judge),
+                               outcome.submission)
         except StudioError:
             continue
         found[f"{project_id}/{system}"] = lineage.counts()

@@ -11,6 +11,7 @@ from studio.errors import StudioError
 from studio.judging.errors import JudgingError
 
 if TYPE_CHECKING:
+    from studio.judging.tables import ProjectVerdicts
     from studio.judging.visibility import Viewer
     from studio.scoring.lineage import Lineage, Outcome
     from studio.store.loader import LoadedProject
@@ -20,10 +21,8 @@ def submission_outcomes(loaded: LoadedProject, submission: str, judge: str | Non
                         viewer: Viewer | None = None) -> dict[str, dict[str, Outcome]]:
     """scope -> criterion -> its outcome, for the scopes the submission has a decided verdict on; with a
     `viewer`, over the verdicts blind review lets them see (a blind rater's own)."""
-    from studio.judging.tables import read_project_verdicts, score_rows
+    from studio.judging.tables import read_project_verdicts
     from studio.judging.verdict_store import VerdictStore
-    from studio.scoring.engine import ScoredCriterion, ScoringError, score_rubric
-    from studio.scoring.lineage import Outcome
     from studio.scoring.project_rubrics import project_rubrics
 
     project = loaded.project
@@ -37,6 +36,15 @@ def submission_outcomes(loaded: LoadedProject, submission: str, judge: str | Non
         verdicts = read_project_verdicts(Path(loaded.root), project, project_id, rubrics, [submission], viewer)
     except StudioError as exc:
         raise JudgingError(str(exc)) from None
+    return outcomes_of(verdicts, submission, judge)
+
+
+def outcomes_of(verdicts: ProjectVerdicts, submission: str, judge: str | None = None) -> dict[str, dict[str, Outcome]]:
+    """The outcomes of one submission of verdicts already read (a benchmark's reading of its project)."""
+    from studio.judging.tables import score_rows
+    from studio.scoring.engine import ScoredCriterion, ScoringError, score_rubric
+    from studio.scoring.lineage import Outcome
+
     by_scope: dict[str, list[ScoredCriterion]] = {}
     for row in score_rows(verdicts, judge):
         if row.submission != submission:
