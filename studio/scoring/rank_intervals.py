@@ -61,18 +61,15 @@ class PairOrder:
                 for s in self.systems}
 
     def swaps(self, nominal: Mapping[str, Number]) -> list[tuple[str, str, str | None]]:
-        """(higher, lower, witness): pairs whose nominal order can reverse, the lower one rising above
-        the higher (nominal ties listed when either can rise above the other)."""
+        """(rising, over, witness): T can rise above S although its nominal mean is not higher, for the
+        pairs whose order can change (a nominal tie listed in each direction that can open)."""
         out = []
         for i, a in enumerate(self.systems):
             for b in self.systems[i + 1:]:
                 high, low = (a, b) if nominal[a] >= nominal[b] else (b, a)
-                if (low, high) in self.above_some:
-                    out.append((high, low, self.witness.get((low, high))))
-                elif nominal[a] == nominal[b] and (high, low) in self.above_some:
-                    out.append((low, high, self.witness.get((high, low))))
+                directions = [(low, high)] + ([(high, low)] if nominal[a] == nominal[b] else [])
+                out += [(t, s, self.witness.get((t, s))) for t, s in directions if (t, s) in self.above_some]
         return out
-
 
 def order_from_differences(kind: str, systems: Sequence[str], differences: Mapping[Pair, tuple[Number, Number]],
                            **extra: object) -> PairOrder:
