@@ -200,7 +200,7 @@ def benchmark_ranking(loaded: LoadedBenchmark, metric: str = "final", reading: B
     if not shared.projects:
         why = "; ".join(f"{p} (no known final score for {', '.join(s)})" for p, s in shared.left_out.items())
         raise RobustnessError(f"no shared project set to rank on: every project lacks a known final score for some "
-                              f"system ({why or 'no project'}); judge those pairs first")
+                              f"system ({why or 'no project'}); run and judge those pairs first (`dbstudio benchmark status`)")
     averaged = {s: tuple(shared.projects) for s in report.systems}
     if metric == "process":
         averaged = {s: tuple(p for p in shared.projects if report.scores.projects[p][s].process is not None)
@@ -295,9 +295,9 @@ def robustness_text(result: Robustness) -> str:
             lines.append(f"  {result.title(kind)}: n/a ({result.unavailable[kind]})")
             continue
         swaps = order.swaps(result.means)
-        text = "; ".join(f"{t} above {s}" + (" (tied nominally)" if result.means[t] == result.means[s] else "")
-                         + (f": {when}" if when else "") for t, s, when in swaps)
-        lines.append(f"  {result.title(kind)}: {text or 'none'}")
+        lines.append(f"  {result.title(kind)}:{'' if swaps else ' none'}")
+        lines += [f"    {t} above {s}" + (" (tied nominally)" if result.means[t] == result.means[s] else "")
+                  + (f": {when}" if when else "") for t, s, when in swaps]
         if order.note:
             lines.append(f"    (not exact: {order.note})")
     lines += ["", "What each assumes:"]

@@ -176,7 +176,6 @@ def weight_box(ranking: Ranking, delta: int = 1) -> PairOrder:
     some = frozenset(pair for pair in ranking.pairs() if positive(pair))
     # T above S for every weight vector: the highest mean_S - mean_T is below 0
     every = frozenset((t, s) for t, s in ranking.pairs() if negative((s, t)))
-    witness = {(t, s): f"weights moved by at most {delta}" for t, s in some if ranking.means[t] <= ranking.means[s]}
-    return PairOrder(f"weights ±{delta}", systems, some, every, None, witness, exact,
+    return PairOrder(f"weights ±{delta}", systems, some, every, None, {}, exact,
                      None if exact else "more missing verdicts tied by `requires` in one rubric than are tried one by "
                                         "one: an outer bound stands in")
