@@ -21,6 +21,7 @@ where the difference is within ranking.TOLERANCE of 0, again in exact fractions.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
@@ -142,25 +143,32 @@ def leave_criterion_out(ranking: Ranking) -> PairOrder:
         labels += [(index, int(i)) for i in keep]
     low, high = np.vstack(lows), np.vstack(highs)
 
+    exact_sum = {(s, p): sum((ranking.score(s, i) for i in ranking.members[p]), Fraction(0))
+                 for s in systems for p in ranking.projects_of(s)}
+    exact_total = {s: sum((exact_sum[(s, p)] / len(ranking.members[p]) for p in ranking.projects_of(s)), Fraction(0))
+                   for s in systems}
+
+    @cache
     def exact_mean(row: int, j: int, end: str) -> Fraction:
+        """The same mean as the float one, in fractions: only the changed project's score moves."""
         s = systems[j]
         if row == 0:
             return ranking.means[s]
         index, i = labels[row - 1]
         project = ranking.rubrics[index].project
-        if project not in ranking.projects_of(s):
+        averaged = ranking.projects_of(s)
+        if project not in averaged:
             return ranking.means[s]
         left = lefts[index]
-        averaged = ranking.projects_of(s)
-        scores = {p: [ranking.score(s, r) for r in ranking.members[p]] for p in averaged}
-        position = ranking.members[project].index(index)
-        if left.dropped[i]:
-            del scores[project][position]
-        else:
+        n, k = len(averaged), len(ranking.members[project])
+        rest = exact_sum[(s, project)] - ranking.score(s, index)
+        others = exact_total[s] - exact_sum[(s, project)] / k
+        if not left.dropped[i]:
             g = int((left.low if end == "low" else left.high)[i, j])
-            scores[project][position] = Fraction(100 * g, int(left.positive[i]))
-        projects = [sum(v, Fraction(0)) / len(v) for v in scores.values() if v]
-        return sum(projects, Fraction(0)) / len(projects)
+            return (others + (rest + Fraction(100 * g, int(left.positive[i]))) / k) / n
+        if k > 1:
+            return (others + rest / (k - 1)) / n
+        return others / (n - 1)
 
     def rows(label_row: int) -> str:
         if label_row == 0:

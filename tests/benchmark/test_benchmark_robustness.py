@@ -201,3 +201,11 @@ def test_bad_options_and_a_benchmark_without_a_shared_set_say_so_in_one_line(ben
     assert err.startswith("dbstudio benchmark robustness: no shared project set to rank on: every project lacks a "
                           "known final score for some system (s01 (no known final score for beta); s02 (no known final score for beta); "
                           "s03 (no known final score for beta)); run and judge those pairs first (`dbstudio benchmark status`)")
+
+
+def test_the_example_in_the_docs_is_this_benchmarks_output(bench: Path, capsys):
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "robustness.md").read_text(encoding="utf-8")
+    block = docs.split("$ dbstudio benchmark robustness trio\n", 1)[1].split("```", 1)[0]
+    code, out, err = run_cli(capsys, "benchmark", "robustness", str(bench))
+    assert code == 0, err
+    assert out == block
