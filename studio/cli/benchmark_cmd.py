@@ -5,7 +5,10 @@
 - `validate BENCH`: the file checked against its projects, each problem as file:line:column; exit 1
   when there are errors.
 - `status BENCH [--format text|json]`: every (system, project) pair: its run, its judging by the
-  benchmark's judge, its attempts."""
+  benchmark's judge, its attempts.
+- `robustness BENCH [--delta N] [--metric final|process] [--json]`: each system's rank and its
+  rank intervals under leaving a project or a criterion out, weights within +-N, and judge error
+  within the expert sample's budget (docs/robustness.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from studio.cli.exit_codes import ExitCode
 from studio.cli.options import add_format_option
 from studio.errors import StudioError
 
-ACTIONS = ("new", "validate", "status", "report", "run", "judge") + HARBOR_ACTIONS
+ACTIONS = ("new", "validate", "status", "report", "robustness", "run", "judge") + HARBOR_ACTIONS
 # --concurrency's range: each pair at once is a container of its own on the local engine, so a
 # typo such as 1000 is refused rather than started
 MIN_CONCURRENCY, MAX_CONCURRENCY = 1, 64
@@ -37,11 +40,26 @@ def pairs_at_once(value: str) -> int:
     return number
 
 
+def weight_delta(value: str) -> int:
+    """argparse type of --delta: a whole number of weight points from 0 to 9."""
+    from studio.scoring.robust_weights import MAX_DELTA
+
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not 0 <= number <= MAX_DELTA:
+        raise argparse.ArgumentTypeError(f"give a whole number of weight points from 0 to {MAX_DELTA} (got {value!r}): "
+                                         "a weight keeps a magnitude from 1 to 10")
+    return number
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="new: create a benchmark folder with its benchmark.yaml, "
                                                         "under git; validate: check it against its projects; "
                                                         "status: where every (system, project) pair stands; "
-                                                        "report: Table 5 from the reported outcomes; run: the pairs "
+                                                        "report: Table 5 from the reported outcomes; robustness: "
+                                                        "each system's rank intervals; run: the pairs "
                                                         "without a run, on the local Docker engine; judge: the "
                                                         "reported runs not fully judged, by the benchmark's judge")
     parser.add_argument("bench", help="new: the benchmark's folder (created if need be; it may hold the projects "
@@ -52,6 +70,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="new: a project folder of the benchmark (repeat for several)")
     parser.add_argument("--out", metavar="DIR", help="report: also write the matrices (CSV and one xlsx) and the JSON "
                                                      "into DIR")
+    parser.add_argument("--delta", type=weight_delta, default=None, metavar="N",
+                        help="robustness: how far each weight may move, in points (default 1)")
+    parser.add_argument("--metric", choices=("final", "process"), default=None,
+                        help="robustness: rank by the final-score mean (default) or the process-score mean")
     parser.add_argument("--concurrency", type=pairs_at_once, default=1, metavar="N",
                         help=f"run: pairs run at once, {MIN_CONCURRENCY} to {MAX_CONCURRENCY} (default 1; each in "
                              "containers of its own)")
@@ -78,8 +100,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(args.action, "--endpoint, --model and --profile go with `benchmark judge`")
     if args.action != "run" and args.concurrency != 1:
         return _fail(args.action, "--concurrency goes with `benchmark run`")
+    if args.action != "robustness" and (args.delta is not None or args.metric is not None):
+        return _fail(args.action, "--delta and --metric go with `benchmark robustness`")
     return {"new": run_new, "validate": run_validate, "status": run_status, "report": run_report,
-            "run": run_pairs, "judge": run_judge}[args.action](args)
+            "robustness": run_robustness, "run": run_pairs, "judge": run_judge}[args.action](args)
 
 
 def _fail(action: str, message: object) -> int:
@@ -184,6 +208,20 @@ def run_report(args: argparse.Namespace) -> int:
     print(json.dumps(report.to_json(), indent=2) if args.format == "json" else report_text(report))
     if written:
         print(f"wrote {', '.join(path.name for path in written)} to {args.out}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def run_robustness(args: argparse.Namespace) -> int:
+    from studio.benchmark.robustness import benchmark_robustness, robustness_text
+
+    loaded = _usable("robustness", args.bench)
+    if isinstance(loaded, int):
+        return loaded
+    try:
+        result = benchmark_robustness(loaded, args.metric or "final", 1 if args.delta is None else args.delta)
+    except StudioError as exc:
+        return _fail("robustness", exc)
+    print(json.dumps(result.to_json(), indent=2) if args.format == "json" else robustness_text(result))
     return ExitCode.OK
 
 

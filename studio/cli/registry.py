@@ -85,7 +85,7 @@ COMMANDS = [
                       "which criteria catch them", "mutate_cmd"),
     Command("judge", "the LLM judge's verdicts on a run's checkpoints or a folder of files, stored in the project",
             "judge_cmd"),
-    Command("benchmark", "a benchmark of many projects and systems: benchmark new|validate|status|run|judge|report, export|import harbor", "benchmark_cmd"),
+    Command("benchmark", "a benchmark of many projects and systems: benchmark new|validate|status|run|judge|report|robustness, export|import harbor", "benchmark_cmd"),
     Command("remote", "the shared repositories a project syncs with: remote PROJECT list|add NAME URL|remove NAME",
             "collab_cmd", "configure_remote"),
     Command("sync", "fetch, merge object by object and push the project's shared repository", "collab_cmd",
