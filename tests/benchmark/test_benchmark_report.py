@@ -272,7 +272,6 @@ def test_the_report_counts_each_pairs_defects_by_lineage_class(bench: Path, caps
     from studio.judging.lineage_reading import lineage_of
     from studio.scoring.lineage import CLASSES
     from studio.store.loader import load_project
-
     from tests.scoring.test_lineage import write_run
 
     # beta's run of s02 fails T07-C01 at its checkpoint; its reuse in the final package holds
