@@ -23,6 +23,8 @@ from studio.benchmark.status import PairStatus, benchmark_status
 from studio.errors import StudioError
 
 if TYPE_CHECKING:
+    from studio.benchmark.reading import ProjectReading
+    from studio.judging.tables import ProjectVerdicts
     from studio.scoring.engine import BenchmarkScores, SystemSummary
 
 
@@ -78,8 +80,7 @@ def _means(summary: SystemSummary) -> dict:
 def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None = None,
                      status: list[PairStatus] | None = None) -> BenchmarkReport:
     """Table 5; `reading` and `status`: the projects and the pairs' status as already read for them."""
-    from studio.judging.decisions import StoreDecisions
-    from studio.judging.tables import ProjectVerdicts, score_rubrics
+    from studio.judging.tables import score_rubrics
     from studio.scoring.engine import score_benchmark, summarise_system
 
     benchmark = loaded.benchmark
@@ -87,11 +88,9 @@ def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None =
         raise BenchmarkReportError(f"{loaded.path} has {len(loaded.errors)} problem(s): fix them first "
                                    "(`dbstudio benchmark validate`)")
     judge = benchmark.judge_rater
-    reported = loaded.reported()
     reading = reading or BenchmarkReading(loaded)  # each project read once, for the scores and the status alike
     rubrics: dict = {}
     for project_id, project in loaded.projects.items():
-        selected = {o.submission: system for (system, pid), o in reported.items() if pid == project_id}
         read = reading.project(project_id)
         project_files = read.files
         if project_files.problems:
@@ -103,16 +102,7 @@ def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None =
             raise BenchmarkReportError(f"{project.folder}: {read.rubric_error}") from None
         if read.verdict_error is not None:
             raise read.verdict_error
-        if read.verdicts is not None:
-            verdicts = replace(read.verdicts, systems={s: selected[s] for s in read.verdicts.submissions})
-        else:
-            verdicts = ProjectVerdicts(project.folder, project_id, read.rubrics, [], {}, StoreDecisions())
-        # a system without verdicts here is scored with every verdict missing, as a table without its rows
-        # is: its score is unknown and the project is named among its left-out ones, never dropped
-        scored = set(verdicts.systems.values())
-        unscored = [s.id for s in benchmark.systems if s.id not in scored]
-        verdicts = replace(verdicts, submissions=verdicts.submissions + [f"\0{s}" for s in unscored],
-                           systems={**verdicts.systems, **{f"\0{s}": s for s in unscored}})
+        verdicts = scored_verdicts(loaded, read, project_id)
         rubrics.update(score_rubrics([verdicts], judge))
     scores = score_benchmark(rubrics)
     systems = [s.id for s in benchmark.systems]
@@ -125,6 +115,26 @@ def benchmark_report(loaded: LoadedBenchmark, reading: BenchmarkReading | None =
     resources = pair_resources(loaded)
     return BenchmarkReport(benchmark.id, judge, projects, systems, scores, SharedSet(shared, shared_means, left_out),
                            benchmark_status(loaded, reading) if status is None else status, resources, system_resources(resources, systems))
+
+
+def scored_verdicts(loaded: LoadedBenchmark, read: ProjectReading, project_id: str) -> ProjectVerdicts:
+    """A project's verdicts as the report scores them: the selected submissions only, each under its system's
+    id, and every system without verdicts there as a submission with none (every verdict missing: its score
+    is unknown and the project named among its left-out ones, never dropped, as a table without its rows)."""
+    from studio.judging.decisions import StoreDecisions
+    from studio.judging.tables import ProjectVerdicts
+
+    benchmark = loaded.benchmark
+    assert benchmark is not None and read.rubrics is not None  # the report refuses the project otherwise
+    selected = {o.submission: system for (system, pid), o in loaded.reported().items() if pid == project_id}
+    if read.verdicts is not None:
+        verdicts = replace(read.verdicts, systems={s: selected[s] for s in read.verdicts.submissions})
+    else:
+        verdicts = ProjectVerdicts(read.project.folder, project_id, read.rubrics, [], {}, StoreDecisions())
+    scored = set(verdicts.systems.values())
+    unscored = [s.id for s in benchmark.systems if s.id not in scored]
+    return replace(verdicts, submissions=verdicts.submissions + [f"\0{s}" for s in unscored],
+                   systems={**verdicts.systems, **{f"\0{s}": s for s in unscored}})
 
 
 def with_lineage(report: BenchmarkReport, loaded: LoadedBenchmark, reading: BenchmarkReading | None = None) \

@@ -11,7 +11,7 @@ benchmark into their terms and measures the judge's error on the expert sample.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -131,26 +131,10 @@ class Robustness:
 
 
 def benchmark_verdicts(loaded: LoadedBenchmark, reading: BenchmarkReading, project_id: str) -> ProjectVerdicts:
-    """A project's verdicts as `benchmark report` scores them: the selected submissions only, each under
-    its system's id, and every system without verdicts there as a submission with none (every verdict
-    missing). report.py assembles the same before scoring; tests/benchmark/test_benchmark_robustness.py
-    checks the means agree."""
-    from studio.judging.decisions import StoreDecisions
-    from studio.judging.tables import ProjectVerdicts
+    """A project's verdicts as `benchmark report` scores them (studio.benchmark.report.scored_verdicts)."""
+    from studio.benchmark.report import scored_verdicts
 
-    benchmark = loaded.benchmark
-    assert benchmark is not None
-    read = reading.project(project_id)
-    selected = {o.submission: system for (system, pid), o in loaded.reported().items() if pid == project_id}
-    if read.verdicts is not None:
-        verdicts = replace(read.verdicts, systems={s: selected[s] for s in read.verdicts.submissions})
-    else:
-        assert read.rubrics is not None  # benchmark_report refused the project otherwise
-        verdicts = ProjectVerdicts(read.project.folder, project_id, read.rubrics, [], {}, StoreDecisions())
-    scored = set(verdicts.systems.values())
-    unscored = [s.id for s in benchmark.systems if s.id not in scored]
-    return replace(verdicts, submissions=verdicts.submissions + [f"\0{s}" for s in unscored],
-                   systems={**verdicts.systems, **{f"\0{s}": s for s in unscored}})
+    return scored_verdicts(loaded, reading.project(project_id), project_id)
 
 
 def _ranked_rubrics(verdicts: ProjectVerdicts, judge: str | None, metric: str, systems: list[str]) -> list:
