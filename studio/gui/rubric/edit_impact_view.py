@@ -10,12 +10,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Slot
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Slot
 from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from studio.gui.base.live_results import LatestTask, results_table, status_label
 from studio.gui.base.tasks import TaskRunner
+from studio.gui.widgets.tables import HeadersTableModel
 
 if TYPE_CHECKING:
     from studio.errors import StudioError
@@ -29,8 +30,10 @@ EDIT_DELAY_MS = 500
 HEADERS = ("Submission", "Score", "Before", "After", "Stale", "Missing")
 
 
-class EditImpactModel(QAbstractTableModel):
+class EditImpactModel(HeadersTableModel):
     """One row per score of a submission (final, process, each checkpoint the edit changes)."""
+
+    HEADERS = HEADERS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -47,15 +50,6 @@ class EditImpactModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt naming)
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(HEADERS):
-            return HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
