@@ -166,6 +166,19 @@ class JudgeSettings:
         return cls(**(values | more))
 
 
+def settings_for(project_dir: Path, profile_name: object, endpoint: str, model: str) -> JudgeSettings:
+    """The settings a judge profile (a project file or a preset; none: the defaults) gives, with the endpoint and
+    model given over it, as the command line's flags are: what the app's judge fields ask."""
+    from studio.judging.profiles import JudgeProfile, load_profile
+    from studio.judging.request_shape import DEFAULT_TIMEOUT_S
+
+    endpoint, model = endpoint.strip(), model.strip()
+    name = str(profile_name) if profile_name else None
+    profile = load_profile(project_dir, name) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
+    profile = profile.with_changes(endpoint=endpoint or None, model=model or None)
+    return JudgeSettings.from_profile(profile, base_url=endpoint, model=model, name=name)
+
+
 @dataclass(frozen=True)
 class JudgeProgress:
     submission: str

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.gui.base.tasks import Task, TaskRunner
-from studio.gui.widgets.judge_fields import fill_profiles, profile_named, settings_of
+from studio.gui.widgets.judge_fields import fill_profiles
 
 if TYPE_CHECKING:
     from studio.judging.judge import JudgeProgress, JudgeSettings
@@ -177,11 +177,17 @@ class JudgeDialog(QDialog):
             self.resize(self.width(), self.height() + short)
 
     def _profile(self) -> JudgeProfile:
-        return profile_named(self.project_dir, self.profile_box.currentData())
+        from studio.judging.profiles import JudgeProfile, load_profile
+        from studio.judging.request_shape import DEFAULT_TIMEOUT_S
+
+        name = self.profile_box.currentData()
+        return load_profile(self.project_dir, str(name)) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
 
     def _settings(self) -> JudgeSettings:
         """The profile, with the endpoint and model of the fields over it (as the CLI's flags are)."""
-        return settings_of(self.project_dir, self.profile_box.currentData(), self.endpoint_edit.text(),
+        from studio.judging.judge import settings_for
+
+        return settings_for(self.project_dir, self.profile_box.currentData(), self.endpoint_edit.text(),
                            self.model_edit.text())
 
     # -- judging ----------------------------------------------------------------------------------

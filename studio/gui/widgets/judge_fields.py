@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QComboBox, QLineEdit
 
 if TYPE_CHECKING:
     from studio.judging.judge import JudgeSettings
-    from studio.judging.profiles import JudgeProfile
 
 NO_PROFILE = "None: the endpoint and model below, the server's defaults for the rest"
 
@@ -31,27 +30,11 @@ def fill_profiles(box: QComboBox, project_dir: Path) -> None:
     box.blockSignals(False)
 
 
-def profile_named(project_dir: Path, name: object) -> JudgeProfile:
-    from studio.judging.profiles import JudgeProfile, load_profile
-    from studio.judging.request_shape import DEFAULT_TIMEOUT_S
-
-    return load_profile(project_dir, str(name)) if name else JudgeProfile(timeout_s=DEFAULT_TIMEOUT_S)
-
-
-def settings_of(project_dir: Path, name: object, endpoint: str, model: str) -> JudgeSettings:
-    """The profile, with the endpoint and model given over it (as the CLI's flags are)."""
-    from studio.judging.judge import JudgeSettings
-
-    endpoint, model = endpoint.strip(), model.strip()
-    profile = profile_named(project_dir, name).with_changes(endpoint=endpoint or None, model=model or None)
-    return JudgeSettings.from_profile(profile, base_url=endpoint, model=model,
-                                      name=str(name) if name else None)
-
-
 def read_fields(project_dir: Path, profile_box: QComboBox, endpoint_edit: QLineEdit, model_edit: QLineEdit,
                 say: Callable[[str], None]) -> JudgeSettings | None:
     """The settings the fields give, or None after `say`ing what is wrong (the focus on the field at fault)."""
     from studio.errors import StudioError
+    from studio.judging.judge import settings_for
 
     endpoint = endpoint_edit.text().strip()
     if not endpoint.startswith(("http://", "https://")):
@@ -59,7 +42,7 @@ def read_fields(project_dir: Path, profile_box: QComboBox, endpoint_edit: QLineE
         endpoint_edit.setFocus()
         return None
     try:
-        return settings_of(project_dir, profile_box.currentData(), endpoint, model_edit.text())
+        return settings_for(project_dir, profile_box.currentData(), endpoint, model_edit.text())
     except StudioError as error:
         say(str(error).replace("give --model or set OPENAI_MODEL", "give the model"))
         model_edit.setFocus()
