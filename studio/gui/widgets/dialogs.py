@@ -6,6 +6,7 @@ it like any other window; the caller acts on `accepted`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from studio.model.base import ID_PATTERN
 from studio.model.schedule import MaterialKind, Provenance
+from studio.store.workspace import ProjectTemplate
 
 START = "start"
 
@@ -131,9 +133,10 @@ class _Form(QDialog):
 
 
 class NewProjectDialog(_Form):
-    """Folder, id, title and template of a new project."""
+    """Folder, id, title and template of a new project; the chosen template's description shows
+    under the picker, so an author sees what a template holds before creating from it."""
 
-    def __init__(self, workspace: Path, templates: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Path, templates: Sequence[ProjectTemplate], parent: QWidget | None = None) -> None:
         super().__init__("New project", parent)
         self.setObjectName("newProjectDialog")
         self.workspace = workspace
@@ -148,18 +151,33 @@ class NewProjectDialog(_Form):
         folder_row.addWidget(self.folder_edit, 1)
         folder_row.addWidget(browse)
         self.template_box = QComboBox(self)
-        self.template_box.addItems(templates)
+        for template in templates:  # the default (blank) comes first, and is chosen
+            self.template_box.addItem(template.name, template.description)
+            self.template_box.setItemData(self.template_box.count() - 1, template.description,
+                                          Qt.ItemDataRole.ToolTipRole)
+        self.template_description = QLabel(self)
+        self.template_description.setWordWrap(True)
+        self.template_description.setMinimumWidth(360)
         self.form.addRow("&Title:", self.title_edit)
         self.form.addRow("&Id:", self.id_edit)
         self.form.addRow("&Folder:", folder_row)
         self.form.addRow("Te&mplate:", self.template_box)
+        self.form.addRow("", self.template_description)
         _name_fields({"newProjectTitle": self.title_edit, "newProjectId": self.id_edit,
-                      "newProjectFolder": self.folder_edit, "newProjectTemplate": self.template_box})
+                      "newProjectFolder": self.folder_edit, "newProjectTemplate": self.template_box,
+                      "newProjectTemplateDescription": self.template_description})
+        self.template_box.currentIndexChanged.connect(self._template_changed)
+        self._template_changed()
         self._folder_follows_id = True
         self.title_edit.textChanged.connect(self._title_changed)
         self.id_edit.textChanged.connect(self._id_changed)
         self.folder_edit.textEdited.connect(self._folder_edited)
         self._update()
+
+    def _template_changed(self) -> None:
+        description = self.template_box.currentData() or ""
+        self.template_description.setText(description)
+        self.template_box.setAccessibleDescription(description)
 
     def _title_changed(self, title: str) -> None:
         slug = re.sub(r"[^A-Za-z0-9]+", "-", title.strip().lower()).strip("-")
