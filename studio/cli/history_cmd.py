@@ -113,8 +113,8 @@ def _list_templates() -> int:
     listed = project_templates()
     width = max((len(template.name) for template in listed), default=0)
     for template in listed:
-        default = " (default)" if template.name == DEFAULT_TEMPLATE else ""
-        print(f"{template.name:<{width}}  {template.description or '(no description)'}{default}")
+        default = "(default) " if template.name == DEFAULT_TEMPLATE else ""
+        print(f"{template.name:<{width}}  {default}{template.description or '(no description)'}")
     return ExitCode.OK
 
 
