@@ -31,6 +31,7 @@ from studio.model.schedule import MaterialKind, Provenance
 from studio.store.workspace import ProjectTemplate
 
 START = "start"
+DESCRIPTION_WIDTH = 420  # px: the New Project dialog's template description wraps at this width
 
 
 def _id_edit(text: str, parent: QWidget) -> QLineEdit:
@@ -157,10 +158,18 @@ class NewProjectDialog(_Form):
                                           Qt.ItemDataRole.ToolTipRole)
         self.template_description = QLabel(self)
         self.template_description.setWordWrap(True)
-        self.template_description.setMinimumWidth(360)
+        # A wrapped label's height is not asked for by the form: reserve room for the longest
+        # description at a fixed width, so none is cut off and the dialog does not jump on a change.
+        self.template_description.setFixedWidth(DESCRIPTION_WIDTH)
+        for template in templates:
+            self.template_description.setText(template.description)
+            height = self.template_description.heightForWidth(DESCRIPTION_WIDTH)
+            self.template_description.setMinimumHeight(max(height, self.template_description.minimumHeight()))
         self.form.addRow("&Title:", self.title_edit)
         self.form.addRow("&Id:", self.id_edit)
-        self.form.addRow("&Folder:", folder_row)
+        folder_label = QLabel("&Folder:", self)
+        folder_label.setBuddy(self.folder_edit)  # a row of two widgets gets no buddy of its own: Alt+F shows "&"
+        self.form.addRow(folder_label, folder_row)
         self.form.addRow("Te&mplate:", self.template_box)
         self.form.addRow("", self.template_description)
         _name_fields({"newProjectTitle": self.title_edit, "newProjectId": self.id_edit,

@@ -38,6 +38,9 @@ def test_the_picker_lists_every_template_with_its_description_blank_first(qtbot)
     assert description.isVisible() and description.text() == listed[0].description
     for index, template in enumerate(listed):
         assert picker.itemData(index, Qt.ItemDataRole.ToolTipRole) == template.description
+        picker.setCurrentIndex(index)
+        qtbot.waitUntil(lambda: description.height() >= description.heightForWidth(description.width()))  # not cut off
+    picker.setCurrentIndex(0)
     # Choosing another template shows its own description; the focus still opened in the title.
     assert dialog.focusWidget().objectName() == "newProjectTitle"
     picker.setCurrentIndex(picker.findText("clinical-safety-case"))
