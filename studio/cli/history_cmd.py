@@ -94,8 +94,9 @@ def run_new(args: argparse.Namespace) -> int:
         return _list_templates()
     missing = [name for name, value in (("PATH", args.path), ("--id", args.id), ("--title", args.title)) if not value]
     if missing:
-        return _fail("new", f"give {', '.join(missing)}, e.g. dbstudio new acme-audit --id acme-audit --title "
-                     "'Acme IT audit' (--list-templates shows the templates)")
+        print(f"dbstudio new: give {', '.join(missing)}, e.g. dbstudio new acme-audit --id acme-audit --title "
+              "'Acme IT audit' (--list-templates shows the templates)", file=sys.stderr)
+        return ExitCode.UNUSABLE
     try:
         details = {key: value for key, value in (("domain", args.domain), ("role", args.role)) if value}
         repo = create_project(Path(args.path), args.id, args.title, template=args.template,
