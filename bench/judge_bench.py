@@ -193,7 +193,7 @@ def _answer(request: Request) -> Reply:
 
 def _project(work: Path) -> Path:
     root = work / "project"
-    shutil.copytree(ROOT / "resources" / "templates" / "blank", root)
+    shutil.copytree(ROOT / "resources" / "templates" / "finance-transaction", root)
     lines = ["criteria:"]
     for n in range(1, CRITERIA + 1):
         lines += [f"  - id: T01-C{n:04d}", f"    text: The report states point {n} of the brief with its source.",

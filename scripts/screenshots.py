@@ -712,6 +712,26 @@ def save(widget: QWidget, path: Path) -> None:
     print(f"screenshots: {path}")
 
 
+def new_project_shot(app, window, out: Path) -> None:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QComboBox, QLineEdit
+
+    action = window.findChild(QAction, "actionNewProject")
+    assert action is not None
+    action.trigger()
+    wait_until(app, lambda: window.findChild(QComboBox, "newProjectTemplate") is not None, "the New Project dialog")
+    picker = window.findChild(QComboBox, "newProjectTemplate")
+    dialog = picker.window()
+    title = dialog.findChild(QLineEdit, "newProjectTitle")
+    assert title is not None
+    title.setText("Acme Ltd, IT audit")
+    picker.setCurrentIndex(picker.findText("it-audit"))
+    dialog.adjustSize()
+    settle(app, window)
+    save(dialog, out / "new-project-templates.png")
+    dialog.reject()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -847,6 +867,9 @@ def main() -> int:
     settle(app, window, 0.3)
     save(dialog, out / "import-diff.png")
     dialog.reject()
+
+    # New Project: the template picker, a domain template chosen, its description under the picker.
+    new_project_shot(app, window, out)
 
     # Runs: a real run of the copy in Docker, and its checkpoints compared.
     runs_shots(app, window, args.work, out)

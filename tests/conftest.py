@@ -1,4 +1,4 @@
-"""Shared fixtures: a fresh copy of the blank project template per test; git isolated from the user's."""
+"""Shared fixtures: a fresh copy of the finance-transaction project template per test; git isolated from the user's."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.helpers import copy_blank  # noqa: E402
 
 @pytest.fixture
 def blank_project(tmp_path: Path) -> Path:
-    """A copy of resources/templates/blank at tmp_path/'proj'."""
+    """A copy of resources/templates/finance-transaction (the scaffold the tests build on) at tmp_path/'proj'."""
     return copy_blank(tmp_path / "proj")
 
 

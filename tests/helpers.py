@@ -1,4 +1,4 @@
-"""Helpers for tests: copying the blank template, writing project files, finding lines."""
+"""Helpers for tests: copying the template the tests build on, writing project files, finding lines."""
 
 from __future__ import annotations
 
@@ -9,12 +9,19 @@ import textwrap
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-BLANK_TEMPLATE = REPO_ROOT / "resources" / "templates" / "blank"
+# The template most tests build on: the finance-transaction scaffold, which shows every feature
+# (it was the `blank` template until a truly blank one took that name, issue 28). `copy_blank`
+# and the `blank_project` fixture keep their names: they give this scaffold.
+SCAFFOLD_TEMPLATE = REPO_ROOT / "resources" / "templates" / "finance-transaction"
+SCAFFOLD = SCAFFOLD_TEMPLATE.name  # its name, for create_project(..., template=SCAFFOLD) and `dbstudio new --template`
+# Not a project file: the description `dbstudio new` lists, never copied into a project.
+TEMPLATE_DESCRIPTION = "template.yaml"
 
 
 def copy_blank(dest: Path) -> Path:
-    """Copy the blank template to `dest` (which must not exist) and return it."""
-    shutil.copytree(BLANK_TEMPLATE, dest)
+    """Copy the finance-transaction scaffold to `dest` (which must not exist) as `dbstudio new` would
+    (without its description file) and return it."""
+    shutil.copytree(SCAFFOLD_TEMPLATE, dest, ignore=shutil.ignore_patterns(TEMPLATE_DESCRIPTION))
     return dest
 
 
@@ -270,7 +277,7 @@ RICH_FILES: dict[str, str] = {
 
 
 def make_rich_project(dest: Path) -> Path:
-    """Copy the blank template to `dest` and extend it into the rich variant."""
+    """Copy the finance-transaction scaffold to `dest` and extend it into the rich variant."""
     copy_blank(dest)
     for rel, text in RICH_FILES.items():
         write(dest, rel, text)

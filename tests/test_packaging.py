@@ -189,13 +189,13 @@ def _committed(project: Path) -> bool:
 def test_frozen_new_uses_the_bundled_template(frozen: FrozenApp):
     created = frozen.run("new", "fresh-project", "--id", "frozen-check", "--title", "Made by the frozen app")
     assert created.returncode == 0, created.stderr
-    assert "templates: blank" in created.stdout
+    assert "templates: blank, " in created.stdout and "finance-transaction" in created.stdout
     checked = frozen.run("validate", "fresh-project")
     assert checked.returncode == 0 and checked.stdout.startswith("OK: "), checked.stdout + checked.stderr
 
     unknown = frozen.run("new", "other", "--id", "x", "--title", "X", "--template", "nope")
     assert unknown.returncode == 2
-    assert "no project template 'nope' (available: blank)" in unknown.stderr
+    assert "no project template 'nope' (available: blank, " in unknown.stderr
 
 
 def test_desktop_file_launches_the_app_with_its_icon():

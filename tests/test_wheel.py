@@ -122,7 +122,7 @@ def test_new_and_validate_from_outside_the_checkout(installed: Installed):
     created = installed.dbstudio("new", "fresh-project", "--id", "wheel-check", "--title", "Made from the wheel")
     assert created.returncode == 0, created.stderr
     assert created.stdout.startswith("created fresh-project (")
-    assert "templates: blank" in created.stdout
+    assert "templates: blank, " in created.stdout and "finance-transaction" in created.stdout
     project = installed.outside / "fresh-project"
     assert "id: wheel-check" in (project / "project.yaml").read_text(encoding="utf-8")
 
@@ -132,7 +132,7 @@ def test_new_and_validate_from_outside_the_checkout(installed: Installed):
 
     unknown = installed.dbstudio("new", "other", "--id", "x", "--title", "X", "--template", "nope")
     assert unknown.returncode == 2
-    assert "no project template 'nope' (available: blank)" in unknown.stderr
+    assert "no project template 'nope' (available: blank, " in unknown.stderr
     assert not (installed.outside / "other").exists()
 
 

@@ -12,18 +12,20 @@ from studio.cli.options import add_format_option
 from studio.errors import StudioError
 from studio.store.history import ProjectRepository, RestoreResult
 from studio.store.object_diff import diff_object
-from studio.store.workspace import create_project, templates
+from studio.store.workspace import DEFAULT_TEMPLATE, create_project, project_templates, templates
 
 
 def configure_new(new: argparse.ArgumentParser) -> None:
-    new.add_argument("path", help="new project folder")
-    new.add_argument("--id", required=True, help="project id, e.g. acme-audit")
-    new.add_argument("--title", required=True)
+    new.add_argument("path", nargs="?", help="new project folder")
+    new.add_argument("--id", help="project id, e.g. acme-audit (required)")
+    new.add_argument("--title", help="the project's title (required)")
     new.add_argument("--domain", type=_text, help="the project's domain, e.g. Finance, Law, Engineering "
                      "(default: the template's)")
     new.add_argument("--role", type=_text, help="the professional role the agent plays, e.g. 'Transaction "
                      "associate' (default: the template's)")
-    new.add_argument("--template", default="blank", help="template name (default: blank)")
+    new.add_argument("--template", default=DEFAULT_TEMPLATE,
+                     help=f"template name (default: {DEFAULT_TEMPLATE}; --list-templates shows them)")
+    new.add_argument("--list-templates", action="store_true", help="list the templates with what each holds, and stop")
     new.add_argument("--own-repo", action="store_true", help="give the project its own repository even inside another")
     new.set_defaults(run=run_new)
 
@@ -88,6 +90,13 @@ def _warn(command: str, repo: ProjectRepository) -> None:
 
 
 def run_new(args: argparse.Namespace) -> int:
+    if args.list_templates:
+        return _list_templates()
+    missing = [name for name, value in (("PATH", args.path), ("--id", args.id), ("--title", args.title)) if not value]
+    if missing:
+        print(f"dbstudio new: give {', '.join(missing)}, e.g. dbstudio new acme-audit --id acme-audit --title "
+              "'Acme IT audit' (--list-templates shows the templates)", file=sys.stderr)
+        return ExitCode.UNUSABLE
     try:
         details = {key: value for key, value in (("domain", args.domain), ("role", args.role)) if value}
         repo = create_project(Path(args.path), args.id, args.title, template=args.template,
@@ -98,6 +107,15 @@ def run_new(args: argparse.Namespace) -> int:
     except StudioError as exc:
         return _fail("new", exc)
     print(f"created {args.path} ({repo.history(max_count=1)[0].short}); templates: {', '.join(templates())}")
+    return ExitCode.OK
+
+
+def _list_templates() -> int:
+    listed = project_templates()
+    width = max((len(template.name) for template in listed), default=0)
+    for template in listed:
+        default = "(default) " if template.name == DEFAULT_TEMPLATE else ""
+        print(f"{template.name:<{width}}  {default}{template.description or '(no description)'}")
     return ExitCode.OK
 
 

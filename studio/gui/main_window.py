@@ -476,9 +476,9 @@ class MainWindow(QMainWindow):
 
     def new_project(self) -> None:
         from studio.gui.widgets.dialogs import NewProjectDialog
-        from studio.store.workspace import create_project, default_workspace, templates
+        from studio.store.workspace import create_project, default_workspace, project_templates
 
-        dialog = NewProjectDialog(default_workspace(), templates(), self)
+        dialog = NewProjectDialog(default_workspace(), project_templates(), self)
 
         def create() -> None:
             folder, project_id, title, template = dialog.values

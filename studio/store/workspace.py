@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from studio import bundled
@@ -16,14 +17,47 @@ from studio.store.yamlfile import YamlDocument
 TEMPLATES_DIR = bundled.templates_dir()
 SAMPLES_DIR = bundled.samples_dir()
 SAMPLE_PROJECT = "kestrel-refinancing"
+# The template a new project starts from unless another is chosen: listed first everywhere.
+DEFAULT_TEMPLATE = "blank"
+# Beside a template's project files: what the template is for. Not a project file, never copied.
+TEMPLATE_FILE = "template.yaml"
 
 
 class WorkspaceError(StudioError):
     """A project cannot be created or copied; the message says why."""
 
 
+@dataclass(frozen=True)
+class ProjectTemplate:
+    """A bundled template: its name (the folder's) and the one-paragraph description of what it holds."""
+
+    name: str
+    description: str
+    folder: Path
+
+
+def project_templates() -> list[ProjectTemplate]:
+    """The bundled templates, the default (blank) first, then by name."""
+    if not TEMPLATES_DIR.is_dir():
+        return []
+    folders = sorted((p for p in TEMPLATES_DIR.iterdir() if layout.is_project_folder(p)),
+                     key=lambda p: (p.name != DEFAULT_TEMPLATE, p.name))
+    return [ProjectTemplate(p.name, template_description(p), p) for p in folders]
+
+
 def templates() -> list[str]:
-    return sorted(p.name for p in TEMPLATES_DIR.iterdir() if layout.is_project_folder(p)) if TEMPLATES_DIR.is_dir() else []
+    """The names of the bundled templates, the default first."""
+    return [template.name for template in project_templates()]
+
+
+def template_description(folder: Path) -> str:
+    """The `description` of a template's template.yaml, on one line ('' when it has none)."""
+    path = Path(folder) / TEMPLATE_FILE
+    if not path.is_file():
+        return ""
+    described = YamlDocument.load(path).data
+    text = described.get("description") if isinstance(described, Mapping) else None
+    return " ".join(str(text).split()) if text else ""
 
 
 def default_workspace() -> Path:
@@ -32,7 +66,7 @@ def default_workspace() -> Path:
     return Path(env) if env else Path.home() / "DeliverBench"
 
 
-def create_project(dest: Path, project_id: str, title: str, template: str = "blank",
+def create_project(dest: Path, project_id: str, title: str, template: str = DEFAULT_TEMPLATE,
                    source: Path | None = None, message: str | None = None,
                    own_repository: bool | None = None, details: Mapping[str, str] | None = None) -> ProjectRepository:
     """Copy a template (or `source` project) to `dest`, set its id and title (and the other
@@ -60,7 +94,7 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
             # The identity check needs the new repository: its location can select a git identity.
             ProjectRepository.init(dest).require_committable(new_repository=True)
         shutil.copytree(origin, dest, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(layout.RUNS_DIR, ".cache", "__pycache__"))
+                        ignore=_not_copied(origin, template_folder=source is None))
         gitignore = dest / ".gitignore"
         if not gitignore.exists():
             gitignore.write_text(layout.GITIGNORE)
@@ -85,6 +119,18 @@ def create_project(dest: Path, project_id: str, title: str, template: str = "bla
                                  "check the folder's permissions and the disk") from exc
         raise
     return repo
+
+
+def _not_copied(origin: Path, template_folder: bool):
+    """copytree's filter: run outputs and caches never, and a template's own description file."""
+    caches = shutil.ignore_patterns(layout.RUNS_DIR, ".cache", "__pycache__")
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        left_out = set(caches(folder, names))
+        if template_folder and Path(folder) == origin and TEMPLATE_FILE in names:
+            left_out.add(TEMPLATE_FILE)
+        return left_out
+    return ignored
 
 
 def first_missing(dest: Path) -> Path | None:

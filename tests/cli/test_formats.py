@@ -9,7 +9,7 @@ import pytest
 
 from studio.cli.main import main
 from studio.store.workspace import create_project
-from tests.helpers import REPO_ROOT, replace_in
+from tests.helpers import REPO_ROOT, SCAFFOLD, replace_in
 
 SAMPLE = REPO_ROOT / "projects" / "kestrel-refinancing"
 
@@ -70,7 +70,7 @@ def test_agreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_history_and_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = create_project(tmp_path / "acme", "acme-audit", "Acme IT audit").root
+    root = create_project(tmp_path / "acme", "acme-audit", "Acme IT audit", template=SCAFFOLD).root
     code, revisions = json_and_alias(capsys, "history", str(root))
     assert code == 0 and len(revisions) == 1 and "project.yaml" in revisions[0]["files"]
     code, changes = json_and_alias(capsys, "status", str(root))

@@ -55,7 +55,7 @@ def set_weight(root: Path, old: int, new: int) -> None:
 @pytest.fixture
 def acme(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     root = tmp_path / "acme"
-    code, out, err = run(capsys, "new", str(root), "--id", "acme-audit", "--title", "Acme IT audit")
+    code, out, err = run(capsys, "new", str(root), "--id", "acme-audit", "--title", "Acme IT audit", "--template", "finance-transaction")
     assert (code, err) == (0, "")
     assert out.startswith(f"created {root} ({git(root, 'rev-parse', 'HEAD')[:8]})")
     return root
@@ -84,7 +84,7 @@ def test_new_status_save_history_diff_restore(acme: Path, capsys: pytest.Capture
     lines = out.splitlines()
     assert [line[:8] for line in lines] == [second[:8], first[:8]]
     assert "Cli Author" in lines[0] and lines[0].endswith("Raise the weight of T01-C01")
-    assert lines[1].endswith("Create project acme-audit from template blank")
+    assert lines[1].endswith("Create project acme-audit from template finance-transaction")
     code, out, _ = run(capsys, "history", str(root), "--json", "--file", "notes.md")
     assert (code, json.loads(out)) == (0, [])
     code, out, _ = run(capsys, "history", str(root), "--json", "-n", "1")
@@ -128,12 +128,12 @@ def test_a_real_dbstudio_process(tmp_path: Path) -> None:
                               env={**env, **IDENTITY} if identity else env)
 
     root = tmp_path / "proc"
-    refused = dbstudio("new", str(root), "--id", "proc", "--title", "Proc", identity=False)
+    refused = dbstudio("new", str(root), "--id", "proc", "--title", "Proc", "--template", "finance-transaction", identity=False)
     assert refused.returncode == 2 and refused.stdout == ""
     assert 'git config --global user.name "Your Name"' in refused.stderr and "Traceback" not in refused.stderr
     assert not root.exists()
 
-    created = dbstudio("new", str(root), "--id", "proc", "--title", "Proc")
+    created = dbstudio("new", str(root), "--id", "proc", "--title", "Proc", "--template", "finance-transaction")
     assert created.returncode == 0, created.stderr
     (root / "brief.md").write_text("# Brief\n\nRewritten in a real process.\n")
     before = snapshot(root)
@@ -261,7 +261,7 @@ def test_save_of_another_projects_file_is_refused(tmp_path: Path, capsys: pytest
     outer.mkdir()
     git(outer, "init", "-q", "-b", "main")
     for name in ("p1", "p2"):
-        assert run(capsys, "new", str(outer / name), "--id", name, "--title", name.upper())[0] == 0
+        assert run(capsys, "new", str(outer / name), "--id", name, "--title", name.upper(), "--template", "finance-transaction")[0] == 0
     (outer / "p2" / "brief.md").write_text("# p2, edited\n")
     (outer / "p1" / "brief.md").write_text("# p1, edited\n")
     before = snapshot(outer)
@@ -289,7 +289,7 @@ def test_without_identity_save_and_new_are_refused_and_leave_nothing(
     assert snapshot(acme) == before
 
     target = acme.parent / "fresh" / "project"
-    code, out, err = run(capsys, "new", str(target), "--id", "fresh", "--title", "Fresh")
+    code, out, err = run(capsys, "new", str(target), "--id", "fresh", "--title", "Fresh", "--template", "finance-transaction")
     assert (code, out) == (2, "")
     assert "git does not know who is saving" in err and "was not created" in err
     assert not (acme.parent / "fresh").exists()

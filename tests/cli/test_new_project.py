@@ -1,4 +1,4 @@
-"""`dbstudio new --domain --role`: the new project says so, and the template it is made from shows
+"""`dbstudio new --domain --role`: the new project says so, and the finance-transaction template shows
 every feature an author needs (each with a comment) and validates and reviews with 0 errors."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from studio.cli.main import main
 from studio.model import MaterialKind
 from studio.store.loader import load_project
 from studio.store.yamlfile import YamlDocument
-from tests.helpers import BLANK_TEMPLATE, git, isolate_git, run_cli
+from tests.helpers import SCAFFOLD_TEMPLATE, git, isolate_git, run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +24,8 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     root = tmp_path / "lease-review"
     code, _, err = run_cli(capsys, "new", str(root), "--id", "lease-review", "--title", "Lease portfolio review",
-                       "--domain", "Law", "--role", "Junior  real-estate associate")
+                       "--domain", "Law", "--role", "Junior  real-estate associate",
+                       "--template", "finance-transaction")
     assert (code, err) == (0, "")
     return root
 
@@ -38,9 +39,10 @@ def test_domain_and_role_land_in_project_yaml_with_its_comments(created: Path) -
 
 def test_without_them_the_template_keeps_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "plain"
-    assert run_cli(capsys, "new", str(root), "--id", "plain", "--title", "Plain")[0] == 0
+    assert run_cli(capsys, "new", str(root), "--id", "plain", "--title", "Plain",
+                   "--template", "finance-transaction")[0] == 0
     data = YamlDocument.load(root / "project.yaml").data
-    template = YamlDocument.load(BLANK_TEMPLATE / "project.yaml").data
+    template = YamlDocument.load(SCAFFOLD_TEMPLATE / "project.yaml").data
     assert (data["domain"], data["role"]) == (template["domain"], template["role"])
 
 

@@ -21,7 +21,7 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     root = tmp_path / "acme"
-    assert run_cli(capsys, "new", str(root), "--id", "acme", "--title", "Acme")[0] == 0
+    assert run_cli(capsys, "new", str(root), "--id", "acme", "--title", "Acme", "--template", "finance-transaction")[0] == 0
     return root
 
 

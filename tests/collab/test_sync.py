@@ -229,7 +229,7 @@ def test_sync_refuses_unsaved_changes_a_missing_remote_and_an_unknown_one(team, 
 
 
 def test_a_new_project_and_every_synced_clone_merge_with_the_driver(team, tmp_path):
-    code, _, err = team.cli("new", str(tmp_path / "fresh"), "--id", "fresh", "--title", "Fresh")
+    code, _, err = team.cli("new", str(tmp_path / "fresh"), "--id", "fresh", "--title", "Fresh", "--template", "finance-transaction")
     assert code == 0, err
     assert f"*.yaml merge={DRIVER}" in (tmp_path / "fresh" / ".gitattributes").read_text()
     assert "merge-driver" in git(tmp_path / "fresh", "config", f"merge.{DRIVER}.driver")

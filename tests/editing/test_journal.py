@@ -27,6 +27,7 @@ from studio.editing.session import ProjectSession
 from studio.editing.timeline import add_subtask
 from studio.store.history import ProjectRepository
 from studio.store.workspace import create_project
+from tests.helpers import SCAFFOLD
 
 CRITERION = {"id": "T01-C09", "text": "The memo names the lender's covenant.", "covers": ["T01:outputs/T01.md"],
              "target": "checkpoint", "dimension": "correctness", "weight": 3, "review": {"status": "draft"}}
@@ -36,7 +37,7 @@ CRITERION = {"id": "T01-C09", "text": "The memo names the lender's covenant.", "
 def project(tmp_path: Path) -> Path:
     """A project made from the blank template, with its own git repository and first commit."""
     root = tmp_path / "audit"
-    create_project(root, "audit", "Revenue audit")
+    create_project(root, "audit", "Revenue audit", template=SCAFFOLD)
     return root
 
 

@@ -12,6 +12,7 @@ from studio.model.schemas import SCHEMA_FILES, schema_texts
 from studio.store import layout
 from studio.store.workspace import TEMPLATES_DIR
 from studio.store.yamlfile import YamlDocument, plain
+from tests.helpers import SCAFFOLD
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
@@ -43,7 +44,7 @@ def _schema_for(rel: str) -> dict:
 
 
 def test_schemas_accept_template_files_and_reject_a_bad_weight():
-    root = TEMPLATES_DIR / "blank"
+    root = TEMPLATES_DIR / "finance-transaction"
     used = set()
     for path in layout.yaml_files(root):
         rel = path.relative_to(root).as_posix()
@@ -62,7 +63,7 @@ def test_schemas_accept_template_files_and_reject_a_bad_weight():
 def test_the_benchmark_schema_accepts_a_written_benchmark_and_rejects_a_bad_judge(tmp_path: Path, capsys):
     from studio.store.workspace import create_project
 
-    create_project(tmp_path / "suite" / "p01", "kestrel-p01", "P1")
+    create_project(tmp_path / "suite" / "p01", "kestrel-p01", "P1", template=SCAFFOLD)
     assert main(["benchmark", "new", str(tmp_path / "suite"), "--id", "suite", "--title", "Suite",
                  "--project", str(tmp_path / "suite" / "p01")]) == 0
     path = tmp_path / "suite" / "benchmark.yaml"

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from bench.review_bench import make_project
 from studio.store import fastyaml, layout
 from studio.store.yamlfile import MAX_ALIAS_VALUES, MAX_DEPTH, YamlDocument, YamlLimitError, YamlSyntaxError, plain
-from tests.helpers import BLANK_TEMPLATE, REPO_ROOT, make_rich_project
+from tests.helpers import REPO_ROOT, SCAFFOLD_TEMPLATE, make_rich_project
 
 SAMPLE = REPO_ROOT / "projects" / "kestrel-refinancing"
 REAL_FILES = [pytest.param(root / p.relative_to(root), id=f"{root.name}/{p.relative_to(root).as_posix()}")
-              for root in (SAMPLE, BLANK_TEMPLATE) for p in layout.yaml_files(root)]
+              for root in (SAMPLE, SCAFFOLD_TEMPLATE) for p in layout.yaml_files(root)]
 
 
 def same(a: Any, b: Any) -> bool:

@@ -19,13 +19,14 @@ from studio.store.workspace import (
     sample_project,
 )
 from studio.store.yamlfile import YamlDocument
+from tests.helpers import SCAFFOLD
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> ProjectRepository:
-    return create_project(tmp_path / "acme", "acme-audit", "Acme IT audit")
+    return create_project(tmp_path / "acme", "acme-audit", "Acme IT audit", template=SCAFFOLD)
 
 
 def _set_weight(root: Path, weight: int) -> None:
@@ -39,7 +40,7 @@ def test_create_from_template_sets_id_and_commits(project: ProjectRepository):
     assert (info["id"], info["title"]) == ("acme-audit", "Acme IT audit")
     assert project.prefix == ""  # its own repository
     history = project.history()
-    assert len(history) == 1 and "template blank" in history[0].message
+    assert len(history) == 1 and "template finance-transaction" in history[0].message
     assert "project.yaml" in history[0].files and ".gitignore" in history[0].files
     assert project.status() == []
 
@@ -48,7 +49,7 @@ def test_create_refuses_non_empty_folder(tmp_path: Path):
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "keep.txt").write_text("mine")
     with pytest.raises(WorkspaceError, match="not empty"):
-        create_project(tmp_path / "x", "x", "X")
+        create_project(tmp_path / "x", "x", "X", template=SCAFFOLD)
     assert (tmp_path / "x" / "keep.txt").read_text() == "mine"
 
 
@@ -62,7 +63,7 @@ def test_save_history_diff_restore_cycle(project: ProjectRepository):
 
     log = project.history()
     assert [r.message for r in log] == ["Rewrite the T01 instruction", "Raise the weight of T01-C01",
-                                        "Create project acme-audit from template blank"]
+                                        "Create project acme-audit from template finance-transaction"]
     assert [r.sha for r in project.history(path=RUBRIC)] == [second.sha, log[-1].sha]
 
     diff = diff_object(project, "T01-C01", log[-1].sha, second.sha)
@@ -106,7 +107,7 @@ def test_nothing_to_save_and_empty_message(project: ProjectRepository):
 def test_project_inside_enclosing_repository_commits_only_its_folder(tmp_path: Path):
     outer = git.Repo.init(tmp_path / "bench", initial_branch="main")
     (tmp_path / "bench" / "notes.txt").write_text("unrelated\n")
-    repo = create_project(tmp_path / "bench" / "projects" / "p1", "p1", "P1")
+    repo = create_project(tmp_path / "bench" / "projects" / "p1", "p1", "P1", template=SCAFFOLD)
     assert repo.prefix == "projects/p1"
     assert Path(str(repo.repo.working_tree_dir)).resolve() == (tmp_path / "bench").resolve()
     tracked = outer.git.ls_files().splitlines()

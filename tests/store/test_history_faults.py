@@ -18,7 +18,7 @@ from studio.store.history import HistoryError, MissingIdentityError, ProjectRepo
 from studio.store.object_diff import diff_object
 from studio.store.workspace import WorkspaceError, create_project, ensure_workspace_sample
 from studio.store.yamlfile import YamlDocument
-from tests.helpers import files_of, git, isolate_git
+from tests.helpers import SCAFFOLD, files_of, git, isolate_git
 
 RUBRIC = "subtasks/T01/rubric.yaml"
 IDENTITY_VARIABLES = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
@@ -47,7 +47,7 @@ def snapshot(worktree: Path) -> dict[str, object]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> ProjectRepository:
-    return create_project(tmp_path / "acme", "acme-audit", "Acme IT audit")
+    return create_project(tmp_path / "acme", "acme-audit", "Acme IT audit", template=SCAFFOLD)
 
 
 @pytest.fixture
@@ -57,8 +57,8 @@ def bench(tmp_path: Path) -> tuple[Path, ProjectRepository, ProjectRepository]:
     outer.mkdir()
     git(outer, "init", "-q", "-b", "main")
     (outer / "notes.txt").write_text("unrelated\n")
-    p1 = create_project(outer / "projects" / "p1", "p1", "P1")
-    p2 = create_project(outer / "projects" / "p2", "p2", "P2")
+    p1 = create_project(outer / "projects" / "p1", "p1", "P1", template=SCAFFOLD)
+    p2 = create_project(outer / "projects" / "p2", "p2", "P2", template=SCAFFOLD)
     return outer, p1, p2
 
 
@@ -366,7 +366,7 @@ def test_save_uses_a_project_local_or_environment_identity(
 def test_new_without_identity_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     forget_identity(monkeypatch)
     with pytest.raises(WorkspaceError, match=r"git does not know who is saving") as caught:
-        create_project(tmp_path / "deep" / "er" / "acme", "acme", "Acme")
+        create_project(tmp_path / "deep" / "er" / "acme", "acme", "Acme", template=SCAFFOLD)
     assert 'git config --global user.email "you@example.com"' in str(caught.value)
     assert "git -C" not in str(caught.value)  # the folder it would name is gone
     assert isinstance(caught.value, StudioError)
@@ -375,7 +375,7 @@ def test_new_without_identity_leaves_nothing_behind(tmp_path: Path, monkeypatch:
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(WorkspaceError, match="git does not know who is saving"):
-        create_project(empty, "acme", "Acme")
+        create_project(empty, "acme", "Acme", template=SCAFFOLD)
     assert empty.is_dir() and os.listdir(empty) == []
 
 
@@ -388,7 +388,7 @@ def test_new_inside_a_repository_without_identity_or_mid_merge_leaves_nothing_be
     with monkeypatch.context() as patched:
         forget_identity(patched)
         with pytest.raises(WorkspaceError, match="git does not know who is saving"):
-            create_project(outer / "projects" / "p3", "p3", "P3")
+            create_project(outer / "projects" / "p3", "p3", "P3", template=SCAFFOLD)
     assert snapshot(outer) == before and not (outer / "projects" / "p3").exists()
 
     (outer / "MERGE_HEAD").write_text("")  # a stray name in the work tree is not a merge
@@ -396,7 +396,7 @@ def test_new_inside_a_repository_without_identity_or_mid_merge_leaves_nothing_be
     (outer / "MERGE_HEAD").unlink()
     before = snapshot(outer)
     with pytest.raises(WorkspaceError, match="middle of a merge"):
-        create_project(outer / "projects" / "p3", "p3", "P3")
+        create_project(outer / "projects" / "p3", "p3", "P3", template=SCAFFOLD)
     assert snapshot(outer) == before and not (outer / "projects" / "p3").exists()
 
 
@@ -520,6 +520,6 @@ def test_new_under_a_file_is_refused_with_a_message(tmp_path: Path) -> None:
     blocker = tmp_path / "notes.txt"
     blocker.write_text("a file, not a folder\n")
     with pytest.raises(WorkspaceError, match=r"was not created: .*check the folder's permissions"):
-        create_project(blocker / "acme", "acme", "Acme")
+        create_project(blocker / "acme", "acme", "Acme", template=SCAFFOLD)
     assert blocker.read_text() == "a file, not a folder\n"
     assert sorted(os.listdir(tmp_path)) == ["home", "notes.txt"]

@@ -9,9 +9,9 @@ from ruamel.yaml import YAML
 
 from studio.store import layout
 from studio.store.yamlfile import YamlDocument, YamlLimitError, YamlSyntaxError, plain
-from tests.helpers import BLANK_TEMPLATE, RICH_FILES, column_of, line_of, make_rich_project
+from tests.helpers import RICH_FILES, SCAFFOLD_TEMPLATE, column_of, line_of, make_rich_project
 
-BLANK_YAML = sorted(p.relative_to(BLANK_TEMPLATE).as_posix() for p in layout.yaml_files(BLANK_TEMPLATE))
+BLANK_YAML = sorted(p.relative_to(SCAFFOLD_TEMPLATE).as_posix() for p in layout.yaml_files(SCAFFOLD_TEMPLATE))
 
 
 def test_blank_template_has_the_expected_yaml_files() -> None:
@@ -24,7 +24,7 @@ def test_blank_template_has_the_expected_yaml_files() -> None:
 
 @pytest.mark.parametrize("rel", BLANK_YAML)
 def test_load_and_dumps_is_byte_identical(rel: str) -> None:
-    path = BLANK_TEMPLATE / rel
+    path = SCAFFOLD_TEMPLATE / rel
     document = YamlDocument.load(path)
     assert document.dumps().encode("utf-8") == path.read_bytes()
     assert document.text == path.read_text(encoding="utf-8")
@@ -116,7 +116,7 @@ def test_save_to_another_path(blank_project: Path, tmp_path: Path) -> None:
 
 
 def test_locate_nested_paths_in_project_yaml() -> None:
-    path = BLANK_TEMPLATE / "project.yaml"
+    path = SCAFFOLD_TEMPLATE / "project.yaml"
     text = path.read_text(encoding="utf-8")
     document = YamlDocument.load(path)
     # A scalar is located at its value.
@@ -138,7 +138,7 @@ def test_locate_nested_paths_in_project_yaml() -> None:
 
 
 def test_locate_in_rubric_lists() -> None:
-    path = BLANK_TEMPLATE / "final/rubric.yaml"
+    path = SCAFFOLD_TEMPLATE / "final/rubric.yaml"
     text = path.read_text(encoding="utf-8")
     document = YamlDocument.load(path)
     package = [item.get("id") for item in document.data["criteria"]].index("PKG-01")

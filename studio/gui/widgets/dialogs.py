@@ -6,6 +6,7 @@ it like any other window; the caller acts on `accepted`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
@@ -27,8 +28,10 @@ from PySide6.QtWidgets import (
 
 from studio.model.base import ID_PATTERN
 from studio.model.schedule import MaterialKind, Provenance
+from studio.store.workspace import ProjectTemplate
 
 START = "start"
+DESCRIPTION_WIDTH = 420  # px: the New Project dialog's template description wraps at this width
 
 
 def _id_edit(text: str, parent: QWidget) -> QLineEdit:
@@ -131,9 +134,10 @@ class _Form(QDialog):
 
 
 class NewProjectDialog(_Form):
-    """Folder, id, title and template of a new project."""
+    """Folder, id, title and template of a new project; the chosen template's description shows
+    under the picker, so an author sees what a template holds before creating from it."""
 
-    def __init__(self, workspace: Path, templates: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, workspace: Path, templates: Sequence[ProjectTemplate], parent: QWidget | None = None) -> None:
         super().__init__("New project", parent)
         self.setObjectName("newProjectDialog")
         self.workspace = workspace
@@ -148,18 +152,41 @@ class NewProjectDialog(_Form):
         folder_row.addWidget(self.folder_edit, 1)
         folder_row.addWidget(browse)
         self.template_box = QComboBox(self)
-        self.template_box.addItems(templates)
+        for template in templates:  # the default (blank) comes first, and is chosen
+            self.template_box.addItem(template.name, template.description)
+            self.template_box.setItemData(self.template_box.count() - 1, template.description,
+                                          Qt.ItemDataRole.ToolTipRole)
+        self.template_description = QLabel(self)
+        self.template_description.setWordWrap(True)
+        # A wrapped label's height is not asked for by the form: reserve room for the longest
+        # description at a fixed width, so none is cut off and the dialog does not jump on a change.
+        self.template_description.setFixedWidth(DESCRIPTION_WIDTH)
+        for template in templates:
+            self.template_description.setText(template.description)
+            height = self.template_description.heightForWidth(DESCRIPTION_WIDTH)
+            self.template_description.setMinimumHeight(max(height, self.template_description.minimumHeight()))
         self.form.addRow("&Title:", self.title_edit)
         self.form.addRow("&Id:", self.id_edit)
-        self.form.addRow("&Folder:", folder_row)
+        folder_label = QLabel("&Folder:", self)
+        folder_label.setBuddy(self.folder_edit)  # a row of two widgets gets no buddy of its own: Alt+F shows "&"
+        self.form.addRow(folder_label, folder_row)
         self.form.addRow("Te&mplate:", self.template_box)
+        self.form.addRow("", self.template_description)
         _name_fields({"newProjectTitle": self.title_edit, "newProjectId": self.id_edit,
-                      "newProjectFolder": self.folder_edit, "newProjectTemplate": self.template_box})
+                      "newProjectFolder": self.folder_edit, "newProjectTemplate": self.template_box,
+                      "newProjectTemplateDescription": self.template_description})
+        self.template_box.currentIndexChanged.connect(self._template_changed)
+        self._template_changed()
         self._folder_follows_id = True
         self.title_edit.textChanged.connect(self._title_changed)
         self.id_edit.textChanged.connect(self._id_changed)
         self.folder_edit.textEdited.connect(self._folder_edited)
         self._update()
+
+    def _template_changed(self) -> None:
+        description = self.template_box.currentData() or ""
+        self.template_description.setText(description)
+        self.template_box.setAccessibleDescription(description)
 
     def _title_changed(self, title: str) -> None:
         slug = re.sub(r"[^A-Za-z0-9]+", "-", title.strip().lower()).strip("-")

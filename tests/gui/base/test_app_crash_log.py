@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from studio.store.workspace import create_project
+from tests.helpers import SCAFFOLD
 
 ROOT = Path(__file__).resolve().parents[3]
 CRASHING_APP = """
@@ -25,7 +26,7 @@ sys.exit(run_app(sys.argv[1]))
 
 def test_a_native_crash_of_the_running_app_is_logged(tmp_path: Path):
     project = tmp_path / "audit"
-    create_project(project, "audit", "Revenue audit")
+    create_project(project, "audit", "Revenue audit", template=SCAFFOLD)
     logs = tmp_path / "logs"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT), "DBSTUDIO_LOG_DIR": str(logs),
            "DBSTUDIO_WORKSPACE": str(tmp_path / "workspace"), "XDG_CONFIG_HOME": str(tmp_path / "config")}

@@ -9,13 +9,14 @@ import pytest
 
 from studio.gui.main_window import MainWindow
 from studio.store.workspace import create_project
+from tests.helpers import SCAFFOLD
 
 
 def test_git_label_warns_about_a_detached_head(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in {"GIT_AUTHOR_NAME": "Gui Author", "GIT_AUTHOR_EMAIL": "gui@example.com",
                         "GIT_COMMITTER_NAME": "Gui Author", "GIT_COMMITTER_EMAIL": "gui@example.com"}.items():
         monkeypatch.setenv(name, value)
-    root = create_project(tmp_path / "acme", "acme-audit", "Acme IT audit").root
+    root = create_project(tmp_path / "acme", "acme-audit", "Acme IT audit", template=SCAFFOLD).root
     window = MainWindow()
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.project_opened):  # opening runs on the TaskRunner

@@ -16,6 +16,7 @@ from studio.editing.session import ProjectSession
 from studio.gui.base.project_context import ProjectContext
 from studio.gui.base.recovery import ProjectRecovery
 from studio.store.workspace import create_project
+from tests.helpers import SCAFFOLD
 
 CRITERION = {"id": "T01-C09", "text": "The memo names the lender's covenant.", "covers": ["T01:outputs/T01.md"],
              "target": "checkpoint", "dimension": "correctness", "weight": 3, "review": {"status": "draft"}}
@@ -25,7 +26,7 @@ RUBRIC = "subtasks/T01/rubric.yaml"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "audit"
-    create_project(root, "audit", "Revenue audit")
+    create_project(root, "audit", "Revenue audit", template=SCAFFOLD)
     return root
 
 

@@ -17,6 +17,7 @@ from studio.store.loader import load_project
 from studio.store.workspace import create_project
 from studio.validation.findings import Severity
 from studio.validation.validate import validate_project
+from tests.helpers import SCAFFOLD
 
 ROOT = Path(__file__).resolve().parents[3]
 STEPS = Path(__file__).with_name("recovery_walk_steps.py")
@@ -30,7 +31,7 @@ def steps_command(name: str) -> list[str]:
 
 def test_killed_halfway_the_app_gives_every_unsaved_edit_back_and_the_commit_has_them_all(tmp_path: Path):
     project = tmp_path / "revenue-audit"
-    create_project(project, "revenue-audit", "Revenue audit")  # from the template, with its own git
+    create_project(project, "revenue-audit", "Revenue audit", template=SCAFFOLD)  # from the template, with its own git
     repo = ProjectRepository(project)
     first_commit = repo.repo.head.commit.hexsha
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT),

@@ -126,8 +126,8 @@ def test_a_whole_authoring_session_through_the_window(qtbot, tmp_path: Path, mon
     type_into(child(dialog, QLineEdit, "newProjectId"), "harbor-credit")
     type_into(child(dialog, QLineEdit, "newProjectFolder"), str(folder))
     template = child(dialog, QComboBox, "newProjectTemplate")
-    QTest.keyClicks(template, "blank")
-    assert template.currentText() == "blank"
+    QTest.keyClicks(template, "finance-transaction")
+    assert template.currentText() == "finance-transaction"
     with qtbot.waitSignal(window.project_opened, timeout=20000):
         _enter(qtbot, window, template)  # the form's default button: OK
     assert window.windowTitle().startswith("Harbor Bank, credit review")

@@ -28,7 +28,7 @@ def _finding(n: int, severity: Severity = Severity.WARNING) -> Finding:
 
 def test_findings_model_passes_the_model_tester(qtmodeltester, tmp_path: Path):
     project = tmp_path / "p"
-    shutil.copytree(TEMPLATES_DIR / "blank", project)
+    shutil.copytree(TEMPLATES_DIR / "finance-transaction", project)
     (project / "stages.yaml").write_text("stages:\n  - id: S1\n    title: x\n    subtasks:\n      - T01\n      - T02\n"
                                          "      - T09\n")
     model = FindingsModel()

@@ -18,10 +18,11 @@ from studio.gui.widgets.dialogs import (
     MaterialImportDialog,
     NewProjectDialog,
 )
+from studio.store.workspace import project_templates
 from tests.gui.shell_support import git, open_window, sample_copy, shown_dialog
 
 FORMS: dict[str, tuple[Callable[[QWidget], QDialog], str]] = {
-    "new project": (lambda parent: NewProjectDialog(Path("/tmp/workspace"), ["blank", "sample"], parent),
+    "new project": (lambda parent: NewProjectDialog(Path("/tmp/workspace"), project_templates(), parent),
                     "newProjectTitle"),
     "material": (lambda parent: MaterialImportDialog(Path("/tmp/engagement-letter.pdf"), "M07",
                                                      [("T01", "Scoping")], None, parent), "materialId"),
